@@ -1,0 +1,3 @@
+"""PlayCoder Workbench: test GUI programs by playing them."""
+
+__version__ = "0.1.0"

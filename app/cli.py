@@ -1,0 +1,202 @@
+"""The `playcoder` command line.  Every failure a user can cause is one clear line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from app.engine.display import DISPLAY_MODES, ISOLATED
+from app.engine.errors import UserError
+from app.paths import default_db
+
+DEMO_TARGET = "tiles2048"
+
+
+def _add_db(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", type=Path, default=None, help="database file (default: $PLAYCODER_DB or the user data dir)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="playcoder", description="Test GUI programs by playing them.")
+    sub = parser.add_subparsers(dest="command")
+
+    t = sub.add_parser("test", help="play a target and record the trajectory")
+    t.add_argument("target", help="folder with playcoder.toml, a bundled app name, optionally @BUG_ID")
+    t.add_argument("--tester", default="offline")
+    t.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)
+    t.add_argument("--max-steps", type=int, default=30)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--json", action="store_true", help="print one JSON summary as the last stdout line")
+    t.add_argument("--events", choices=["-"], default=None,
+                   help="'-': stream JSON-lines events on stdout, read pause/resume/step/stop on stdin")
+    _add_db(t)
+
+    r = sub.add_parser("runs", help="list the runs in the database")
+    r.add_argument("--json", action="store_true")
+    _add_db(r)
+
+    g = sub.add_parser("gui", help="open the workbench")
+    g.add_argument("--open", type=int, default=None, metavar="RUN_ID")
+    _add_db(g)
+
+    d = sub.add_parser("demo", help="headless demo: play a bundled target and write a report")
+    d.add_argument("--out", type=Path, default=Path("playcoder-demo"))
+    d.add_argument("--target", default=DEMO_TARGET)
+    _add_db(d)
+
+    for register in _EXTRA_COMMANDS:
+        register(sub)
+    return parser
+
+
+_EXTRA_COMMANDS: list[Callable[[Any], None]] = []
+"""Later modules (export/import, validate, bench, repair) register subcommands here."""
+
+
+def _install_signal_handlers() -> None:
+    """SIGTERM/SIGHUP end a run like Ctrl-C does, so target and Xvfb are shut down."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt()
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupt)
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    from app.engine.control import RunControl
+    from app.engine.events import EventBus, event_to_json
+    from app.engine.session import RunConfig, Session
+    from app.engine.store import TrajectoryStore
+
+    if args.max_steps < 1:
+        raise UserError("--max-steps must be at least 1.")
+    db = args.db or default_db()
+    store = TrajectoryStore(db)
+    bus = EventBus()
+    control = RunControl()
+    out_lock = threading.Lock()
+    if args.events:
+        def emit(event: object) -> None:
+            with out_lock:
+                sys.stdout.write(event_to_json(event) + "\n")
+                sys.stdout.flush()
+
+        bus.subscribe(emit)
+        control.listen(sys.stdin)
+    config = RunConfig(target=args.target, tester=args.tester, display=args.display,
+                       max_steps=args.max_steps, seed=args.seed)
+    result = Session(config, store, bus=bus, control=control).run()
+    store.close()
+    summary = result.summary(str(db))
+    if args.json:
+        print(json.dumps(summary))
+    elif not args.events:
+        print(f"run {result.run_id}: {result.verdict} after {result.steps} steps — {result.reason}")
+        for f in result.findings:
+            print(f"  [{f.kind}] step {f.step}: {f.message}")
+    if result.status == "error":
+        print(f"playcoder: {result.error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from app.engine.store import TrajectoryStore
+
+    store = TrajectoryStore(args.db or default_db())
+    rows = store.runs()
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    for r in rows:
+        print(f"{r['id']:>5}  {r['target']:<28} {r['tester']:<8} {r['status']:<9} "
+              f"{r['effective_verdict'] or '-':<6} {r['step_count']:>4} steps")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Play a bundled target headlessly and write the trajectory and a report."""
+    from app.engine.session import RunConfig, Session
+    from app.engine.store import TrajectoryStore
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    db = args.db or args.out / "playcoder.db"
+    store = TrajectoryStore(db)
+    print(f"playing {args.target} headlessly on a private Xvfb …", flush=True)
+    result = Session(RunConfig(target=args.target, max_steps=20), store).run()
+    print(f"run {result.run_id}: {result.verdict} after {result.steps} steps — {result.reason}")
+    if result.run_id is not None:
+        report = _write_report(store, result.run_id, args.out)
+        if report:
+            print(f"report: {report}")
+    print(f"trajectory: {db}")
+    store.close()
+    return 0 if result.status != "error" else 2
+
+
+def _write_report(store: Any, run_id: int, out: Path) -> Path | None:
+    try:
+        from app.engine.report import write_html_report
+    except ImportError:
+        (out / "summary.json").write_text(json.dumps(store.run(run_id), indent=2, default=str))
+        return out / "summary.json"
+    return write_html_report(store, run_id, out / f"run-{run_id}.html")
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") \
+            and os.environ.get("QT_QPA_PLATFORM") not in ("offscreen", "xcb"):
+        raise UserError("no display is available for the workbench; run `playcoder demo` for a headless run instead.")
+    try:
+        from app.views.main_window import run_gui
+    except ImportError as exc:
+        raise UserError(f"the workbench could not load Qt ({exc}); install PySide6-Essentials and the Qt xcb libraries.") from exc
+    return int(run_gui(db=args.db or default_db(), open_run=args.open))
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "test": cmd_test, "runs": cmd_runs, "demo": cmd_demo, "gui": cmd_gui,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    _load_extensions()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        has_display = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+        args = parser.parse_args(["gui"] if has_display else ["demo"])
+    _install_signal_handlers()
+    handler = COMMANDS.get(args.command) or getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handler(args))
+    except UserError as exc:
+        print(f"playcoder: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("playcoder: interrupted", file=sys.stderr)
+        return 130
+
+
+def _load_extensions() -> None:
+    """Import optional command modules; each appends to _EXTRA_COMMANDS."""
+    import importlib
+
+    for name in ("app.commands",):
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise

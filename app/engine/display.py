@@ -1,0 +1,156 @@
+"""X displays for runs: a private Xvfb per run (isolated) or the user's desktop.
+
+Children started here (Xvfb, targets) get ``PR_SET_PDEATHSIG = SIGKILL``: if
+the engine dies, even by ``kill -9``, the kernel kills them too, so a run never
+leaves orphans.  Normal exits shut them down explicitly.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import select
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.engine.errors import DisplayError
+
+ISOLATED = "isolated"
+DESKTOP = "desktop"
+DISPLAY_MODES = (ISOLATED, DESKTOP)
+XVFB_START_TIMEOUT_S = 10.0
+DEFAULT_SCREEN = (1280, 800)
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """preexec_fn: ask the kernel to SIGKILL this child when its parent dies."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except OSError:
+        pass
+
+
+def stop_process(proc: subprocess.Popen[Any], *, grace_s: float = 2.0, group: bool = True) -> int | None:
+    """Terminate a child (and its process group), escalating to SIGKILL; returns its exit code."""
+    if proc.poll() is not None:
+        return proc.returncode
+    try:
+        if group:
+            os.killpg(proc.pid, signal.SIGTERM)
+        else:
+            proc.terminate()
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        return proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        try:
+            if group:
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+        except (ProcessLookupError, PermissionError):
+            pass
+        return proc.wait(grace_s)
+
+
+@dataclass
+class XDisplay:
+    """An X display a run plays on.  ``name`` is a DISPLAY string such as ``:7``."""
+
+    name: str
+    mode: str
+    size: tuple[int, int]
+    process: subprocess.Popen[bytes] | None = None
+    _closed: bool = field(default=False, repr=False)
+
+    @property
+    def isolated(self) -> bool:
+        return self.mode == ISOLATED
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self.process is not None:
+            stop_process(self.process, group=True)
+
+    def __enter__(self) -> XDisplay:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def start_xvfb(size: tuple[int, int] = DEFAULT_SCREEN, depth: int = 24) -> XDisplay:
+    """Start a private Xvfb on a free display number (``-displayfd``)."""
+    binary = shutil.which("Xvfb")
+    if binary is None:
+        raise DisplayError(
+            "Xvfb is not installed; install it (apt-get install xvfb) or run with --display desktop on a desktop session."
+        )
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [
+                binary, "-displayfd", str(write_fd), "-screen", "0", f"{size[0]}x{size[1]}x{depth}",
+                "-nolisten", "tcp", "-noreset", "+extension", "XTEST", "+extension", "X-Resource",
+            ],
+            pass_fds=(write_fd,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
+    finally:
+        os.close(write_fd)
+    try:
+        number = _read_display_number(read_fd, proc)
+    except DisplayError:
+        stop_process(proc)
+        raise
+    finally:
+        os.close(read_fd)
+    return XDisplay(name=f":{number}", mode=ISOLATED, size=size, process=proc)
+
+
+def _read_display_number(fd: int, proc: subprocess.Popen[bytes]) -> int:
+    deadline = time.monotonic() + XVFB_START_TIMEOUT_S
+    data = b""
+    while not data.endswith(b"\n"):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise DisplayError("Xvfb did not start within 10 s; check that the X server can run here (see its log).")
+        ready, _, _ = select.select([fd], [], [], min(remaining, 0.2))
+        if ready:
+            chunk = os.read(fd, 64)
+            if not chunk:
+                break
+            data += chunk
+        elif proc.poll() is not None:
+            break
+    if not data.strip().isdigit():
+        err = proc.stderr.read().decode(errors="replace")[-300:] if proc.poll() is not None and proc.stderr else ""
+        raise DisplayError(f"Xvfb failed to start ({err.strip() or 'no display number'}); check the Xvfb installation.")
+    if proc.stderr:
+        proc.stderr.close()
+    return int(data.strip())
+
+
+def open_display(mode: str, size: tuple[int, int] = DEFAULT_SCREEN) -> XDisplay:
+    """The display for a run: a fresh Xvfb (isolated) or $DISPLAY (desktop)."""
+    if mode == ISOLATED:
+        return start_xvfb(size)
+    if mode == DESKTOP:
+        name = os.environ.get("DISPLAY")
+        if not name:
+            raise DisplayError("--display desktop needs a graphical session ($DISPLAY is not set); use --display isolated.")
+        return XDisplay(name=name, mode=DESKTOP, size=size)
+    raise DisplayError(f"unknown display mode {mode!r}; use one of: {', '.join(DISPLAY_MODES)}.")

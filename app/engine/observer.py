@@ -1,0 +1,146 @@
+"""VisualObserver: capture the target window, detect change, settle and motion.
+
+Instead of the paper's fixed 1 s sleep after every action, :meth:`settle`
+polls the window and returns as soon as it has been still for
+:data:`QUIET_S` (or at :data:`SETTLE_CAP_S` for a window that keeps moving).
+:meth:`motion` tells an animating window from a static one by sampling it
+while nothing is sent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+import mss
+import numpy as np
+from PIL import Image
+
+from app.engine.errors import DisplayError
+
+QUIET_S = 0.08
+"""A window unchanged for this long after an action counts as settled."""
+SETTLE_CAP_S = 1.0
+"""Never wait longer than the paper's fixed delay."""
+POLL_S = 0.008
+FRAME_CACHE = 3
+"""Frames kept in memory, as the paper's tester keeps."""
+CHANNEL_NOISE = 0
+"""Per-channel difference tolerated as 'unchanged' (0: exact; X frames are lossless)."""
+
+BBox = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One capture of the window: raw BGRX pixels, window-relative."""
+
+    width: int
+    height: int
+    bgrx: bytes
+    t: float
+
+    def array(self) -> np.ndarray:
+        return np.frombuffer(self.bgrx, dtype=np.uint8).reshape(self.height, self.width, 4)
+
+    def image(self) -> Image.Image:
+        return Image.frombuffer("RGB", (self.width, self.height), self.bgrx, "raw", "BGRX", 0, 1)
+
+    def same_as(self, other: Frame | None) -> bool:
+        return other is not None and self.width == other.width and self.height == other.height and self.bgrx == other.bgrx
+
+
+@dataclass(frozen=True)
+class Observation:
+    frame: Frame
+    settled: bool
+    settle_ms: float
+    changed_bbox: BBox | None  # versus the reference frame given to settle()
+    samples: int
+
+
+def changed_bbox(a: Frame | None, b: Frame) -> BBox | None:
+    """Bounding box (x0, y0, x1, y1), exclusive ends, of pixels that differ; None if equal."""
+    if a is None or (a.width, a.height) != (b.width, b.height):
+        return (0, 0, b.width, b.height)
+    if a.bgrx == b.bgrx:
+        return None
+    diff = np.abs(a.array()[:, :, :3].astype(np.int16) - b.array()[:, :, :3].astype(np.int16)).max(axis=2)
+    mask = diff > CHANNEL_NOISE
+    rows = np.flatnonzero(mask.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(mask.any(axis=0))
+    return (int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1)
+
+
+class VisualObserver:
+    """Captures one window region of one X display with mss (XShm when available)."""
+
+    def __init__(self, display_name: str, region: Callable[[], tuple[int, int, int, int]]) -> None:
+        """``region`` returns the window's current (left, top, width, height) in root coordinates."""
+        try:
+            self._mss = mss.mss(display=display_name)
+        except Exception as exc:  # mss raises its own ScreenShotError family
+            raise DisplayError(f"cannot capture X display {display_name} ({exc}); check that it is running.") from exc
+        self._region = region
+        self.frames: deque[Frame] = deque(maxlen=FRAME_CACHE)
+
+    def close(self) -> None:
+        self._mss.close()
+
+    def capture(self) -> Frame:
+        left, top, width, height = self._region()
+        shot = self._mss.grab({"left": left, "top": top, "width": width, "height": height})
+        frame = Frame(shot.width, shot.height, bytes(shot.raw), time.time())
+        self.frames.append(frame)
+        return frame
+
+    @property
+    def last(self) -> Frame | None:
+        return self.frames[-1] if self.frames else None
+
+    def settle(self, reference: Frame | None = None, *, cap_s: float = SETTLE_CAP_S, quiet_s: float = QUIET_S,
+               sleep: Callable[[float], None] = time.sleep) -> Observation:
+        """Wait until the window stops changing (or ``cap_s``); compare with ``reference``."""
+        start = time.monotonic()
+        frame = self.capture()
+        last_change = start
+        samples = 1
+        settled = False
+        while True:
+            now = time.monotonic()
+            if now - last_change >= quiet_s:
+                settled = True
+                break
+            if now - start >= cap_s:
+                break
+            sleep(POLL_S)
+            nxt = self.capture()
+            samples += 1
+            if not nxt.same_as(frame):
+                last_change = time.monotonic()
+            frame = nxt
+        elapsed = (time.monotonic() - start) * 1000.0
+        return Observation(frame, settled, elapsed, changed_bbox(reference, frame) if reference else None, samples)
+
+    def motion(self, duration_s: float, sleep: Callable[[float], None] = time.sleep) -> float:
+        """Fraction of consecutive samples over ``duration_s`` that differed (0 = static)."""
+        prev = self.capture()
+        changes = total = 0
+        end = time.monotonic() + duration_s
+        while time.monotonic() < end:
+            sleep(max(POLL_S, 0.03))
+            cur = self.capture()
+            total += 1
+            changes += not cur.same_as(prev)
+            prev = cur
+        return changes / total if total else 0.0
+
+
+def is_blank(frame: Frame, tolerance: int = 2) -> bool:
+    """True when every pixel has (nearly) the same colour: nothing was rendered."""
+    arr = frame.array()[::4, ::4, :3]
+    return bool((arr.max(axis=(0, 1)).astype(int) - arr.min(axis=(0, 1)).astype(int)).max() <= tolerance)

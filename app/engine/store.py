@@ -1,0 +1,456 @@
+"""TrajectoryStore: one SQLite file (WAL) holding runs, steps, frames and verdicts.
+
+Every write that belongs together happens in one transaction, so a killed
+engine leaves a readable trajectory up to its last committed step and never a
+half-written record.  Frames are content-addressed (sha256 of the raw pixels)
+and stored once as PNG.  Judgments are append-only: a human override or its
+undo is a new row, and the effective verdict is derived from the rows.
+The schema version lives in ``PRAGMA user_version``; :data:`MIGRATIONS` brings
+older files forward.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import sqlite_utils
+from PIL import Image
+
+from app.engine.errors import StoreError
+
+PNG_COMPRESS_LEVEL = 1
+"""Fast PNG: frames are written inside the step loop (see benchmark/engine_speed.py)."""
+
+
+def _migration_1(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL DEFAULT 'test',
+            target TEXT NOT NULL,
+            target_path TEXT,
+            bug TEXT,
+            target_rev TEXT,
+            tester TEXT NOT NULL,
+            display TEXT,
+            seed INTEGER,
+            max_steps INTEGER,
+            status TEXT NOT NULL DEFAULT 'running',
+            verdict TEXT,
+            reason TEXT,
+            error TEXT,
+            config TEXT,
+            window_width INTEGER,
+            window_height INTEGER,
+            started_at REAL NOT NULL,
+            ended_at REAL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE frames (
+            sha256 TEXT PRIMARY KEY,
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            format TEXT NOT NULL,
+            data BLOB NOT NULL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE steps (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            idx INTEGER NOT NULL,
+            actor TEXT NOT NULL DEFAULT 'tester',
+            action TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            rationale TEXT,
+            frame_before TEXT REFERENCES frames(sha256),
+            frame_after TEXT REFERENCES frames(sha256),
+            changed_bbox TEXT,
+            settle_ms REAL,
+            settled INTEGER,
+            decide_ms REAL,
+            act_ms REAL,
+            tokens_in INTEGER,
+            tokens_out INTEGER,
+            findings TEXT,
+            started_at REAL NOT NULL,
+            ended_at REAL NOT NULL,
+            UNIQUE(run_id, idx)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE findings (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            step INTEGER,
+            criterion TEXT,
+            kind TEXT NOT NULL,
+            message TEXT NOT NULL,
+            evidence TEXT
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE judgments (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            source TEXT NOT NULL CHECK (source IN ('tester', 'human')),
+            author TEXT NOT NULL,
+            verdict TEXT,
+            criterion TEXT,
+            note TEXT,
+            undoes INTEGER REFERENCES judgments(id),
+            at REAL NOT NULL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE target_logs (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            stream TEXT NOT NULL,
+            t REAL NOT NULL,
+            text TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE llm_calls (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            step INTEGER,
+            provider TEXT, model TEXT, phase TEXT,
+            request TEXT, response TEXT,
+            tokens_in INTEGER, tokens_out INTEGER, tokens_estimated INTEGER DEFAULT 0,
+            latency_ms REAL, cost REAL, error TEXT, at REAL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE patches (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER REFERENCES runs(id),
+            iteration INTEGER, diagnosis TEXT, diff TEXT, files TEXT,
+            validation TEXT, retest_run INTEGER, tokens INTEGER, seconds REAL, at REAL
+        )"""
+    )
+    for sql in (
+        "CREATE INDEX steps_run ON steps(run_id, idx)",
+        "CREATE INDEX findings_run ON findings(run_id)",
+        "CREATE INDEX judgments_run ON judgments(run_id, id)",
+        "CREATE INDEX logs_run ON target_logs(run_id, t)",
+        "CREATE INDEX llm_run ON llm_calls(run_id, step)",
+    ):
+        db.execute(sql)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+@dataclass(frozen=True)
+class StoredFrame:
+    sha256: str
+    width: int
+    height: int
+    format: str
+    data: bytes
+
+    def image(self) -> Image.Image:
+        return Image.open(io.BytesIO(self.data)).convert("RGB")
+
+
+def frame_digest(width: int, height: int, pixels: bytes) -> str:
+    """Content address of raw pixels (any fixed layout); equal pictures share one row."""
+    h = hashlib.sha256(f"{width}x{height}:".encode())
+    h.update(pixels)
+    return h.hexdigest()
+
+
+class TrajectoryStore:
+    """Read and write the PlayCoder database.  One writer process, many readers."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        if readonly and not self.path.exists():
+            raise StoreError(f"The database {self.path} does not exist; pass --db with the path of a PlayCoder database.")
+        if not readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=10, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout = 10000")
+            self.conn = conn
+            self.db = sqlite_utils.Database(conn)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] and not readonly:
+                raise StoreError(
+                    f"{self.path} is an SQLite file but not a PlayCoder database; choose another file with --db."
+                )
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path} was written by a newer PlayCoder (schema {version}); upgrade PlayCoder to open it."
+                )
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if not readonly:
+                self._migrate(version)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"{self.path} is not a readable PlayCoder database ({exc}); choose another file with --db or restore a backup."
+            ) from exc
+
+    # -- schema --------------------------------------------------------------
+    def _migrate(self, version: int) -> None:
+        for number in range(version, SCHEMA_VERSION):
+            with self.transaction():
+                MIGRATIONS[number](self.db)
+                self.db.execute(f"PRAGMA user_version = {number + 1}")
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def transaction(self) -> Any:
+        """Context manager: BEGIN IMMEDIATE … COMMIT, or ROLLBACK on error."""
+        return _Transaction(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- runs ------------------------------------------------------------------
+    def create_run(self, **fields: Any) -> int:
+        fields.setdefault("started_at", time.time())
+        if isinstance(fields.get("config"), (dict, list)):
+            fields["config"] = json.dumps(fields["config"])
+        with self.transaction():
+            return int(self.db["runs"].insert(fields).last_pk)
+
+    def update_run(self, run_id: int, **fields: Any) -> None:
+        with self.transaction():
+            self.db["runs"].update(run_id, fields)
+
+    def finish_run(self, run_id: int, *, status: str, verdict: str | None, reason: str = "", error: str = "") -> None:
+        """Close a run and append the tester's judgment, atomically."""
+        now = time.time()
+        with self.transaction():
+            self.db["runs"].update(
+                run_id, {"status": status, "verdict": verdict, "reason": reason, "error": error, "ended_at": now}
+            )
+            if verdict is not None:
+                self.db["judgments"].insert(
+                    {"run_id": run_id, "source": "tester", "author": "tester", "verdict": verdict, "note": reason, "at": now}
+                )
+
+    def run(self, run_id: int) -> dict[str, Any]:
+        rows = list(self.db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
+        if not rows:
+            raise StoreError(f"There is no run {run_id} in {self.path}; list runs with `playcoder runs`.")
+        return rows[0]
+
+    def runs(self) -> list[dict[str, Any]]:
+        """Every run with its step count and effective verdict, newest first."""
+        rows = list(
+            self.db.query(
+                "SELECT r.*, (SELECT count(*) FROM steps s WHERE s.run_id = r.id) AS step_count "
+                "FROM runs r ORDER BY r.id DESC"
+            )
+        )
+        for row in rows:
+            row["effective_verdict"] = self.effective_verdict(row["id"], tester_verdict=row["verdict"])
+        return rows
+
+    # -- frames and steps ------------------------------------------------------
+    def put_frame(self, width: int, height: int, pixels: bytes, *, mode: str = "BGRX") -> str:
+        """Store raw pixels once; returns the content hash.  Must run inside a transaction."""
+        digest = frame_digest(width, height, pixels)
+        if self.conn.execute("SELECT 1 FROM frames WHERE sha256 = ?", [digest]).fetchone() is None:
+            image = Image.frombuffer("RGB", (width, height), pixels, "raw", mode, 0, 1)
+            buf = io.BytesIO()
+            image.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+            self.conn.execute(
+                "INSERT INTO frames (sha256, width, height, format, data) VALUES (?, ?, ?, 'png', ?)",
+                [digest, width, height, buf.getvalue()],
+            )
+        return digest
+
+    def put_image(self, image: Image.Image) -> str:
+        rgb = image.convert("RGB")
+        with self.transaction():
+            return self.put_frame(rgb.width, rgb.height, rgb.tobytes(), mode="RGB")
+
+    def frame(self, sha256: str) -> StoredFrame | None:
+        row = self.conn.execute(
+            "SELECT sha256, width, height, format, data FROM frames WHERE sha256 = ?", [sha256]
+        ).fetchone()
+        return StoredFrame(*row) if row else None
+
+    def add_step(
+        self, run_id: int, idx: int, step: dict[str, Any], findings: Iterable[dict[str, Any]] = ()
+    ) -> None:
+        """Commit one step and its findings together."""
+        row = dict(step, run_id=run_id, idx=idx)
+        for key in ("action", "changed_bbox", "findings"):
+            if key in row and not isinstance(row[key], (str, type(None))):
+                row[key] = json.dumps(row[key])
+        with self.transaction():
+            self.db["steps"].insert(row)
+            for finding in findings:
+                self._insert_finding(run_id, finding)
+
+    def add_finding(self, run_id: int, finding: dict[str, Any]) -> None:
+        with self.transaction():
+            self._insert_finding(run_id, finding)
+
+    def _insert_finding(self, run_id: int, finding: dict[str, Any]) -> None:
+        row = dict(finding, run_id=run_id)
+        if not isinstance(row.get("evidence"), (str, type(None))):
+            row["evidence"] = json.dumps(row["evidence"])
+        self.db["findings"].insert(row)
+
+    def step_count(self, run_id: int) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM steps WHERE run_id = ?", [run_id]).fetchone()[0])
+
+    def steps(self, run_id: int, offset: int = 0, limit: int = -1) -> list[dict[str, Any]]:
+        return self._decode_steps(
+            self.db.query("SELECT * FROM steps WHERE run_id = ? ORDER BY idx LIMIT ? OFFSET ?", [run_id, limit, offset])
+        )
+
+    @staticmethod
+    def _decode_steps(rows: Iterator[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = list(rows)
+        for row in out:
+            for key in ("action", "changed_bbox", "findings"):
+                if row.get(key):
+                    row[key] = json.loads(row[key])
+        return out
+
+    def step(self, run_id: int, idx: int) -> dict[str, Any] | None:
+        rows = self._decode_steps(self.db.query("SELECT * FROM steps WHERE run_id = ? AND idx = ?", [run_id, idx]))
+        return rows[0] if rows else None
+
+    def findings(self, run_id: int) -> list[dict[str, Any]]:
+        rows = list(self.db.query("SELECT * FROM findings WHERE run_id = ? ORDER BY id", [run_id]))
+        for row in rows:
+            if row.get("evidence"):
+                try:
+                    row["evidence"] = json.loads(row["evidence"])
+                except ValueError:
+                    pass
+        return rows
+
+    # -- target logs -------------------------------------------------------------
+    def add_logs(self, run_id: int, lines: list[tuple[str, float, str]]) -> None:
+        if not lines:
+            return
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT INTO target_logs (run_id, stream, t, text) VALUES (?, ?, ?, ?)",
+                [(run_id, stream, t, text) for stream, t, text in lines],
+            )
+
+    def logs(self, run_id: int, t0: float | None = None, t1: float | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT stream, t, text FROM target_logs WHERE run_id = ?"
+        args: list[Any] = [run_id]
+        if t0 is not None:
+            sql += " AND t >= ?"
+            args.append(t0)
+        if t1 is not None:
+            sql += " AND t <= ?"
+            args.append(t1)
+        return list(self.db.query(sql + " ORDER BY t, id", args))
+
+    # -- judgments -------------------------------------------------------------
+    def add_judgment(
+        self,
+        run_id: int,
+        *,
+        source: str,
+        author: str,
+        verdict: str | None,
+        note: str = "",
+        criterion: str | None = None,
+        undoes: int | None = None,
+    ) -> int:
+        self.run(run_id)
+        with self.transaction():
+            return int(
+                self.db["judgments"]
+                .insert(
+                    {
+                        "run_id": run_id,
+                        "source": source,
+                        "author": author,
+                        "verdict": verdict,
+                        "criterion": criterion,
+                        "note": note,
+                        "undoes": undoes,
+                        "at": time.time(),
+                    }
+                )
+                .last_pk
+            )
+
+    def judgments(self, run_id: int) -> list[dict[str, Any]]:
+        return list(self.db.query("SELECT * FROM judgments WHERE run_id = ? ORDER BY id", [run_id]))
+
+    def active_judgments(self, run_id: int, criterion: str | None = None) -> list[dict[str, Any]]:
+        """Judgments still in force: every row minus those an undo row cancelled (and the undo rows)."""
+        rows = [r for r in self.judgments(run_id) if r["criterion"] == criterion]
+        undone = {r["undoes"] for r in rows if r["undoes"] is not None}
+        return [r for r in rows if r["undoes"] is None and r["id"] not in undone]
+
+    def effective_verdict(self, run_id: int, criterion: str | None = None, tester_verdict: str | None = None) -> str | None:
+        """The latest human override in force, else the tester's verdict."""
+        active = self.active_judgments(run_id, criterion)
+        humans = [r for r in active if r["source"] == "human"]
+        if humans:
+            return str(humans[-1]["verdict"])
+        testers = [r for r in active if r["source"] == "tester"]
+        if testers:
+            return str(testers[-1]["verdict"])
+        return tester_verdict
+
+    def undo_last_override(self, run_id: int, author: str, criterion: str | None = None) -> int | None:
+        """Append an undo for the newest human override in force; None when there is none."""
+        humans = [r for r in self.active_judgments(run_id, criterion) if r["source"] == "human"]
+        if not humans:
+            return None
+        return self.add_judgment(
+            run_id, source="human", author=author, verdict=None, criterion=criterion,
+            note=f"undo of judgment {humans[-1]['id']}", undoes=humans[-1]["id"],
+        )
+
+
+class _Transaction:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.outer = False
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.outer = not self.conn.in_transaction
+        if self.outer:
+            self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if not self.outer:
+            return
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
+
+

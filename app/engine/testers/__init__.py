@@ -1,0 +1,20 @@
+"""Testers decide the next action from what the window shows, and give a verdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.engine.errors import UserError
+from app.engine.testers.base import Tester
+
+TESTERS = ("offline",)
+
+
+def make_tester(name: str, options: dict[str, Any] | None = None) -> Tester:
+    """Build a tester by name; unknown names end in a clear error."""
+    options = options or {}
+    if name == "offline":
+        from app.engine.testers.offline import OfflineExplorer
+
+        return OfflineExplorer(**options)
+    raise UserError(f"unknown tester {name!r}; choose one of: {', '.join(TESTERS)}.")

@@ -1,0 +1,70 @@
+"""Shared fixtures: a private Xvfb, fresh databases, and a leak check for child processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS = Path(__file__).resolve().parent / "targets"
+APPS = ROOT / "benchmark" / "apps"
+
+needs_xvfb = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is not installed")
+
+
+@pytest.fixture(scope="session")
+def xvfb():
+    from app.engine.display import start_xvfb
+
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed")
+    display = start_xvfb((1280, 800))
+    yield display
+    display.close()
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    return tmp_path / "runs.db"
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_children(request):
+    """Fail a test that leaves child processes behind (Xvfb of the session fixture excepted)."""
+    me = psutil.Process()
+    before = {p.pid for p in me.children(recursive=True)}
+    yield
+    deadline = time.monotonic() + 5
+    leaked: list[psutil.Process] = []
+    while time.monotonic() < deadline:
+        leaked = [p for p in me.children(recursive=True) if p.pid not in before and _alive(p)]
+        if not leaked:
+            return
+        time.sleep(0.1)
+    names = [f"{p.pid}:{' '.join(p.cmdline()[:3])}" for p in leaked if _alive(p)]
+    for p in leaked:
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
+    if names:
+        pytest.fail(f"test left child processes running: {names}")
+
+
+def _alive(p: psutil.Process) -> bool:
+    try:
+        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("PLAYCODER_DB", str(tmp_path / "default.db"))
+    monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
+    yield
