@@ -30,6 +30,8 @@ class WindowFound:
     width: int
     height: int
     method: str
+    x: int = 0
+    y: int = 0
 
 
 @dataclass(frozen=True)

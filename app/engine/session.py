@@ -113,7 +113,7 @@ class Session:
                                      {"log": [t for _, _, t in target.lines()[-12:]]}, fatal=True))
                 raise _EndRun() from exc
             self.store.update_run(self.run_id, window_width=win.width, window_height=win.height)
-            self.bus.publish(WindowFound(self.run_id, display.name, win.id, win.width, win.height, win.method))
+            self.bus.publish(WindowFound(self.run_id, display.name, win.id, win.width, win.height, win.method, win.x, win.y))
 
             def geometry() -> tuple[int, int, int, int]:
                 w = target.window if target is not None and target.window is not None else win

@@ -146,6 +146,40 @@ def _migration_1(db: sqlite_utils.Database) -> None:
             validation TEXT, retest_run INTEGER, tokens INTEGER, seconds REAL, at REAL
         )"""
     )
+    db.execute(
+        """
+        CREATE TABLE validation_sets (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            seed INTEGER NOT NULL,
+            successes INTEGER NOT NULL,
+            failures INTEGER NOT NULL,
+            created_at REAL NOT NULL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE validation_items (
+            id INTEGER PRIMARY KEY,
+            set_id INTEGER NOT NULL REFERENCES validation_sets(id),
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            tester_verdict TEXT NOT NULL,
+            UNIQUE(set_id, run_id)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE annotations (
+            id INTEGER PRIMARY KEY,
+            item_id INTEGER NOT NULL REFERENCES validation_items(id),
+            annotator TEXT NOT NULL,
+            label TEXT NOT NULL CHECK (label IN ('pass', 'fail', 'unsure')),
+            note TEXT,
+            at REAL NOT NULL,
+            promoted_judgment INTEGER REFERENCES judgments(id),
+            UNIQUE(item_id, annotator)
+        )"""
+    )
     for sql in (
         "CREATE INDEX steps_run ON steps(run_id, idx)",
         "CREATE INDEX findings_run ON findings(run_id)",
