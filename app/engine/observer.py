@@ -82,7 +82,7 @@ class VisualObserver:
     def __init__(self, display_name: str, region: Callable[[], tuple[int, int, int, int]]) -> None:
         """``region`` returns the window's current (left, top, width, height) in root coordinates."""
         try:
-            self._mss = mss.mss(display=display_name)
+            self._mss = mss.MSS(display=display_name)
         except Exception as exc:  # mss raises its own ScreenShotError family
             raise DisplayError(f"cannot capture X display {display_name} ({exc}); check that it is running.") from exc
         self._region = region
