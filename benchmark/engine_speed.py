@@ -1,0 +1,123 @@
+"""Engine speed on this machine: per-step overhead, action→settled latency, capture rate.
+
+    python benchmark/engine_speed.py [--steps 200] [--capture-seconds 10]
+
+Targets (issue 2): overhead median ≤ 30 ms on a static 800×600 window;
+action→settled median ≤ 150 ms (the paper sleeps a fixed 1 s); capture ≥ 60 fps for 10 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.engine.actions import Click, Press, action_to_dict  # noqa: E402
+from app.engine.display import start_xvfb  # noqa: E402
+from app.engine.executor import make_executor  # noqa: E402
+from app.engine.observer import VisualObserver  # noqa: E402
+from app.engine.store import TrajectoryStore  # noqa: E402
+from app.engine.target import TargetProcess  # noqa: E402
+from app.engine.targetspec import load_spec  # noqa: E402
+
+TARGET = Path(__file__).resolve().parent / "targets" / "form800"
+
+
+def pct(values: list[float], q: float) -> float:
+    return sorted(values)[min(len(values) - 1, int(q * len(values)))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--capture-seconds", type=float, default=10.0)
+    args = ap.parse_args()
+    display = start_xvfb((1280, 800))
+    target = TargetProcess(load_spec(TARGET), display)
+    try:
+        win = target.wait_for_window()
+
+        def geometry() -> tuple[int, int, int, int]:
+            return (win.x, win.y, win.width, win.height)
+
+        observer = VisualObserver(display.name, geometry)
+        no_sleep = lambda s: None  # noqa: E731  deliberate waits (key hold, pointer park) are excluded
+        executor = make_executor(display.name, True, win.id, geometry, display.size, sleep=no_sleep)
+        observer.settle()
+        with tempfile.TemporaryDirectory() as tmp:
+            store = TrajectoryStore(Path(tmp) / "bench.db")
+            run = store.create_run(target="form800", tester="bench")
+            overhead: list[float] = []
+            for i in range(args.steps):
+                t0 = time.perf_counter()
+                before = observer.capture()
+                action = Click(400, 590)  # empty background: the window stays static
+                executor.execute(action)
+                obs = observer.settle(before, quiet_s=0.0)
+                with store.transaction():
+                    hb = store.put_frame(before.width, before.height, before.bgrx)
+                    ha = store.put_frame(obs.frame.width, obs.frame.height, obs.frame.bgrx)
+                    store.add_step(run, i, {"action": action_to_dict(action), "outcome": "ok",
+                                            "frame_before": hb, "frame_after": ha, "started_at": time.time(),
+                                            "ended_at": time.time()})
+                overhead.append((time.perf_counter() - t0) * 1000)
+            store.close()
+        executor.close()
+
+        executor = make_executor(display.name, True, win.id, geometry, display.size)
+        settle: list[float] = []
+        fresh_commit: list[float] = []
+        with tempfile.TemporaryDirectory() as tmp:
+            store = TrajectoryStore(Path(tmp) / "bench.db")
+            run = store.create_run(target="form800", tester="bench")
+            for i in range(40):
+                before = observer.capture()
+                t0 = time.perf_counter()
+                executor.execute(Press("a" if i % 2 else "b"))
+                obs = observer.settle(before)
+                settle.append((time.perf_counter() - t0) * 1000)
+                assert obs.changed_bbox is not None, "the key press should change the label"
+                t1 = time.perf_counter()
+                with store.transaction():
+                    ha = store.put_frame(obs.frame.width, obs.frame.height, obs.frame.bgrx)
+                    store.add_step(run, i, {"action": "{}", "outcome": "ok", "frame_after": ha,
+                                            "started_at": time.time(), "ended_at": time.time()})
+                fresh_commit.append((time.perf_counter() - t1) * 1000)
+            store.close()
+        executor.close()
+
+        frames = 0
+        t_end = time.perf_counter() + args.capture_seconds
+        t0 = time.perf_counter()
+        while time.perf_counter() < t_end:
+            observer.capture()
+            frames += 1
+        fps = frames / (time.perf_counter() - t0)
+        observer.close()
+    finally:
+        target.shutdown()
+        display.close()
+
+    ok1 = statistics.median(overhead) <= 30
+    ok2 = statistics.median(settle) <= 150
+    ok3 = fps >= 60
+    print(f"engine overhead per step (capture+act+settle check+commit, 800x600 static, {args.steps} steps): "
+          f"median {statistics.median(overhead):.1f} ms, p90 {pct(overhead, 0.9):.1f} ms  "
+          f"[target <= 30 ms: {'OK' if ok1 else 'MISS'}]")
+    print(f"  (commit of a step whose 800x600 frame is new, PNG-encoded: median "
+          f"{statistics.median(fresh_commit):.1f} ms)")
+    print(f"action -> settled observation (static UI, key press, quiet window 80 ms): "
+          f"median {statistics.median(settle):.1f} ms, p90 {pct(settle, 0.9):.1f} ms  "
+          f"[target <= 150 ms: {'OK' if ok2 else 'MISS'}]")
+    print(f"window capture 800x600 sustained {args.capture_seconds:g} s: {fps:.0f} frames/s  "
+          f"[target >= 60: {'OK' if ok3 else 'MISS'}]")
+    return 0 if ok1 and ok2 and ok3 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
