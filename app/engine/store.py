@@ -270,21 +270,21 @@ class TrajectoryStore:
         if isinstance(fields.get("config"), (dict, list)):
             fields["config"] = json.dumps(fields["config"])
         with self.transaction():
-            return int(self.db["runs"].insert(fields).last_pk)
+            return _pk(self.db.table("runs").insert(fields).last_pk)
 
     def update_run(self, run_id: int, **fields: Any) -> None:
         with self.transaction():
-            self.db["runs"].update(run_id, fields)
+            self.db.table("runs").update(run_id, fields)
 
     def finish_run(self, run_id: int, *, status: str, verdict: str | None, reason: str = "", error: str = "") -> None:
         """Close a run and append the tester's judgment, atomically."""
         now = time.time()
         with self.transaction():
-            self.db["runs"].update(
+            self.db.table("runs").update(
                 run_id, {"status": status, "verdict": verdict, "reason": reason, "error": error, "ended_at": now}
             )
             if verdict is not None:
-                self.db["judgments"].insert(
+                self.db.table("judgments").insert(
                     {"run_id": run_id, "source": "tester", "author": "tester", "verdict": verdict, "note": reason, "at": now}
                 )
 
@@ -340,7 +340,7 @@ class TrajectoryStore:
             if key in row and not isinstance(row[key], (str, type(None))):
                 row[key] = json.dumps(row[key])
         with self.transaction():
-            self.db["steps"].insert(row)
+            self.db.table("steps").insert(row)
             for finding in findings:
                 self._insert_finding(run_id, finding)
 
@@ -352,7 +352,7 @@ class TrajectoryStore:
         row = dict(finding, run_id=run_id)
         if not isinstance(row.get("evidence"), (str, type(None))):
             row["evidence"] = json.dumps(row["evidence"])
-        self.db["findings"].insert(row)
+        self.db.table("findings").insert(row)
 
     def step_count(self, run_id: int) -> int:
         return int(self.conn.execute("SELECT count(*) FROM steps WHERE run_id = ?", [run_id]).fetchone()[0])
@@ -420,8 +420,8 @@ class TrajectoryStore:
     ) -> int:
         self.run(run_id)
         with self.transaction():
-            return int(
-                self.db["judgments"]
+            return _pk(
+                self.db.table("judgments")
                 .insert(
                     {
                         "run_id": run_id,
@@ -466,6 +466,12 @@ class TrajectoryStore:
             run_id, source="human", author=author, verdict=None, criterion=criterion,
             note=f"undo of judgment {humans[-1]['id']}", undoes=humans[-1]["id"],
         )
+
+
+def _pk(value: Any) -> int:
+    if value is None:
+        raise StoreError("the database did not return a row id; check that the file is writable.")
+    return int(value)
 
 
 class _Transaction:
