@@ -11,13 +11,14 @@ in one transaction under fresh ids, so a bad bundle leaves the database as it wa
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import os
 import re
+import secrets
 import sqlite3
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -76,13 +77,10 @@ def export_bundle(store: TrajectoryStore, run_id: int, path: str | Path) -> Path
         for name, table_rows in rows.items():
             members[name] = _dump_lines(table_rows) if name.endswith(".jsonl") else _dump(table_rows)
         hashes = {name: _sha256(data) for name, data in members.items()}
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".playcoder-", suffix=".zip.part", dir=path.parent)
-        except OSError as exc:
-            raise BundleError(f"Cannot write {path} ({exc.strerror}); choose another file with -o.") from exc
-        try:
-            with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w") as zf:
+            with open(tmp, "xb") as fh, zipfile.ZipFile(fh, "w") as zf:
                 for name, data in members.items():
                     zf.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
                 for sha in shas:
@@ -100,10 +98,10 @@ def export_bundle(store: TrajectoryStore, run_id: int, path: str | Path) -> Path
                 zf.writestr(MANIFEST, json.dumps(manifest, indent=2), compress_type=zipfile.ZIP_DEFLATED)
             os.replace(tmp, path)
         except OSError as exc:
-            raise BundleError(f"Cannot write {path} ({exc.strerror}); choose another file with -o.") from exc
+            raise BundleError(f"Cannot write {path} ({exc.strerror or exc}); choose another file or folder.") from exc
         finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+            with contextlib.suppress(OSError):  # e.g. the folder never existed
+                tmp.unlink(missing_ok=True)
     return path
 
 
@@ -116,7 +114,7 @@ def _rows(conn: sqlite3.Connection, table: str, run_id: int) -> list[dict[str, A
 def _frame_png(conn: sqlite3.Connection, sha: str) -> bytes:
     row = conn.execute("SELECT format, data FROM frames WHERE sha256 = ?", [sha]).fetchone()
     if row is None or row[0] != FRAME_FORMAT:
-        raise BundleError(f"Frame {sha[:12]} of this run is missing from the database; restore a backup of it.")
+        raise BundleError(f"Frame {sha[:12]} is missing from the database or not a PNG; restore a backup of it.")
     return bytes(row[1])
 
 
@@ -215,14 +213,22 @@ class _open_zip:
         self.zf: zipfile.ZipFile | None = None
 
     def __enter__(self) -> zipfile.ZipFile:
+        magic = b""
         if not self.path.exists():
             raise BundleError(f"{self.path} does not exist; give the path of a .zip written by `playcoder export`.")
         if not self.path.is_file():
             raise BundleError(f"{self.path} is not a file; give the path of a .zip written by `playcoder export`.")
+        if self.path.stat().st_size > MAX_UNCOMPRESSED_BYTES:
+            raise BundleError(f"{self.path} is larger than {_size(MAX_UNCOMPRESSED_BYTES)}, "
+                              f"which no trace bundle needs; {AGAIN}.")
         try:
+            with open(self.path, "rb") as fh:
+                magic = fh.read(4)
             self.zf = zipfile.ZipFile(self.path)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-            raise BundleError(f"{self.path} is not a zip file or was cut short ({_why(exc)}); {AGAIN}.") from exc
+            if magic.startswith(b"PK"):
+                raise BundleError(f"{self.path} is a damaged or truncated zip file; {AGAIN}.") from exc
+            raise BundleError(f"{self.path} is not a PlayCoder trace bundle (it is not a zip file); {AGAIN}.") from exc
         return self.zf
 
     def __exit__(self, *exc: Any) -> None:
@@ -232,8 +238,6 @@ class _open_zip:
 
 def _verify(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path) -> _Checked:
     infos = _check_members(zf, path)
-    if MANIFEST not in infos:
-        raise BundleError(f"{path} is not a PlayCoder trace bundle (manifest.json missing); {AGAIN}.")
     manifest = _json(_read(zf, infos[MANIFEST], path), MANIFEST, path)
     _check_manifest(store, manifest, path)
     hashes: dict[str, Any] = manifest["members"]
@@ -241,7 +245,7 @@ def _verify(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path) -> _Checked
     if listed != present:
         name = sorted(listed ^ present)[0]
         where = "missing from the zip" if name in listed else "not listed in the manifest"
-        raise BundleError(f"{path} is incomplete ({name} is {where}); {AGAIN}.")
+        raise BundleError(f"{path} is incomplete ({_short(name)} is {where}); {AGAIN}.")
     missing_tables = [n for n in TABLES if n not in present]
     if missing_tables:
         raise BundleError(f"{path} is incomplete ({missing_tables[0]} is missing); {AGAIN}.")
@@ -252,7 +256,7 @@ def _verify(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path) -> _Checked
             continue
         data = _read(zf, info, path)
         if not isinstance(hashes[name], str) or _sha256(data) != hashes[name].lower():
-            raise BundleError(f"{path} is damaged ({name} does not match its checksum); {AGAIN}.")
+            raise BundleError(f"{path} is damaged ({_short(name)} does not match its checksum); {AGAIN}.")
         match = FRAME_MEMBER_RE.fullmatch(name)
         if match:
             frames[match.group(1)] = (*_png_size(data, name, path), name, hashes[name].lower())
@@ -267,6 +271,8 @@ def _check_members(zf: zipfile.ZipFile, path: Path) -> dict[str, zipfile.ZipInfo
     infos: dict[str, zipfile.ZipInfo] = {}
     total = 0
     members = zf.infolist()
+    if not any(info.filename == MANIFEST for info in members):
+        raise BundleError(f"{path} is not a PlayCoder trace bundle (manifest.json missing); {AGAIN}.")
     if len(members) > MAX_MEMBERS:
         raise BundleError(f"{path} has {len(members)} members, more than the {MAX_MEMBERS} a bundle may have; {AGAIN}.")
     for info in members:
@@ -275,12 +281,12 @@ def _check_members(zf: zipfile.ZipFile, path: Path) -> dict[str, zipfile.ZipInfo
             raise BundleError(f"{path} contains an unexpected member {name[:80]!r}; only bundles written by "
                               "`playcoder export` can be imported.")
         if name in infos:
-            raise BundleError(f"{path} contains {name} twice; {AGAIN}.")
+            raise BundleError(f"{path} contains {_short(name)} twice; {AGAIN}.")
         if info.flag_bits & 0x1:
             raise BundleError(f"{path} is encrypted; {AGAIN} without a password.")
         total += info.file_size
         if total > MAX_UNCOMPRESSED_BYTES:
-            raise BundleError(f"{path} would unpack to more than {MAX_UNCOMPRESSED_BYTES // 1024**3} GB, "
+            raise BundleError(f"{path} would unpack to more than {_size(MAX_UNCOMPRESSED_BYTES)}, "
                               f"which no trace bundle needs; {AGAIN}.")
         infos[name] = info
     return infos
@@ -291,10 +297,12 @@ def _read(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> bytes:
     try:
         with zf.open(info) as fh:
             data = fh.read(info.file_size + 1)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
-        raise BundleError(f"{path} is damaged ({info.filename}: {_why(exc)}); {AGAIN}.") from exc
+    except zipfile.BadZipFile as exc:
+        raise BundleError(f"{path} is damaged ({_short(info.filename)} fails the zip's own check); {AGAIN}.") from exc
+    except (OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
+        raise BundleError(f"{path} is damaged ({_short(info.filename)}: {_why(exc)}); {AGAIN}.") from exc
     if len(data) != info.file_size:
-        raise BundleError(f"{path} is damaged ({info.filename} has the wrong size); {AGAIN}.")
+        raise BundleError(f"{path} is damaged ({_short(info.filename)} has the wrong size); {AGAIN}.")
     return data
 
 
@@ -328,7 +336,7 @@ def _png_size(data: bytes, name: str, path: Path) -> tuple[int, int]:
                 raise ValueError("not a PNG")
             return image.size
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise BundleError(f"{path} is damaged ({name} is not a PNG image); {AGAIN}.") from exc
+        raise BundleError(f"{path} is damaged ({_short(name)} is not a PNG image); {AGAIN}.") from exc
 
 
 def _parse_rows(data: bytes, name: str, path: Path) -> list[dict[str, Any]]:
@@ -425,6 +433,18 @@ def _insert_row(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> in
     sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})"
     cur = conn.execute(sql, [row[c] for c in cols])
     return int(cur.lastrowid or 0)
+
+
+def _short(member: str) -> str:
+    """A member name fit for a one-line message (names in a manifest are untrusted text)."""
+    match = FRAME_MEMBER_RE.fullmatch(member)
+    if match:
+        return f"frame {match.group(1)[:12]}"
+    return member[:80] if member.isprintable() else repr(member[:80])
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024**3:g} GB" if n >= 1024**3 else f"{n / 1024**2:.3g} MB"
 
 
 def _why(exc: BaseException) -> str:

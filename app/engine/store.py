@@ -464,7 +464,7 @@ class TrajectoryStore:
             return None
         return self.add_judgment(
             run_id, source="human", author=author, verdict=None, criterion=criterion,
-            note=f"undo of judgment {humans[-1]['id']}", undoes=humans[-1]["id"],
+            note="undo of the latest override", undoes=humans[-1]["id"],
         )
 
 
