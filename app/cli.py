@@ -16,6 +16,7 @@ from app.engine.errors import UserError
 from app.paths import default_db
 
 DEMO_TARGET = "tiles2048"
+DEMO_BUG = "crash-on-restart"
 
 
 def _add_db(p: argparse.ArgumentParser) -> None:
@@ -32,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)
     t.add_argument("--max-steps", type=int, default=30)
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--provider", choices=["openai", "anthropic", "compatible"], default=None,
+                   help="llm tester: model provider (default: $PLAYCODER_PROVIDER or the one whose key is set)")
+    t.add_argument("--model", default=None, help="llm tester: model name (default: $PLAYCODER_MODEL)")
+    t.add_argument("--base-url", default=None, help="llm tester: server URL, e.g. a local OpenAI-compatible /v1")
     t.add_argument("--json", action="store_true", help="print one JSON summary as the last stdout line")
     t.add_argument("--events", choices=["-"], default=None,
                    help="'-': stream JSON-lines events on stdout, read pause/resume/step/stop on stdin")
@@ -92,8 +97,12 @@ def cmd_test(args: argparse.Namespace) -> int:
 
         bus.subscribe(emit)
         control.listen(sys.stdin)
+    llm_options = {k: v for k, v in (("provider", args.provider), ("model", args.model),
+                                      ("base_url", args.base_url)) if v is not None}
+    if llm_options and args.tester != "llm":
+        raise UserError("--provider, --model and --base-url apply only to --tester llm.")
     config = RunConfig(target=args.target, tester=args.tester, display=args.display,
-                       max_steps=args.max_steps, seed=args.seed)
+                       max_steps=args.max_steps, seed=args.seed, tester_options=llm_options)
     result = Session(config, store, bus=bus, control=control).run()
     store.close()
     summary = result.summary(str(db))
@@ -131,16 +140,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     db = args.db or args.out / "playcoder.db"
     store = TrajectoryStore(db)
-    print(f"playing {args.target} headlessly on a private Xvfb …", flush=True)
-    result = Session(RunConfig(target=args.target, max_steps=20), store).run()
-    print(f"run {result.run_id}: {result.verdict} after {result.steps} steps — {result.reason}")
-    if result.run_id is not None:
-        report = _write_report(store, result.run_id, args.out)
-        if report:
-            print(f"report: {report}")
+    targets = [args.target] + ([f"{args.target}@{DEMO_BUG}"] if args.target == DEMO_TARGET else [])
+    failed = False
+    for target in targets:
+        print(f"playing {target} headlessly on a private Xvfb …", flush=True)
+        result = Session(RunConfig(target=target, max_steps=20), store).run()
+        print(f"run {result.run_id}: {result.verdict} after {result.steps} steps — {result.reason}")
+        failed = failed or result.status == "error"
+        if result.run_id is not None:
+            report = _write_report(store, result.run_id, args.out)
+            if report:
+                print(f"report: {report}")
     print(f"trajectory: {db}")
     store.close()
-    return 0 if result.status != "error" else 2
+    return 2 if failed else 0
 
 
 def _write_report(store: Any, run_id: int, out: Path) -> Path | None:
