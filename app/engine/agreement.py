@@ -111,15 +111,34 @@ def _exclusion(labels: dict[str, str]) -> str:
     return "tied"
 
 
-def _alpha_reliability(data: np.ndarray) -> float:
-    """Nominal alpha of a coders x units matrix with nan for missing; nan when undefined."""
-    if data.size == 0:
-        return float("nan")
+def _value(x: float) -> float | None:
+    return None if not np.isfinite(x) else float(x)
+
+
+def nominal_alpha(data: Sequence[Sequence[float | None]] | np.ndarray,
+                  value_domain: Sequence[float] | None = None) -> float | None:
+    """Krippendorff's alpha, nominal, of a coders x units table (None or nan = missing).
+
+    None when alpha is undefined: no unit has two values, or every value is the same.
+    """
+    arr = np.array([[np.nan if v is None else v for v in row] for row in data], dtype=float)
+    if arr.size == 0:
+        return None
+    domain = list(value_domain) if value_domain is not None else sorted(set(arr[np.isfinite(arr)].tolist()))
+    if len(domain) < 2:
+        return None
     try:
         with np.errstate(all="ignore"):
-            return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal", value_domain=[0.0, 1.0]))
+            value = float(krippendorff.alpha(reliability_data=arr, level_of_measurement="nominal", value_domain=domain))
     except ValueError:  # no unit with two values
-        return float("nan")
+        return None
+    return _value(value)
+
+
+def _alpha_reliability(data: np.ndarray) -> float:
+    """Nominal alpha of pass/fail codes (nan missing); nan when undefined."""
+    value = nominal_alpha(data, value_domain=[0.0, 1.0])
+    return float("nan") if value is None else value
 
 
 def _alpha_counts(counts: np.ndarray) -> float:
@@ -146,10 +165,6 @@ def _rate(tester: np.ndarray, human: np.ndarray, group: float) -> float:
     mask = tester == group
     total = int(mask.sum())
     return float((human[mask] != group).sum() / total) if total else float("nan")
-
-
-def _value(x: float) -> float | None:
-    return None if not np.isfinite(x) else float(x)
 
 
 class _Data:

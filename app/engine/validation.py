@@ -165,11 +165,11 @@ def sample_set(
     rng.shuffle(drawn)
     try:
         with store.transaction():
-            set_id = int(
-                store.db["validation_sets"]
-                .insert({"name": name, "seed": seed, "successes": successes, "failures": failures, "created_at": time.time()})
-                .last_pk
+            cursor = store.conn.execute(
+                "INSERT INTO validation_sets (name, seed, successes, failures, created_at) VALUES (?, ?, ?, ?, ?)",
+                [name, seed, successes, failures, time.time()],
             )
+            set_id = int(cursor.lastrowid or 0)
             store.conn.executemany(
                 "INSERT INTO validation_items (set_id, run_id, tester_verdict) VALUES (?, ?, ?)",
                 [(set_id, run, verdict) for run, verdict in drawn],
