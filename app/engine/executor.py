@@ -295,5 +295,7 @@ def make_executor(display_name: str, isolated: bool, window_id: int,
                   geometry: Callable[[], tuple[int, int, int, int]], screen: tuple[int, int],
                   sleep: Callable[[float], None] = time.sleep) -> ActionExecutor:
     backend: Backend = XTestBackend(display_name, window_id) if isolated else PyAutoGuiBackend(display_name, window_id)
-    park = (screen[0] - 1, screen[1] - 1) if isolated else None
+    # The right edge's middle: outside any window we place (they fit in screen - 64 px) and not a
+    # corner, where pyautogui's failsafe would fire for a later desktop run on the same display.
+    park = (screen[0] - 1, screen[1] // 2) if isolated else None
     return ActionExecutor(backend, geometry, sleep=sleep, park_pointer=park)

@@ -11,6 +11,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from app.engine.actions import Action, ActionParseError, Finish, action_from_dict, action_to_dict
 from app.engine.control import RunControl
@@ -97,8 +98,11 @@ class Session:
             self.run_id = self.store.create_run(
                 target=spec.label, target_path=str(spec.source), bug=spec.bug, target_rev=spec.revision(),
                 tester=cfg.tester, display=cfg.display, seed=cfg.seed, max_steps=cfg.max_steps,
-                config={"settle_cap_s": cfg.settle_cap_s, "tester_options": cfg.tester_options, "kind": spec.kind},
+                config={"settle_cap_s": cfg.settle_cap_s, "tester_options": _public_options(cfg.tester_options), "kind": spec.kind},
             )
+            attach = getattr(tester, "attach", None)  # testers that record (LLM calls) or cancel (retries)
+            if attach is not None:
+                attach(self.store, self.run_id, self.control)
             self.bus.publish(RunStarted(self.run_id, spec.label, cfg.tester, cfg.display, str(self.store.path)))
             screen = (max(DEFAULT_SCREEN[0], spec.size[0] + 64), max(DEFAULT_SCREEN[1], spec.size[1] + 64))
             display = open_display(cfg.display, screen)
@@ -253,6 +257,22 @@ class Session:
         lines = target.lines(self._log_flushed)
         self._log_flushed += len(lines)
         self.store.add_logs(self.run_id, lines)
+
+
+def _public_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Tester options as stored with the run: no secrets, no credentials inside URLs."""
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        if any(word in key.lower() for word in ("key", "secret", "password", "token")) and "max" not in key.lower():
+            continue
+        if isinstance(value, str) and "://" in value:
+            parts = urlsplit(value)
+            if parts.username or parts.password:
+                host = parts.hostname or ""
+                value = urlunsplit((parts.scheme, host + (f":{parts.port}" if parts.port else ""), parts.path,
+                                    parts.query, parts.fragment))
+        out[key] = value
+    return out
 
 
 class _EndRun(Exception):

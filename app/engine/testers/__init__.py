@@ -7,7 +7,7 @@ from typing import Any
 from app.engine.errors import UserError
 from app.engine.testers.base import Tester
 
-TESTERS = ("offline",)
+TESTERS = ("offline", "script", "llm")
 
 
 def make_tester(name: str, options: dict[str, Any] | None = None) -> Tester:
@@ -17,4 +17,12 @@ def make_tester(name: str, options: dict[str, Any] | None = None) -> Tester:
         from app.engine.testers.offline import OfflineExplorer
 
         return OfflineExplorer(**options)
+    if name == "script":
+        from app.engine.testers.script import ScriptTester
+
+        return ScriptTester(**options)
+    if name == "llm":
+        from app.engine.testers.llm import LLMTester
+
+        return LLMTester.from_options(options)
     raise UserError(f"unknown tester {name!r}; choose one of: {', '.join(TESTERS)}.")
