@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from app.engine.errors import TargetError
+from app.engine.scriptspec import ScriptCase, parse_script
 
 SPEC_FILE = "playcoder.toml"
 KINDS = ("game", "app")
 APPS_DIR = Path(__file__).resolve().parents[2] / "benchmark" / "apps"
-_TOP_KEYS = {"name", "kind", "command", "window", "size", "goal", "keys", "criteria", "env", "startup_timeout"}
+_TOP_KEYS = {"name", "kind", "command", "window", "size", "goal", "keys", "criteria", "env", "startup_timeout",
+             "script", "unit_tests"}
 _COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "bugs")
 
 
@@ -58,6 +60,10 @@ class TargetSpec:
     env: dict[str, str] = field(default_factory=dict)
     startup_timeout: float = 20.0
     bug: str | None = None
+    script: tuple[ScriptCase, ...] = ()
+    """Scripted rubric cases ([[script]]), played by the script tester."""
+    unit_tests: tuple[str, ...] = ("test_*.py",)
+    """Glob patterns (relative to the folder) of the app's own unit tests, for `bench play`."""
 
     @property
     def label(self) -> str:
@@ -136,10 +142,15 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     timeout = data.get("startup_timeout", 20.0)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 1 <= timeout <= 300:
         raise fail('"startup_timeout" must be a number of seconds between 1 and 300')
+    script = parse_script(data.get("script", []), {c.id for c in criteria}, where)
+    unit_tests = data.get("unit_tests", ["test_*.py"])
+    if not isinstance(unit_tests, list) or not unit_tests or not all(isinstance(u, str) and u for u in unit_tests):
+        raise fail('"unit_tests" must be a list of file patterns such as ["test_*.py"]')
     return TargetSpec(
         name=name.strip(), kind=kind, command=tuple(command), folder=folder, source=source,
         size=(size[0], size[1]), window_title=title, goal=goal, keys=tuple(keys), criteria=tuple(criteria),
         env=dict(env), startup_timeout=float(timeout), bug=bug,
+        script=script, unit_tests=tuple(unit_tests),
     )
 
 

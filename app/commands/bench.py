@@ -1,0 +1,149 @@
+"""`playcoder bench …`: tester accuracy on the labelled bug suite, and Exec/Pass/Play@k of candidates."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from app import cli
+from app.engine.errors import UserError
+from app.paths import default_db
+
+DEFAULT_JOBS = max(1, min(2, os.cpu_count() or 1))
+"""Each job is a target + Xvfb + engine; two per core pair keeps timing-sensitive games honest."""
+DEFAULT_MAX_STEPS = 40
+
+
+def _progress(total: int, desc: str) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="run", file=sys.stderr, dynamic_ncols=True)
+
+
+def _write_outputs(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    if args.md:
+        args.md.parent.mkdir(parents=True, exist_ok=True)
+        args.md.write_text(text, encoding="utf-8")
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _check_common(args: argparse.Namespace) -> None:
+    from app.engine.testers import TESTERS
+
+    if args.tester not in TESTERS:
+        raise UserError(f"unknown tester {args.tester!r}; choose one of: {', '.join(TESTERS)}.")
+    if args.max_steps < 1:
+        raise UserError("--max-steps must be at least 1.")
+    if args.jobs < 1:
+        raise UserError("--jobs must be at least 1.")
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    from app.engine import benchdetect
+
+    _check_common(args)
+    jobs = benchdetect.plan(benchdetect.select_apps(args.apps), args.runs, args.seed, args.vary_seeds)
+    db = args.db or default_db()
+    t0 = time.monotonic()
+    with _progress(len(jobs), f"bench detect ({args.tester})") as bar:
+        def done(row: Any) -> None:
+            bar.set_postfix_str(f"{row.target}: {row.verdict}", refresh=False)
+            bar.update(1)
+
+        rows = benchdetect.run(jobs, tester=args.tester, max_steps=args.max_steps, db=db, parallel=args.jobs,
+                               on_done=done)
+    summary = benchdetect.summarize(rows, tester=args.tester, max_steps=args.max_steps,
+                                    wall_seconds=time.monotonic() - t0, parallel=args.jobs)
+    summary["db"] = str(db)
+    _write_outputs(args, benchdetect.report_json(rows, summary), benchdetect.markdown(summary))
+    return 0
+
+
+def _ks(text: str) -> list[int]:
+    try:
+        ks = sorted({int(v) for v in text.split(",") if v.strip()})
+    except ValueError as exc:
+        raise UserError(f"--k must be comma-separated whole numbers such as 1,3, not {text!r}.") from exc
+    if not ks or ks[0] < 1:
+        raise UserError("--k needs at least one value of 1 or more, such as --k 1,3.")
+    return ks
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from app.engine import benchplay
+
+    _check_common(args)
+    ks = _ks(args.k)
+    candidates = benchplay.discover(args.candidates)
+    db = args.db or default_db()
+    t0 = time.monotonic()
+    total = len(candidates) * (1 + args.repeats)
+    with tempfile.TemporaryDirectory(prefix="playcoder-candidates-") as tmp, \
+            _progress(total, f"bench play ({args.tester})") as bar:
+        def done(label: str) -> None:
+            bar.set_postfix_str(label, refresh=False)
+            bar.update(1)
+
+        results = benchplay.play(candidates, tester=args.tester, max_steps=args.max_steps, repeats=args.repeats,
+                                 seed=args.seed, db=db, parallel=args.jobs, workdir=Path(tmp), on_done=done)
+    summary = benchplay.summarize(results, ks, args.repeats, tester=args.tester)
+    summary["wall_seconds"] = round(time.monotonic() - t0, 1)
+    summary["db"] = str(db)
+    _write_outputs(args, summary, benchplay.markdown(summary))
+    return 0
+
+
+def cmd_make_candidates(args: argparse.Namespace) -> int:
+    from app.engine import benchdetect, benchplay
+
+    made = benchplay.make_candidates(args.out, benchdetect.select_apps(args.apps))
+    for app, names in made.items():
+        print(f"{args.out / app}: {len(names)} candidates ({', '.join(names)})")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    b = subparsers.add_parser("bench", help="benchmarks: tester accuracy on labelled bugs, Exec/Pass/Play@k")
+    bsub = b.add_subparsers(dest="bench_command", required=True)
+
+    def common(p: argparse.ArgumentParser, max_steps: int) -> None:
+        p.add_argument("--tester", default="offline", help="offline | script | llm (default offline)")
+        p.add_argument("--max-steps", type=int, default=max_steps)
+        p.add_argument("--jobs", type=int, default=DEFAULT_JOBS, help=f"parallel runs (default {DEFAULT_JOBS})")
+        p.add_argument("--seed", type=int, default=0, help="PLAYCODER_SEED of the targets (default 0)")
+        p.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the full results as JSON")
+        p.add_argument("--md", type=Path, default=None, metavar="FILE", help="also write the Markdown tables here")
+        cli._add_db(p)
+
+    d = bsub.add_parser("detect", help="play every reference and bug variant; recall, FP rate, alpha, tau-b")
+    d.add_argument("--apps", default=None, help="comma-separated app names (default: all)")
+    d.add_argument("--runs", type=int, default=1, help="repeats of every target (default 1)")
+    d.add_argument("--vary-seeds", action="store_true", help="repeat r uses seed SEED+r instead of SEED")
+    common(d, DEFAULT_MAX_STEPS)
+    d.set_defaults(handler=cmd_detect)
+
+    p = bsub.add_parser("play", help="Exec@k, Pass@k, Play@k of candidate implementations")
+    p.add_argument("--candidates", type=Path, required=True, metavar="DIR",
+                   help="one folder per problem (a benchmark app), one sub-folder per candidate")
+    p.add_argument("--k", default="1,3", help="comma-separated k values (default 1,3)")
+    p.add_argument("--repeats", type=int, default=1, help="repeated play runs for the t intervals (default 1)")
+    common(p, DEFAULT_MAX_STEPS)
+    p.set_defaults(handler=cmd_play)
+
+    m = bsub.add_parser("make-candidates", help="write each app's reference and bug variants as a candidates folder")
+    m.add_argument("out", type=Path, help="folder to create (PROBLEM/CANDIDATE/…)")
+    m.add_argument("--apps", default=None, help="comma-separated app names (default: all)")
+    m.set_defaults(handler=cmd_make_candidates)
+
+
+cli._EXTRA_COMMANDS.append(register)

@@ -1,0 +1,253 @@
+"""The scripted rubric tester: replays the target's ``[[script]]`` cases and judges each criterion.
+
+The cases are played in order in one run (a case that needs a fresh state
+starts with the program's own reset key).  After each step the expectations
+attached to it are measured on the frame the step produced (and the one
+before it); an expectation with ``within`` that does not hold yet is
+re-measured after short waits until it holds or its time is up — the only
+waits the tester adds on its own.  A criterion fails when any of its
+expectations fails, is uncertain when one could not be measured (not reached
+within --max-steps, no OCR, no reference picture, a case written for another
+seed), and passes otherwise.  The run fails when a criterion fails or a
+generic oracle fired.
+
+``record_refs=True`` (used by ``python -m benchmark.record_refs`` on a
+reference app, never by ``playcoder test``) saves the frame of every
+``similar`` expectation as its reference picture instead of comparing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.engine.actions import Finish, Wait
+from app.engine.errors import UserError
+from app.engine.expectations import ExpectationChecker, Measurement
+from app.engine.observer import Frame, Observation
+from app.engine.oracles import FAILING_KINDS, Finding
+from app.engine.scriptspec import Expectation, ScriptCase
+from app.engine.testers.base import Decision, TesterContext, Verdict
+
+POLL_S = 0.15
+"""Wait between re-measurements of a 'within' expectation (plus the session's settle time)."""
+VERDICT_ORDER = {"fail": 0, "uncertain": 1, "pass": 2}
+
+
+@dataclass
+class Evidence:
+    """What one expectation measured, where."""
+
+    case: int
+    case_label: str
+    criterion: str
+    expectation: Expectation
+    verdict: str
+    measured: Any = None
+    note: str = ""
+    step: int | None = None
+
+    def sentence(self) -> str:
+        where = f"step {self.step}" if self.step is not None else "not reached"
+        return f"case {self.case + 1} ({self.case_label}), {where}: {self.expectation.kind} — {self.note}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"case": self.case + 1, "criterion": self.criterion, "step": self.step,
+                "after": self.expectation.after, "kind": self.expectation.kind,
+                "expectation": self.expectation.params, "within": self.expectation.within,
+                "verdict": self.verdict, "measured": self.measured, "note": self.note}
+
+
+@dataclass
+class _Pending:
+    case: int
+    index: int
+    before: Frame | None
+    deadline: float
+    last: Measurement
+    step: int
+
+
+@dataclass
+class _Plan:
+    cases: list[ScriptCase]
+    steps: list[tuple[int, int]] = field(default_factory=list)  # (case, step index) in play order
+    skipped: dict[int, str] = field(default_factory=dict)       # case -> why it is not played
+
+
+class ScriptTester:
+    name = "script"
+
+    def __init__(self, record_refs: bool = False, poll_s: float = POLL_S) -> None:
+        self.record_refs = record_refs
+        self.poll_s = poll_s
+        self.ctx: TesterContext | None = None
+        self.plan = _Plan([])
+        self.pos = 0
+        self.current: tuple[int, int] | None = None
+        self.polling = False
+        self.pending: list[_Pending] = []
+        self.evidence: dict[tuple[int, int], Evidence] = {}
+        self.news: list[str] = []
+        self.checker: ExpectationChecker | None = None
+        self.recorded: list[str] = []
+        self._issued: Decision | None = None
+
+    # -- protocol ----------------------------------------------------------------
+    def begin(self, ctx: TesterContext, first: Observation) -> None:
+        spec = ctx.spec
+        if not spec.script:
+            raise UserError(f"{spec.name} has no [[script]] section in its playcoder.toml; add scripted cases "
+                            "or use --tester offline.")
+        self.ctx = ctx
+        self.checker = ExpectationChecker(spec.folder)
+        self.plan = _Plan(list(spec.script))
+        for ci, case in enumerate(spec.script):
+            if case.seed is not None and case.seed != ctx.seed:
+                self.plan.skipped[ci] = f"the case was written for seed {case.seed}, this run uses seed {ctx.seed}"
+                continue
+            self.plan.steps.extend((ci, si) for si in range(len(case.steps)))
+
+    def decide(self, step: int, obs: Observation) -> Decision:
+        self._issued = decision = self._decide()
+        return decision
+
+    def _decide(self) -> Decision:
+        news = self._take_news()
+        if self.pending:
+            self.polling = True
+            what = "; ".join(f"{self._case(p.case).label}: {self._exp(p).kind}" for p in self.pending)
+            left = max(p.deadline for p in self.pending) - time.monotonic()
+            return Decision(Wait(self.poll_s), news + f"waiting up to {max(left, 0):.1f} s more for: {what}")
+        self.polling = False
+        if self.pos >= len(self.plan.steps):
+            verdict = self._judge([])
+            return Decision(Finish("fail" if verdict.verdict == "fail" else "pass", verdict.reason),
+                            news + "script finished")
+        ci, si = self.plan.steps[self.pos]
+        self.pos += 1
+        self.current = (ci, si)
+        case = self._case(ci)
+        return Decision(case.steps[si], news + f"script case {ci + 1} ({case.label}) step {si + 1}/{len(case.steps)}")
+
+    def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None:
+        if decision is not self._issued:
+            return  # a human's take-over action: it belongs to no scripted step
+        self._issued = None
+        if self.polling:
+            self._poll(step, after.frame)
+            return
+        if self.current is None or isinstance(decision.action, Finish):
+            return
+        ci, si = self.current
+        for ei, exp in enumerate(self._case(ci).expect):
+            if exp.after != si:
+                continue
+            result = self._measure(exp, before, after.frame)
+            if result.verdict == "fail" and exp.within > 0:
+                self.pending.append(_Pending(ci, ei, before, time.monotonic() + exp.within, result, step))
+                continue
+            self._settle(ci, ei, result, step)
+
+    def verdict(self, findings: list[Finding], steps: int) -> Verdict:
+        return self._judge(findings)
+
+    # -- measuring -------------------------------------------------------------------
+    def _measure(self, exp: Expectation, before: Frame | None, after: Frame) -> Measurement:
+        assert self.checker is not None
+        if self.record_refs and exp.kind == "similar":
+            path = self.checker.reference_path(exp)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            after.image().save(path)
+            self.recorded.append(str(path))
+            return Measurement("pass", None, f"recorded {exp.params['reference']}")
+        return self.checker.check(exp, before, after)
+
+    def _poll(self, step: int, frame: Frame) -> None:
+        still: list[_Pending] = []
+        now = time.monotonic()
+        for p in self.pending:
+            result = self._measure(self._exp(p), p.before, frame)
+            if result.verdict != "fail":
+                self._settle(p.case, p.index, result, step)
+            elif now >= p.deadline:
+                exp = self._exp(p)
+                self._settle(p.case, p.index, Measurement(
+                    "fail", result.measured, f"{result.note}; still so {exp.within:g} s after step {p.step}"), step)
+            else:
+                p.last = result
+                still.append(p)
+        self.pending = still
+
+    def _settle(self, ci: int, ei: int, result: Measurement, step: int) -> None:
+        case = self._case(ci)
+        ev = Evidence(ci, case.label, case.criterion, case.expect[ei], result.verdict, result.measured,
+                      result.note, step)
+        self.evidence[(ci, ei)] = ev
+        self.news.append(f"{result.verdict.upper()} {ev.sentence()}")
+
+    def _take_news(self) -> str:
+        if not self.news:
+            return ""
+        text = "checked: " + " | ".join(self.news) + ". "
+        self.news = []
+        return text
+
+    # -- judging -----------------------------------------------------------------------
+    def results(self) -> list[Evidence]:
+        """Every expectation of every case: measured, or uncertain with the reason it was not."""
+        out: list[Evidence] = []
+        for ci, case in enumerate(self.plan.cases):
+            for ei, exp in enumerate(case.expect):
+                ev = self.evidence.get((ci, ei))
+                if ev is None:
+                    pending = next((p for p in self.pending if (p.case, p.index) == (ci, ei)), None)
+                    if pending is not None:
+                        why = f"the run ended while waiting ({pending.last.note})"
+                    else:
+                        why = self.plan.skipped.get(ci, "the run ended before this step (raise --max-steps, "
+                                                        "or the program stopped)")
+                    ev = Evidence(ci, case.label, case.criterion, exp, "uncertain", None, why,
+                                  pending.step if pending else None)
+                out.append(ev)
+        return out
+
+    def criteria(self) -> dict[str, tuple[str, str]]:
+        by_criterion: dict[str, list[Evidence]] = {}
+        for ev in self.results():
+            by_criterion.setdefault(ev.criterion, []).append(ev)
+        out: dict[str, tuple[str, str]] = {}
+        ids = [c.id for c in self.ctx.spec.criteria] if self.ctx is not None else list(by_criterion)
+        for cid in ids:
+            evs = by_criterion.get(cid)
+            if not evs:
+                out[cid] = ("uncertain", "no script case covers this criterion")
+                continue
+            worst = min(evs, key=lambda e: VERDICT_ORDER[e.verdict])
+            shown = [e for e in evs if e.verdict == worst.verdict] if worst.verdict != "pass" else evs
+            out[cid] = (worst.verdict, "; ".join(e.sentence() for e in shown))
+        return out
+
+    def _judge(self, findings: list[Finding]) -> Verdict:
+        criteria = self.criteria()
+        failing = [f for f in findings if f.kind in FAILING_KINDS]
+        failed = [cid for cid, (v, _) in criteria.items() if v == "fail"]
+        unsure = [cid for cid, (v, _) in criteria.items() if v == "uncertain"]
+        tail = f"; uncertain: {', '.join(unsure)}" if unsure else ""
+        if failing:
+            first = failing[0]
+            where = f" at step {first.step}" if first.step is not None else " at start"
+            extra = f"; criteria failed: {', '.join(failed)}" if failed else ""
+            return Verdict("fail", f"{first.kind}{where}: {first.message}{extra}", criteria)
+        if failed:
+            return Verdict("fail", "criteria failed: " + "; ".join(f"{cid} ({criteria[cid][1]})" for cid in failed)
+                           + tail, criteria)
+        passed = [cid for cid, (v, _) in criteria.items() if v == "pass"]
+        return Verdict("pass", f"every scripted expectation held ({len(passed)} criteria passed){tail}", criteria)
+
+    def _case(self, ci: int) -> ScriptCase:
+        return self.plan.cases[ci]
+
+    def _exp(self, p: _Pending) -> Expectation:
+        return self.plan.cases[p.case].expect[p.index]

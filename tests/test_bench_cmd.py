@@ -1,0 +1,219 @@
+"""`playcoder bench`: accuracy statistics, candidates layout, and both commands end to end through the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.engine import benchdetect, benchplay
+from app.engine.errors import UserError
+from app.engine.store import TrajectoryStore
+
+from conftest import APPS, ROOT, needs_xvfb
+
+
+def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=ROOT)
+
+
+# -- statistics on hand-made rows -------------------------------------------------------
+def row(target: str, truth: str, verdict: str, type_: str = "logic", difficulty: str = "medium",
+        steps: int = 10, seconds: float = 2.0) -> benchdetect.DetectRow:
+    app, _, bug = target.partition("@")
+    return benchdetect.DetectRow(app, target, bug or None, type_ if bug else "reference",
+                                 difficulty if bug else "", truth, verdict, 0, 0, steps, seconds, None, "", "")
+
+
+def test_detect_summary_by_hand():
+    rows = [
+        row("a", "pass", "pass"), row("b", "pass", "fail", steps=20),               # one false positive of two
+        row("a@x", "fail", "fail", "crash", "easy"), row("a@y", "fail", "pass", "logic"),
+        row("b@z", "fail", "fail", "logic", "easy"), row("b@w", "fail", "error", "logic"),  # error: not judged
+    ]
+    s = benchdetect.summarize(rows, tester="offline", max_steps=15, wall_seconds=12.0, parallel=2)
+    assert s["recall"] == {"hits": 2, "judged": 3, "errors": 1, "rate": pytest.approx(2 / 3)}
+    assert s["false_positive_rate"]["rate"] == 0.5
+    assert s["recall_by_type"]["crash"]["rate"] == 1.0
+    assert s["recall_by_type"]["logic"] == {"hits": 1, "judged": 2, "errors": 1, "rate": 0.5}
+    assert s["recall_by_difficulty"]["easy"]["rate"] == 1.0 and s["recall_by_difficulty"]["medium"]["rate"] == 0.0
+    assert s["errors"] == 1
+    assert s["apps"]["b"]["mean_steps"] == pytest.approx(40 / 3)
+    # 5 judged units, tester (1,0,0,1,0) vs truth (1,1,0,0,0) with pass=1, fail=0.
+    # Krippendorff, nominal: n = 10 values, n_0 = 6, n_1 = 4; two units disagree, so o_01 = o_10 = 2;
+    # D_o = 4/10, D_e = (6*4 + 4*6) / (10*9) = 48/90; alpha = 1 - 0.4 / 0.5333 = 0.25.
+    # Kendall tau-b: of the 10 pairs, C = 2, D = 1, 4 tied in x, 4 tied in y (one in both):
+    # (C - D) / sqrt((10 - 4) * (10 - 4)) = 1/6.
+    assert s["agreement"]["krippendorff_alpha"] == pytest.approx(0.25)
+    assert s["agreement"]["kendall_tau_b"] == pytest.approx(1 / 6)
+    md = benchdetect.markdown(s)
+    assert "| recall (bug variants judged fail) | 67% (2/3), 1 error |" in md
+    assert "| b | pass | fail ✗ |" in md.replace("reference | - | ", "")
+
+
+def test_detect_agreement_is_undefined_without_variation():
+    rows = [row("a", "pass", "pass"), row("b", "pass", "pass")]
+    ag = benchdetect.agreement(rows)
+    assert ag["krippendorff_alpha"] is None and ag["kendall_tau_b"] is None
+
+
+def test_select_apps_refuses_unknown_names():
+    assert [p.name for p in benchdetect.select_apps("tiles2048,calculator")] == ["tiles2048", "calculator"]
+    with pytest.raises(UserError, match="unknown app"):
+        benchdetect.select_apps("tiles2048,nope")
+
+
+def test_play_summary_by_hand():
+    def cand(name: str, tests: bool, execs: list[bool], plays: list[bool]) -> benchplay.CandidateResult:
+        return benchplay.CandidateResult("p", name, tests, exec_ok=execs, play_ok=plays,
+                                         verdicts=["pass" if p else "fail" for p in plays],
+                                         run_ids=[None] * 3, tester_tokens=[None] * 3)
+
+    results = [cand("a", True, [True] * 3, [True, True, False]), cand("b", False, [True] * 3, [False, True, False]),
+               cand("c", True, [False] * 3, [False] * 3)]
+    s = benchplay.summarize(results, [1, 2, 4], 3, tester="offline")
+    # repeats: Play c = 1, 2, 0 of n = 3 -> Play@1 per repeat 1/3, 2/3, 0 -> mean 1/3,
+    # sd = 1/3, se = 1/3/sqrt(3), t(0.975, 2) = 4.302653
+    play1 = s["metrics"]["Play@1"]
+    assert play1["values"] == pytest.approx([1 / 3, 2 / 3, 0.0])
+    assert play1["mean"] == pytest.approx(1 / 3)
+    assert play1["high"] - play1["mean"] == pytest.approx(4.302653 * (1 / 3) / 3 ** 0.5, abs=1e-5)
+    assert s["metrics"]["Exec@1"]["mean"] == pytest.approx(2 / 3)
+    assert s["metrics"]["Pass@2"]["mean"] == pytest.approx(1.0)     # n - c = 1 < k = 2
+    assert s["metrics"]["Play@2"]["values"] == pytest.approx([2 / 3, 1.0, 0.0])  # 1 - C(2,2)/C(3,2) = 2/3
+    assert s["metrics"]["Play@4"]["mean"] is None
+    assert any("fewer than 4 candidates" in n for n in s["notes"])
+    assert any("Efficiency@k omitted" in n for n in s["notes"])
+    assert "Efficiency@1" not in s["metrics"]
+
+
+def test_efficiency_when_tokens_are_known():
+    results = [benchplay.CandidateResult("p", "a", True, exec_ok=[True], play_ok=[True], verdicts=["pass"],
+                                         run_ids=[1], tester_tokens=[1500], generation_tokens=500),
+               benchplay.CandidateResult("p", "b", True, exec_ok=[True], play_ok=[False], verdicts=["fail"],
+                                         run_ids=[2], tester_tokens=[2000], generation_tokens=None)]
+    s = benchplay.summarize(results, [1], 1, tester="llm")
+    # Play@1 = 0.5; 4,000 tokens for the one problem -> 0.5 / 4 = 0.125
+    assert s["metrics"]["Efficiency@1"]["mean"] == pytest.approx(0.125)
+
+
+def test_discover_checks_the_layout(tmp_path):
+    with pytest.raises(UserError, match="not a folder"):
+        benchplay.discover(tmp_path / "missing")
+    with pytest.raises(UserError, match="no candidates"):
+        benchplay.discover(tmp_path)
+    (tmp_path / "notanapp" / "c1").mkdir(parents=True)
+    with pytest.raises(UserError, match="not named after a benchmark app"):
+        benchplay.discover(tmp_path)
+
+
+def test_make_candidates_writes_reference_and_patched_sources(tmp_path):
+    made = benchplay.make_candidates(tmp_path, [APPS / "calculator"])
+    assert made["calculator"][0] == "reference" and "wrong-subtraction" in made["calculator"]
+    ref = tmp_path / "calculator" / "reference"
+    bug = tmp_path / "calculator" / "wrong-subtraction"
+    assert sorted(p.name for p in ref.iterdir()) == ["calc_logic.py", "candidate.json", "main.py"]
+    assert "return a - b" in (ref / "calc_logic.py").read_text()
+    assert "return b - a" in (bug / "calc_logic.py").read_text()
+    assert json.loads((bug / "candidate.json").read_text())["type"] == "logic"
+    with pytest.raises(UserError, match="already exists"):
+        benchplay.make_candidates(tmp_path, [APPS / "calculator"])
+
+
+# -- end to end through the CLI -------------------------------------------------------------
+@needs_xvfb
+def test_bench_detect_end_to_end(tmp_path):
+    db, out = tmp_path / "bench.db", tmp_path / "detect.json"
+    proc = cli("bench", "detect", "--tester", "script", "--apps", "calculator", "--max-steps", "15", "--jobs", "2",
+               "--json", str(out), "--md", str(tmp_path / "detect.md"), "--db", str(db))
+    assert proc.returncode == 0, proc.stderr
+    assert "| calculator@wrong-subtraction | logic | medium | fail | fail |" in proc.stdout
+    assert "bench detect (script)" in proc.stderr and "5/5" in proc.stderr      # the progress bar
+    data = json.loads(out.read_text())
+    s = data["summary"]
+    assert s["runs"] == 5 and s["errors"] == 0
+    assert s["recall"]["rate"] == 1.0 and s["false_positive_rate"]["rate"] == 0.0
+    assert s["agreement"] == {"krippendorff_alpha": 1.0, "kendall_tau_b": pytest.approx(1.0), "units": 5}
+    assert (tmp_path / "detect.md").read_text() == proc.stdout
+    store = TrajectoryStore(db)
+    try:
+        runs = {r["id"]: r for r in store.runs()}
+        assert {r["run_id"] for r in data["runs"]} == set(runs)
+        assert {r["bug"] for r in runs.values()} == {None, "wrong-subtraction", "equals-hangs", "buttons-dead",
+                                                    "invisible-result"}
+        assert all(r["status"] == "completed" and r["tester"] == "script" for r in runs.values())
+    finally:
+        store.close()
+
+
+@needs_xvfb
+def test_bench_play_end_to_end(tmp_path):
+    made = tmp_path / "made"
+    proc = cli("bench", "make-candidates", str(made), "--apps", "calculator")
+    assert proc.returncode == 0, proc.stderr
+    assert "calculator: 5 candidates" in proc.stdout
+    cands = tmp_path / "cands" / "calculator"
+    cands.mkdir(parents=True)
+    for name in ("reference", "wrong-subtraction"):
+        (made / "calculator" / name).rename(cands / name)
+    broken = cands / "broken"
+    broken.mkdir()
+    (broken / "main.py").write_text('raise RuntimeError("this candidate does not start")\n')
+    out = tmp_path / "play.json"
+    proc = cli("bench", "play", "--candidates", str(tmp_path / "cands"), "--k", "1,2", "--tester", "script",
+               "--max-steps", "8", "--jobs", "2", "--json", str(out), "--db", str(tmp_path / "play.db"))
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads(out.read_text())
+    by_name = {c["candidate"]: c for c in s["candidates"]}
+    assert by_name["reference"]["passed_tests"] is True and by_name["reference"]["exec_ok"] == [True]
+    assert by_name["reference"]["verdicts"] == ["pass"]
+    assert by_name["wrong-subtraction"]["passed_tests"] is False
+    assert by_name["wrong-subtraction"]["exec_ok"] == [True] and by_name["wrong-subtraction"]["verdicts"] == ["fail"]
+    assert by_name["broken"]["passed_tests"] is True        # its logic module is the reference's
+    assert by_name["broken"]["exec_ok"] == [False] and by_name["broken"]["verdicts"] == ["fail"]
+    m = s["metrics"]
+    # n = 3; Exec c = 2, Pass c = 2, Play c = 1
+    assert m["Exec@1"]["mean"] == pytest.approx(2 / 3) and m["Pass@1"]["mean"] == pytest.approx(2 / 3)
+    assert m["Play@1"]["mean"] == pytest.approx(1 / 3)
+    assert m["Exec@2"]["mean"] == 1.0 and m["Play@2"]["mean"] == pytest.approx(2 / 3)
+    assert "| Play@1 | 0.333 | n/a (1 repeat) |" in proc.stdout
+    assert "Efficiency@k omitted" in proc.stdout
+
+
+def test_bench_commands_refuse_bad_arguments(tmp_path):
+    proc = cli("bench", "play", "--candidates", str(tmp_path), "--k", "one")
+    assert proc.returncode == 2 and "--k must be comma-separated" in proc.stderr
+    proc = cli("bench", "detect", "--apps", "nope", "--db", str(tmp_path / "x.db"))
+    assert proc.returncode == 2 and "unknown app(s) nope" in proc.stderr
+    proc = cli("bench", "detect", "--tester", "psychic", "--db", str(tmp_path / "x.db"))
+    assert proc.returncode == 2 and "unknown tester 'psychic'" in proc.stderr
+
+
+def test_perf_reads_the_target_lines_of_every_benchmark_style():
+    from benchmark.perf import parse
+
+    text = (
+        "engine overhead per step (capture, 200 steps): median 12.1 ms, p90 20.0 ms  [target <= 30 ms: OK]\n"
+        "action -> settled observation (key press): median 160.2 ms, p90 170.0 ms  [target <= 150 ms: MISS]\n"
+        "window capture 800x600 sustained 10 s: 240 frames/s  [target >= 60: OK]\n"
+        "resident memory:                               512.0 MB   (target <= 400 MB)\n"
+        "next step (new frame decoded), median:          7.10 ms   (target <= 16 ms; p95 9.2 ms)\n"
+        '{"rss_mb": 512.0}\n'
+        "Engine overhead per LLM step (prompt, images; server time removed)\n"
+        "  openai: tester loop, 480x560 frames      median   12.0 ms   p90   20.0 ms   (10 steps)\n"
+        "  anthropic: tester loop, 480x560 frames   median   14.5 ms   p90   20.0 ms   (10 steps)\n"
+        "  target median <= 50 ms: met\n"
+    )
+    rows = [(r.name, r.value, r.target, r.status) for r in parse("b", text)]
+    assert rows == [
+        ("engine overhead per step", "median 12.1 ms, p90 20.0 ms", "<= 30 ms", "OK"),
+        ("action -> settled observation", "median 160.2 ms, p90 170.0 ms", "<= 150 ms", "MISS"),
+        ("window capture 800x600 sustained 10 s", "240 frames/s", ">= 60", "OK"),
+        ("resident memory", "512.0 MB", "<= 400 MB", "MISS"),
+        ("next step, median", "7.10 ms", "<= 16 ms", "OK"),
+        ("Engine overhead per LLM step", "worst median 14.5 ms", "<= 50 ms", "OK"),
+    ]
