@@ -33,6 +33,8 @@ REPAINT_TIMEOUT_S = 1.0
 BUSY_CPU_PERCENT = 80.0
 PROBE_COLOUR = 0xFF00FF
 TRACEBACK_MARK = "Traceback (most recent call last)"
+TRACEBACK_EXIT_GRACE_S = 1.0
+"""After a traceback, how long the process may take to exit before it counts as 'exception' (alive)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,11 @@ class GenericOracles:
         findings: list[Finding] = []
         lines = self.target.lines(self._log_seen)
         self._log_seen += len(lines)
+        if self.target.alive() and any(TRACEBACK_MARK in text for stream, _, text in lines if stream == "stderr"):
+            # A traceback often precedes the exit by a few hundred ms: wait before calling it an exception.
+            deadline = time.monotonic() + TRACEBACK_EXIT_GRACE_S
+            while self.target.alive() and time.monotonic() < deadline:
+                self.sleep(0.05)
         if not self.target.alive():
             self.target.drain_output()
             self._log_seen = len(self.target.lines())
