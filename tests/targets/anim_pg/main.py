@@ -13,7 +13,7 @@ while True:
     for event in pygame.event.get():
         if event.type == pygame.QUIT:
             raise SystemExit
-        if event.type == pygame.KEYDOWN and event.key == pygame.K_space:
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_SPACE:
             dx, spaces = -dx, spaces + 1
             print("space", spaces, flush=True)
             if freeze_after and spaces >= int(freeze_after):

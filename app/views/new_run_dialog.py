@@ -1,0 +1,173 @@
+"""NewRunDialog: choose a target (bundled app or folder), a bug variant, tester and run options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QButtonGroup, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+    QPushButton, QRadioButton, QSpinBox, QVBoxLayout, QWidget,
+)
+
+from app.engine.display import DISPLAY_MODES, ISOLATED
+from app.engine.errors import TargetError
+from app.engine.targetspec import SPEC_FILE, BugInfo, list_apps, load_bugs
+from app.engine.testers import TESTERS
+from app.views.run_request import RunRequest
+
+DEFAULT_MAX_STEPS = 30
+MAX_STEPS_LIMIT = 100_000
+DISPLAY_HELP = {
+    "isolated": "a private Xvfb display: nothing on your screen is touched, the run is shown live here",
+    "desktop": "the target opens on your desktop and is driven with your real mouse and keyboard",
+}
+
+
+class NewRunDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None, *, initial_folder: Path | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New run")
+        self.setMinimumWidth(560)
+        self._bugs: list[BugInfo] = []
+
+        self.bundled_radio = QRadioButton("Bundled app", self)
+        self.folder_radio = QRadioButton("Target folder", self)
+        group = QButtonGroup(self)
+        group.addButton(self.bundled_radio)
+        group.addButton(self.folder_radio)
+        self.app_combo = QComboBox(self)
+        for folder in list_apps():
+            self.app_combo.addItem(folder.name, str(folder))
+        self.folder_edit = QLineEdit(self)
+        self.folder_edit.setPlaceholderText(f"a folder that contains {SPEC_FILE}")
+        self.browse_button = QPushButton("Browse…", self)
+        self.bug_combo = QComboBox(self)
+        self.bug_label = QLabel(self)
+        self.bug_label.setWordWrap(True)
+        self.bug_label.setObjectName("Muted")
+        self.tester_combo = QComboBox(self)
+        self.tester_combo.addItems(list(TESTERS))
+        self.display_combo = QComboBox(self)
+        for mode in DISPLAY_MODES:
+            self.display_combo.addItem(mode, mode)
+            self.display_combo.setItemData(self.display_combo.count() - 1, DISPLAY_HELP.get(mode, ""),
+                                           Qt.ItemDataRole.ToolTipRole)
+        self.display_combo.setCurrentIndex(max(0, self.display_combo.findData(ISOLATED)))
+        self.steps_spin = QSpinBox(self)
+        self.steps_spin.setRange(1, MAX_STEPS_LIMIT)
+        self.steps_spin.setValue(DEFAULT_MAX_STEPS)
+        self.seed_spin = QSpinBox(self)
+        self.seed_spin.setRange(0, 2**31 - 1)
+        self.error_label = QLabel(self)
+        self.error_label.setObjectName("Error")
+        self.error_label.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
+                                        self)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Start run")
+
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.folder_edit, 1)
+        folder_row.addWidget(self.browse_button)
+        form = QFormLayout()
+        form.addRow(self.bundled_radio, self.app_combo)
+        form.addRow(self.folder_radio, folder_row)
+        form.addRow("Bug variant", self.bug_combo)
+        form.addRow("", self.bug_label)
+        form.addRow("Tester", self.tester_combo)
+        form.addRow("Display", self.display_combo)
+        form.addRow("Max steps", self.steps_spin)
+        form.addRow("Seed", self.seed_spin)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+
+        self.bundled_radio.toggled.connect(self._on_source_toggled)
+        self.app_combo.currentIndexChanged.connect(self._on_target_changed)
+        self.folder_edit.textChanged.connect(self._on_target_changed)
+        self.browse_button.clicked.connect(self._on_browse_clicked)
+        self.bug_combo.currentIndexChanged.connect(self._on_bug_changed)
+        self.display_combo.currentIndexChanged.connect(self._on_display_changed)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        if initial_folder is not None:
+            self.folder_edit.setText(str(initial_folder))
+            self.folder_radio.setChecked(True)
+        elif self.app_combo.count():
+            self.bundled_radio.setChecked(True)
+        else:
+            self.folder_radio.setChecked(True)
+        self._on_source_toggled(self.bundled_radio.isChecked())
+        self._on_display_changed(self.display_combo.currentIndex())
+
+    # -- result ---------------------------------------------------------------------------
+    def target_folder(self) -> Path | None:
+        if self.bundled_radio.isChecked():
+            data = self.app_combo.currentData()
+            return Path(data) if data else None
+        text = self.folder_edit.text().strip()
+        return Path(text).expanduser() if text else None
+
+    def request(self) -> RunRequest | None:
+        """The run to start, or None while the choice is not valid (the dialog says why)."""
+        folder = self.target_folder()
+        if folder is None or not (folder / SPEC_FILE).is_file():
+            return None
+        target = str(folder.resolve())
+        bug = self.bug_combo.currentData()
+        if bug:
+            target += f"@{bug}"
+        return RunRequest(target=target, tester=self.tester_combo.currentText(),
+                          display=str(self.display_combo.currentData()), max_steps=self.steps_spin.value(),
+                          seed=self.seed_spin.value())
+
+    # -- handlers ------------------------------------------------------------------------------
+    def _on_source_toggled(self, bundled: bool) -> None:
+        self.app_combo.setEnabled(bundled)
+        self.folder_edit.setEnabled(not bundled)
+        self.browse_button.setEnabled(not bundled)
+        self._on_target_changed()
+
+    def _on_browse_clicked(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose a target folder", self.folder_edit.text())
+        if folder:
+            self.folder_edit.setText(folder)
+
+    def _on_target_changed(self, *_args: object) -> None:
+        folder = self.target_folder()
+        self.bug_combo.blockSignals(True)
+        self.bug_combo.clear()
+        self.bug_combo.addItem("none (the program as it is)", "")
+        self._bugs = []
+        error = ""
+        if folder is None:
+            error = "Choose a bundled app or a target folder."
+        elif not (folder / SPEC_FILE).is_file():
+            error = f"{folder} has no {SPEC_FILE}; choose a folder that contains one."
+        else:
+            try:
+                self._bugs = load_bugs(folder)
+            except TargetError as exc:
+                error = str(exc)
+        for bug in self._bugs:
+            self.bug_combo.addItem(f"{bug.id} — {bug.type}", bug.id)
+        self.bug_combo.blockSignals(False)
+        self.bug_combo.setEnabled(bool(self._bugs))
+        self._on_bug_changed(0)
+        self.error_label.setText(error)
+        self.error_label.setVisible(bool(error))
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not error)
+
+    def _on_bug_changed(self, _index: int) -> None:
+        bug_id = self.bug_combo.currentData()
+        bug = next((b for b in self._bugs if b.id == bug_id), None)
+        if bug is None:
+            self.bug_label.setText(f"{len(self._bugs)} bug variants available." if self._bugs else "")
+        else:
+            extra = f" ({bug.difficulty})" if bug.difficulty else ""
+            self.bug_label.setText(f"{bug.type}{extra}: {bug.description}")
+
+    def _on_display_changed(self, _index: int) -> None:
+        self.display_combo.setToolTip(DISPLAY_HELP.get(str(self.display_combo.currentData()), ""))

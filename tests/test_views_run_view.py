@@ -1,0 +1,168 @@
+"""The run view over a real recorded run: navigation, details, findings, verdict overrides, replay."""
+
+from __future__ import annotations
+
+import pytest
+from test_views_support import isolated_settings, make_synthetic_run, needs_xvfb, probe_db, probe_db_template  # noqa: F401
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QInputDialog  # noqa: E402
+
+from app.engine.store import TrajectoryStore  # noqa: E402
+from app.views.replay_controller import MAX_DELAY_S, MIN_DELAY_S, ReplayController  # noqa: E402
+from app.views.run_view import RunView  # noqa: E402
+from app.views.steps_model import StepsModel  # noqa: E402
+from app.views.verdict_view import AUTHOR_KEY, VerdictView  # noqa: E402
+
+
+@pytest.fixture
+def run_view(qtbot):
+    view = RunView()
+    view.resize(1100, 800)
+    qtbot.addWidget(view)
+    view.show()
+    return view
+
+
+@needs_xvfb
+def test_run_view_shows_a_real_run(run_view, probe_db, qtbot):
+    store = TrajectoryStore(probe_db)
+    run_id = store.runs()[0]["id"]
+    run_view.set_store(store)
+    with qtbot.waitSignal(run_view.sig_step_changed, timeout=2000) as blocker:
+        run_view.open_run(run_id)
+    assert blocker.args == [0]
+    assert run_view.before.image() is not None and run_view.after.image() is not None
+    assert run_view.before.image().width() == 400  # full resolution, the probe window is 400x300
+    assert "Run #" in run_view.header.title.text() and "PASS" in run_view.header.title.text()
+    assert "Step #0" in run_view.details.toPlainText()
+    assert "probe started" in run_view.details.toPlainText()  # the target's log around the step
+
+    run_view.next_step()
+    assert run_view.current_row() == 1
+    run_view.last_step()
+    assert run_view.current_row() == 5
+    run_view.next_step()  # clamps at the end
+    assert run_view.current_row() == 5
+    run_view.first_step()
+    assert run_view.current_row() == 0
+    run_view.previous_step()
+    assert run_view.current_row() == 0
+    assert run_view.film.selectionModel() is run_view.timeline.selectionModel()
+    store.close()
+
+
+def test_findings_jump_to_their_step(run_view, qtbot, tmp_path):
+    store = TrajectoryStore(tmp_path / "f.db")
+    run_id = make_synthetic_run(store, 1200, distinct_frames=4)  # findings at steps 5 and 1002
+    run_view.set_store(store)
+    run_view.open_run(run_id)
+    assert run_view.tabs.tabText(1) == "Findings (2)"
+    item = run_view.findings.item(1)
+    assert item.text().startswith("step 1002 · exception")
+    with qtbot.waitSignal(run_view.sig_step_changed, timeout=2000) as blocker:
+        run_view.findings.itemClicked.emit(item)
+    assert blocker.args == [1002]
+    assert "boom at 1002" in run_view.details.toPlainText()
+    store.close()
+
+
+def test_verdict_override_and_undo_append_judgments(qtbot, tmp_path, isolated_settings):
+    store = TrajectoryStore(tmp_path / "v.db")
+    run_id = make_synthetic_run(store, 3, verdict="fail", distinct_frames=2)
+    store.add_judgment(run_id, source="tester", author="tester", verdict="pass", criterion="score", note="score rose")
+    view = VerdictView()
+    qtbot.addWidget(view)
+    view.set_run(store, run_id)
+    assert "FAIL" in view.badge.text()
+    assert view.criteria.topLevelItemCount() == 1 and view.criteria.topLevelItem(0).text(2) == "score rose"
+    before = len(store.judgments(run_id))
+
+    view.note.setText("the game over screen is correct")
+    with qtbot.waitSignal(view.sig_verdict_changed, timeout=1000):
+        view.pass_button.click()
+    rows = store.judgments(run_id)
+    assert len(rows) == before + 1
+    assert rows[-1]["source"] == "human" and rows[-1]["author"] == "alice" and rows[-1]["verdict"] == "pass"
+    assert rows[-1]["note"] == "the game over screen is correct"
+    assert store.effective_verdict(run_id) == "pass"
+    assert "PASS" in view.badge.text() and "alice" in view.provenance.text()
+
+    view.override("fail", note="no, it is wrong")
+    assert store.effective_verdict(run_id) == "fail" and len(store.judgments(run_id)) == before + 2
+    with qtbot.waitSignal(view.sig_verdict_changed, timeout=1000):
+        view.undo_button.click()
+    assert store.effective_verdict(run_id) == "pass"  # the earlier override is in force again
+    view.undo()
+    assert store.effective_verdict(run_id) == "fail"  # back to the tester's verdict
+    assert view.undo() is None  # nothing left to undo; nothing appended
+    rows = store.judgments(run_id)
+    assert len(rows) == before + 4  # two overrides, two undos: nothing overwritten
+    assert [r["undoes"] is not None for r in rows[-4:]] == [False, False, True, True]
+    assert view.history.topLevelItemCount() == len(rows)
+    assert view.history.topLevelItem(0).font(0).strikeOut() is False  # newest row: the last undo
+    store.close()
+
+
+def test_author_is_asked_once_and_remembered(qtbot, tmp_path, isolated_settings, monkeypatch):
+    isolated_settings.remove(AUTHOR_KEY)
+    asked = []
+
+    def fake_get_text(*args, **kwargs):
+        asked.append(args)
+        return "bob", True
+
+    monkeypatch.setattr(QInputDialog, "getText", staticmethod(fake_get_text))
+    store = TrajectoryStore(tmp_path / "a.db")
+    run_id = make_synthetic_run(store, 2, distinct_frames=1)
+    view = VerdictView()
+    qtbot.addWidget(view)
+    view.set_run(store, run_id)
+    view.override("fail")
+    view.override("pass")
+    assert len(asked) == 1
+    assert [r["author"] for r in store.judgments(run_id) if r["source"] == "human"] == ["bob", "bob"]
+    store.close()
+
+
+def test_replay_uses_recorded_timing_clamped_and_scaled(qtbot, tmp_path):
+    store = TrajectoryStore(tmp_path / "r.db")
+    run_id = make_synthetic_run(store, 6, distinct_frames=2)  # steps 0.2 s apart
+    with store.transaction():
+        store.conn.execute("UPDATE steps SET started_at = started_at + 10 WHERE run_id = ? AND idx >= 3", [run_id])
+    model = StepsModel()
+    model.set_run(store, run_id)
+    replay = ReplayController(model)
+    assert replay.delay_s(0) == pytest.approx(0.2)
+    assert replay.delay_s(2) == MAX_DELAY_S  # a 10 s gap is clamped
+    replay.set_speed(4.0)
+    assert replay.delay_s(0) == pytest.approx(0.05)
+    assert replay.delay_s(2) == MAX_DELAY_S / 4
+    with store.transaction():
+        store.conn.execute("UPDATE steps SET started_at = 0 WHERE run_id = ?", [run_id])
+    model.set_run(store, run_id)
+    replay.set_speed(1.0)
+    assert replay.delay_s(0) == MIN_DELAY_S
+
+    reached: list[int] = []
+    replay.sig_row_reached.connect(reached.append)
+    replay.set_speed(4.0)
+    with qtbot.waitSignal(replay.sig_playing_changed, timeout=3000, check_params_cb=lambda p: p is False):
+        replay.play(0)
+    assert reached == [1, 2, 3, 4, 5]
+    store.close()
+
+
+def test_replay_drives_the_run_view(run_view, qtbot, tmp_path):
+    store = TrajectoryStore(tmp_path / "rv.db")
+    run_id = make_synthetic_run(store, 4, distinct_frames=2)
+    with store.transaction():
+        store.conn.execute("UPDATE steps SET started_at = idx * 0.01 WHERE run_id = ?", [run_id])
+    run_view.set_store(store)
+    run_view.open_run(run_id)
+    run_view.go_to_row(1)
+    with qtbot.waitSignal(run_view.replay.sig_playing_changed, timeout=3000, check_params_cb=lambda p: not p):
+        run_view.replay.toggle(run_view.current_row())
+    assert run_view.current_row() == 3
+    assert run_view.timeline.currentIndex().data(Qt.ItemDataRole.DisplayRole).startswith("#3")
+    store.close()
