@@ -63,7 +63,10 @@ def test_pause_step_take_over_and_stop(db_path):
         assert store.step_count(run_id) == paused_at
         proc.stdin.write("step\n")
         proc.stdin.flush()
+        events: list = []
         step = read_until(proc, "StepRecorded", where=lambda e: e.idx == paused_at)
+        paused_again = read_until(proc, "ControlChanged", events=events)
+        assert paused_again.state == "paused"  # a single step ends paused, and says so
         assert step.action["action"] != "click" or step.action != {"action": "click", "x": 33, "y": 44}
         proc.stdin.write('act {"action": "click", "x": 33, "y": 44}\n')
         proc.stdin.flush()
@@ -106,6 +109,7 @@ def test_kill_9_leaves_a_readable_db_and_no_orphans(db_path):
     assert not [c.pid for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
     store = TrajectoryStore(db_path, readonly=True)
     run = store.runs()[0]
+    assert run["status"] == "interrupted"  # the engine is gone: not 'running' forever
     recorded = [e.idx for e in events if type(e).__name__ == "StepRecorded"]
     steps = store.steps(run["id"])
     assert [s["idx"] for s in steps[: len(recorded)]] == recorded  # every announced step is committed

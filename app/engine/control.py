@@ -28,6 +28,7 @@ class RunControl:
         self._stopped = False
         self._listeners: list[Callable[[str], None]] = []
         self._human: deque[dict[str, Any]] = deque()
+        self._stepped = False
 
     # -- commands (any thread) ---------------------------------------------
     def pause(self) -> None:
@@ -103,8 +104,17 @@ class RunControl:
                     return None
                 if self._step_credits > 0:
                     self._step_credits -= 1
+                    self._stepped = True
                     return None
                 self._cond.wait()
+
+    def step_done(self) -> None:
+        """Called by the loop after each action: a single step ends in the paused state again."""
+        with self._cond:
+            stepped, self._stepped = self._stepped, False
+            still_paused = self._paused and not self._stopped
+        if stepped and still_paused:
+            self._notify("paused")
 
     def sleep(self, seconds: float) -> None:
         """Sleep that wakes early (raising RunStopped) when the run is stopped."""

@@ -7,6 +7,7 @@ before the next action; target and display are shut down on every exit path.
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from dataclasses import dataclass, field
@@ -98,6 +99,7 @@ class Session:
             self.run_id = self.store.create_run(
                 target=spec.label, target_path=str(spec.source), bug=spec.bug, target_rev=spec.revision(),
                 tester=cfg.tester, display=cfg.display, seed=cfg.seed, max_steps=cfg.max_steps,
+                engine_pid=os.getpid(),
                 config={"settle_cap_s": cfg.settle_cap_s, "tester_options": _public_options(cfg.tester_options), "kind": spec.kind},
             )
             attach = getattr(tester, "attach", None)  # testers that record (LLM calls) or cancel (retries)
@@ -215,6 +217,7 @@ class Session:
                 findings.insert(0, Finding("refused", result.message, self.steps))
             self._commit_step(actor, decision, result.outcome, before, after, started, decide_ms, result.act_ms, findings)
             self._flush_logs(target)
+            self.control.step_done()
             obs = after
             if oracles.animated and cap != ANIMATED_SETTLE_CAP_S:
                 cap = ANIMATED_SETTLE_CAP_S

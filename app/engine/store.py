@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+import psutil
 import sqlite_utils
 from PIL import Image
 
@@ -50,6 +51,7 @@ def _migration_1(db: sqlite_utils.Database) -> None:
             config TEXT,
             window_width INTEGER,
             window_height INTEGER,
+            engine_pid INTEGER,
             started_at REAL NOT NULL,
             ended_at REAL
         )"""
@@ -292,7 +294,7 @@ class TrajectoryStore:
         rows = list(self.db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
         if not rows:
             raise StoreError(f"There is no run {run_id} in {self.path}; list runs with `playcoder runs`.")
-        return rows[0]
+        return _mark_interrupted(rows[0])
 
     def runs(self) -> list[dict[str, Any]]:
         """Every run with its step count and effective verdict, newest first."""
@@ -304,6 +306,7 @@ class TrajectoryStore:
         )
         for row in rows:
             row["effective_verdict"] = self.effective_verdict(row["id"], tester_verdict=row["verdict"])
+            _mark_interrupted(row)
         return rows
 
     # -- frames and steps ------------------------------------------------------
@@ -466,6 +469,23 @@ class TrajectoryStore:
             run_id, source="human", author=author, verdict=None, criterion=criterion,
             note="undo of the latest override", undoes=humans[-1]["id"],
         )
+
+
+def _mark_interrupted(row: dict[str, Any]) -> dict[str, Any]:
+    """A 'running' run whose engine process is gone was interrupted (killed, machine crash)."""
+    if row.get("status") == "running" and row.get("ended_at") is None:
+        pid = row.get("engine_pid")
+        alive = False
+        if pid:
+            try:
+                proc = psutil.Process(int(pid))
+                alive = proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE \
+                    and proc.create_time() <= float(row["started_at"]) + 1.0
+            except (psutil.Error, ValueError):
+                alive = False
+        if not alive:
+            row["status"] = "interrupted"
+    return row
 
 
 def _pk(value: Any) -> int:
