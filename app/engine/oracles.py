@@ -21,8 +21,9 @@ from Xlib import error as xerror
 from app.engine.observer import Frame, Observation, VisualObserver, is_blank
 from app.engine.target import TargetProcess
 
-FAILING_KINDS = ("crash", "exception", "freeze", "no-response", "blank", "error")
-"""Finding kinds that make a run fail."""
+FAILING_KINDS = ("crash", "exception", "freeze", "no-response", "blank", "error", "exit")
+"""Finding kinds that make a run fail.  "exit": the program quit by itself while being played —
+a tester never asks it to, so a window that vanishes mid-test is a defect (or an untestable target)."""
 ANIMATION_PROBE_S = 0.5
 ANIMATED_MOTION = 0.3
 """A window whose samples change this often while idle is animating."""

@@ -409,6 +409,23 @@ class TrajectoryStore:
             args.append(t1)
         return list(self.db.query(sql + " ORDER BY t, id", args))
 
+    # -- model calls -------------------------------------------------------------
+    def llm_calls(self, run_id: int, step: int | None = None) -> list[dict[str, Any]]:
+        """The recorded model calls (one row per attempt) of a run, or of one of its steps; oldest first."""
+        if step is None:
+            return list(self.db.query("SELECT * FROM llm_calls WHERE run_id = ? ORDER BY id", [run_id]))
+        return list(self.db.query("SELECT * FROM llm_calls WHERE run_id = ? AND step = ? ORDER BY id", [run_id, step]))
+
+    def llm_usage(self, run_id: int) -> dict[str, Any]:
+        """Totals over a run's model calls: ``calls``, ``tokens_in``, ``tokens_out``, ``cost`` (None when no
+        call had a known price), ``priced`` (calls with a cost) and ``estimated`` (calls whose tokens were counted
+        locally because the provider sent no usage)."""
+        row = self.conn.execute(
+            "SELECT count(*), coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0), sum(cost), count(cost), "
+            "coalesce(sum(tokens_estimated), 0) FROM llm_calls WHERE run_id = ?", [run_id]).fetchone()
+        return {"calls": int(row[0]), "tokens_in": int(row[1]), "tokens_out": int(row[2]),
+                "cost": None if row[3] is None else float(row[3]), "priced": int(row[4]), "estimated": int(row[5])}
+
     # -- judgments -------------------------------------------------------------
     def add_judgment(
         self,
@@ -473,8 +490,8 @@ class TrajectoryStore:
 
 def _mark_interrupted(row: dict[str, Any]) -> dict[str, Any]:
     """A 'running' run whose engine process is gone was interrupted (killed, machine crash)."""
-    if row.get("status") == "running" and row.get("ended_at") is None:
-        pid = row.get("engine_pid")
+    pid = row.get("engine_pid")
+    if row.get("status") == "running" and row.get("ended_at") is None and pid:  # no pid: not the engine's run
         alive = False
         if pid:
             try:

@@ -1,0 +1,136 @@
+"""`playcoder repair TARGET[@BUG]`: the PlayCoder repair loop from the command line.
+
+The target is materialised (a bug variant gets its patch applied in a
+temporary copy) and copied once more into a work folder *without* the
+``bugs/`` folder, so the refiner never sees a bug's description or patch.
+The loop runs on that copy; ``--out DIR`` keeps the repaired copy.
+
+Exit status: 0 when the program passes at the end (fixed), 1 when it still
+fails, 2 when the repair could not run (bad target, no model settings...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from app import cli
+from app.engine.display import DISPLAY_MODES, ISOLATED
+from app.engine.errors import UserError
+from app.paths import default_db
+
+REFINERS = ("offline", "llm")
+WORK_IGNORE = shutil.ignore_patterns("bugs", "__pycache__", "*.pyc", ".pytest_cache")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("repair", help="repair a failing program: play, diagnose, patch, re-test (up to T times)")
+    p.add_argument("target", help="folder with playcoder.toml or a bundled app name, optionally @BUG_ID")
+    p.add_argument("--refiner", choices=REFINERS, default="offline")
+    p.add_argument("--provider", default=None, help="llm refiner: openai, anthropic or compatible")
+    p.add_argument("--model", default=None, help="llm refiner: model name")
+    p.add_argument("--base-url", default=None, help="llm refiner: OpenAI-compatible server address")
+    p.add_argument("--max-iterations", type=int, default=6, help="T: at most this many refine cycles (default 6)")
+    p.add_argument("--tester", default="offline", help="the PlayTester used for every play (default offline)")
+    p.add_argument("--max-steps", type=int, default=40, help="steps per play run")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)
+    p.add_argument("--json", action="store_true", help="print one JSON summary as the last stdout line")
+    p.add_argument("--out", type=Path, default=None, help="keep the repaired copy in this (new or empty) folder")
+    p.add_argument("--db", type=Path, default=None, help="database file (default: $PLAYCODER_DB or the user data dir)")
+    p.set_defaults(handler=cmd_repair)
+
+
+def materialise(target: str, work_parent: Path) -> tuple[Path, str]:
+    """Copy TARGET (with its bug applied) to ``work_parent/<name>`` without bugs/; returns (folder, label)."""
+    from app.engine.targetspec import resolve_target
+
+    resolved = resolve_target(target)
+    try:
+        spec = resolved.spec
+        work = work_parent / spec.name
+        shutil.copytree(spec.folder, work, ignore=WORK_IGNORE)
+        return work, spec.label
+    finally:
+        resolved.cleanup()
+
+
+def build_loop(args: argparse.Namespace, store: Any, work: Path, label: str) -> Any:
+    from app.engine.repair.loop import RepairConfig, RepairLoop
+    from app.engine.repair.offline_refiner import OfflineRefiner
+    from app.engine.repair.sandbox import Executor, Workspace
+    from app.engine.repair.tools import UnitTestRunner, Validator
+    from app.engine.targetspec import load_spec
+
+    spec = load_spec(work)
+    executor = Executor()
+    validator = Validator(executor, entry_scripts=[c for c in spec.command if c.endswith(".py")] or ["main.py"])
+    tests = UnitTestRunner(executor)
+    refiner: Any
+    if args.refiner == "llm":
+        from app.engine.repair.chat import make_chat_model
+        from app.engine.repair.llm_refiner import LLMRefiner
+
+        model = make_chat_model({"provider": args.provider, "model": args.model, "base_url": args.base_url})
+        refiner = LLMRefiner(model, max_iterations=args.max_iterations, target=label)
+    else:
+        refiner = OfflineRefiner(executor, validator, tests)
+    config = RepairConfig(target=label, tester=args.tester, max_iterations=args.max_iterations,
+                          max_steps=args.max_steps, seed=args.seed, display=args.display)
+
+    def progress(cycle: Any) -> None:
+        if not args.json:
+            print(f"iteration {cycle.iteration}: {cycle.outcome} — {cycle.description}"
+                  + (f" (re-test run {cycle.retest_run}: {cycle.verdict})" if cycle.retest_run else "")
+                  + (f"; {cycle.error}" if cycle.error and cycle.outcome != "fixed" else ""), flush=True)
+
+    return RepairLoop(store, Workspace(work), refiner, validator, tests, config, on_cycle=progress)
+
+
+def cmd_repair(args: argparse.Namespace) -> int:
+    from app.engine.store import TrajectoryStore
+
+    if args.max_iterations < 1:
+        raise UserError("--max-iterations must be at least 1.")
+    if args.max_steps < 1:
+        raise UserError("--max-steps must be at least 1.")
+    if args.out is not None and args.out.exists() and any(args.out.iterdir()):
+        raise UserError(f"{args.out} is not empty; give --out a new or empty folder.")
+    db = args.db or default_db()
+    with tempfile.TemporaryDirectory(prefix="playcoder-repair-") as tmp:
+        work, label = materialise(args.target, Path(tmp))
+        store = TrajectoryStore(db)
+        try:
+            loop = build_loop(args, store, work, label)
+            if not args.json:
+                print(f"repairing {label} with the {args.refiner} refiner (at most {args.max_iterations} iterations)…",
+                      flush=True)
+            result = loop.run()
+        finally:
+            store.close()
+        if args.out is not None:
+            args.out.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(work, args.out, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache"))
+    summary = result.summary(str(db))
+    if args.out is not None:
+        summary["out"] = str(args.out)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{'fixed' if result.fixed else 'not fixed'}: {result.reason} "
+              f"({len(result.cycles)} iteration(s), {result.seconds:.1f} s; session run {result.session_run})")
+        if args.out is not None:
+            print(f"repaired copy: {args.out}")
+    if result.final_verdict == "error" and not result.cycles and not result.fixed:
+        print(f"playcoder: {result.reason}", file=sys.stderr)
+        return 2
+    return 0 if result.fixed else 1
+
+
+cli._EXTRA_COMMANDS.append(register)

@@ -1,0 +1,280 @@
+"""The PlayCoder loop: play → (fail) diagnose → refine → apply → validate → re-test, at most T times.
+
+The program passes when its unit tests pass and every tester's verdict is
+pass (the offline tester, plus the scripted rubric tester when it exists
+and the target has a ``[[script]]`` section).  A repair session is a run
+row of kind ``repair`` (the anchor); every cycle is a ``patches`` row on
+it: iteration, diagnosis text, unified diff, files, validation output, the
+re-test run id, tokens and seconds.  ``files`` and ``validation`` are JSON
+(see :mod:`app.engine.repair.records`).
+
+A patch that passed the gate but whose re-test is no better (same failure,
+or a new one) is reverted, so each cycle starts from the best program so
+far; the refiner never gets the same candidate twice.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from app.engine.control import RunControl
+from app.engine.display import ISOLATED
+from app.engine.errors import RunStopped, UserError
+from app.engine.repair.checks import Gate
+from app.engine.repair.diagnosis import Diagnosis, build_diagnosis
+from app.engine.repair.patching import PatchError, apply_atomically
+from app.engine.repair.proposal import Proposal, Refiner
+from app.engine.repair.records import CycleRecord
+from app.engine.repair.sandbox import Workspace
+from app.engine.repair.tools import TestReport, UnitTestRunner, Validator
+from app.engine.session import RunConfig, Session
+from app.engine.store import TrajectoryStore
+from app.engine.targetspec import SPEC_FILE
+
+MAX_ITERATIONS = 6
+"""T in the paper."""
+RUBRIC_TESTER = "script"
+EXIT_KIND = "exit"
+"""A program that quits on its own while being played is not playable, whatever a tester concluded."""
+
+
+@dataclass
+class RepairConfig:
+    target: str
+    """The label recorded for the session (e.g. ``calculator@wrong-subtraction``)."""
+    tester: str = "offline"
+    max_iterations: int = MAX_ITERATIONS
+    max_steps: int = 40
+    seed: int = 0
+    display: str = ISOLATED
+
+
+@dataclass
+class PlayOutcome:
+    run_ids: list[int]
+    verdict: str
+    reason: str
+
+    @property
+    def run_id(self) -> int | None:
+        return self.run_ids[0] if self.run_ids else None
+
+
+@dataclass
+class RepairResult:
+    session_run: int
+    target: str
+    fixed: bool
+    final_verdict: str
+    cycles: list[CycleRecord] = field(default_factory=list)
+    runs: list[int] = field(default_factory=list)
+    seconds: float = 0.0
+    reason: str = ""
+
+    def summary(self, db: str) -> dict[str, Any]:
+        return {"target": self.target, "session_run": self.session_run,
+                "iterations": [c.summary() for c in self.cycles], "final_verdict": self.final_verdict,
+                "fixed": self.fixed, "runs": self.runs, "reason": self.reason, "seconds": round(self.seconds, 2),
+                "db": db}
+
+
+class RepairLoop:
+    def __init__(self, store: TrajectoryStore, workspace: Workspace, refiner: Refiner, validator: Validator,
+                 tests: UnitTestRunner, config: RepairConfig, *, control: RunControl | None = None,
+                 on_cycle: Callable[[CycleRecord], None] | None = None) -> None:
+        self.store = store
+        self.workspace = workspace
+        self.refiner = refiner
+        self.validator = validator
+        self.tests = tests
+        self.config = config
+        self.control = control or RunControl()
+        self.on_cycle = on_cycle
+        self.session_run: int | None = None
+        self.runs: list[int] = []
+
+    # -- playing -------------------------------------------------------------------
+    def testers(self) -> list[str]:
+        names = [self.config.tester]
+        if self.config.tester != RUBRIC_TESTER and _has_script(self.workspace):
+            try:
+                from app.engine.testers import make_tester
+
+                make_tester(RUBRIC_TESTER)
+                names.append(RUBRIC_TESTER)
+            except UserError:
+                pass
+        return names
+
+    def play(self) -> PlayOutcome:
+        cfg = self.config
+        ids, verdict, reasons = [], "pass", []
+        for tester in self.testers():
+            result = Session(RunConfig(target=str(self.workspace.root), tester=tester, display=cfg.display,
+                                       max_steps=cfg.max_steps, seed=cfg.seed), self.store).run()
+            if result.run_id is not None:
+                ids.append(result.run_id)
+            exited = next((f for f in result.findings if f.kind == EXIT_KIND), None)
+            if result.verdict != "pass" or exited is not None:
+                verdict = "error" if result.verdict == "error" and verdict == "pass" else "fail"
+            why = result.reason or result.error
+            if exited is not None and result.verdict == "pass":
+                why = f"the program exited by itself while being played (step {exited.step}); {why}"
+            reasons.append(f"{tester}: {'fail' if exited is not None else result.verdict} — {why}")
+        self.runs.extend(ids)
+        return PlayOutcome(ids, verdict, "; ".join(reasons))
+
+    def diagnose(self, play: PlayOutcome, tests: TestReport | None) -> Diagnosis:
+        diag = build_diagnosis(self.store, play.run_id, self.workspace, tests, verdict=play.verdict,
+                               reason=play.reason)
+        diag.run_ids = list(play.run_ids)
+        for extra in play.run_ids[1:]:  # the rubric run's findings count too
+            more = build_diagnosis(self.store, extra, self.workspace, None)
+            diag.findings.extend(more.findings)
+        return diag
+
+    # -- the loop ----------------------------------------------------------------------
+    def run(self) -> RepairResult:
+        cfg = self.config
+        t0 = time.monotonic()
+        self.session_run = self.store.create_run(
+            kind="repair", target=cfg.target, target_path=str(self.workspace.root), tester=cfg.tester,
+            display=cfg.display, seed=cfg.seed, max_steps=cfg.max_steps,
+            config={"refiner": self.refiner.name, "max_iterations": cfg.max_iterations})
+        result = RepairResult(self.session_run, cfg.target, False, "error")
+        self.refiner.begin(self.store, self.session_run)
+        status = "error"
+        try:
+            self._run(result)
+            status = "completed"
+        except RunStopped:
+            status, result.reason = "stopped", "stopped by the user"
+        except KeyboardInterrupt:
+            status, result.reason = "stopped", "interrupted"
+            raise
+        except UserError as exc:
+            result.reason = str(exc)
+        except Exception as exc:  # an engine bug: close the session row, then let it surface
+            result.reason = f"internal error: {type(exc).__name__}: {exc}"
+            raise
+        finally:
+            result.runs = list(self.runs)
+            result.seconds = time.monotonic() - t0
+            self.store.finish_run(self.session_run, status=status,
+                                  verdict=("pass" if result.fixed else "fail") if status == "completed" else None,
+                                  reason=result.reason, error="" if status == "completed" else result.reason)
+        return result
+
+    def _run(self, result: RepairResult) -> None:
+        cfg = self.config
+        baseline: TestReport | None = self.tests.run(self.workspace)
+        play = self.play()
+        diag = self.diagnose(play, baseline)
+        if not diag.failing:
+            result.fixed, result.final_verdict = True, "pass"
+            result.reason = "the program already passes: its unit tests pass and the tester says pass"
+            return
+        result.final_verdict = "fail"
+        for iteration in range(1, cfg.max_iterations + 1):
+            self.control.checkpoint()
+            started = time.monotonic()
+            cycle, diag, baseline, done = self._cycle(iteration, diag, baseline, started)
+            result.cycles.append(cycle)
+            if self.on_cycle is not None:
+                self.on_cycle(cycle)
+            if cycle.outcome == "fixed":
+                result.fixed, result.final_verdict = True, "pass"
+                result.reason = f"fixed in iteration {iteration}: {cycle.description}"
+                return
+            if done:
+                result.reason = f"stopped after iteration {iteration}: {cycle.error or cycle.description}"
+                return
+        result.reason = f"not fixed after {cfg.max_iterations} iterations"
+
+    def _cycle(self, iteration: int, diag: Diagnosis, baseline: TestReport | None,
+               started: float) -> tuple[CycleRecord, Diagnosis, TestReport | None, bool]:
+        try:
+            proposal = self.refiner.propose(diag, self.workspace, iteration, baseline)
+        except UserError as exc:
+            proposal = Proposal({}, "the refiner failed", error=str(exc))
+        cycle = CycleRecord(iteration=iteration, diagnosis=_diagnosis_text(diag, proposal), before_run=diag.run_id,
+                            before_runs=list(diag.run_ids),
+                            description=proposal.description, tokens=proposal.tokens, refiner=self.refiner.name)
+        cycle.log = proposal.log
+        if not proposal.edits:
+            cycle.outcome, cycle.error = "no-patch", proposal.error or proposal.description
+            cycle.validation = proposal.error
+            diag.notes.append(f"iteration {iteration} produced no patch: {cycle.error}")
+            return self._record(cycle, started), diag, baseline, proposal.exhausted
+        before = self.workspace.snapshot()
+        gate = Gate(self.validator, self.tests, baseline)
+        try:
+            applied, check = apply_atomically(self.workspace, proposal.edits, gate)
+        except PatchError as exc:
+            cycle.outcome, cycle.error, cycle.validation = "error", str(exc), str(exc)
+            diag.notes.append(f"iteration {iteration}: the patch could not be applied: {exc}")
+            self.refiner.rejected(proposal, str(exc))
+            return self._record(cycle, started), diag, baseline, False
+        cycle.validation, cycle.gate = check.text(), check.as_dict()
+        if applied is None:
+            cycle.outcome, cycle.error = "rejected", check.reason
+            diag.notes.append(f"iteration {iteration}: the patch was rejected before the re-test: {check.reason}")
+            self.refiner.rejected(proposal, check.reason)
+            return self._record(cycle, started), diag, baseline, False
+        cycle.diff, cycle.files = applied.diff, applied.files
+        play = self.play()
+        cycle.retest_run, cycle.retest_runs, cycle.verdict = play.run_id, play.run_ids, play.verdict
+        new = self.diagnose(play, check.tests)
+        if not new.failing:
+            cycle.outcome = "fixed"
+            return self._record(cycle, started), new, check.tests, True
+        if _improved(diag, new):
+            cycle.outcome = "kept"
+            new.notes = diag.notes + [f"iteration {iteration} kept {proposal.description}: it made progress"]
+            return self._record(cycle, started), new, check.tests, False
+        self.workspace.restore(before)
+        cycle.outcome = "reverted"
+        why = f"the re-test still fails ({play.reason})"
+        self.refiner.rejected(proposal, why)
+        diag.notes.append(f"iteration {iteration}: {proposal.description} was reverted: {why}")
+        return self._record(cycle, started), diag, baseline, False
+
+    def _record(self, cycle: CycleRecord, started: float) -> CycleRecord:
+        cycle.seconds = round(time.monotonic() - started, 3)
+        assert self.session_run is not None
+        with self.store.transaction():
+            cycle.patch_id = int(self.store.db.table("patches").insert({
+                "run_id": self.session_run, "iteration": cycle.iteration, "diagnosis": cycle.diagnosis,
+                "diff": cycle.diff, "files": json.dumps(cycle.files_json(self.session_run, self.config.target)),
+                "validation": json.dumps(cycle.validation_json()), "retest_run": cycle.retest_run,
+                "tokens": cycle.tokens, "seconds": cycle.seconds, "at": time.time(),
+            }).last_pk or 0)
+        return cycle
+
+
+def _diagnosis_text(diag: Diagnosis, proposal: Proposal) -> str:
+    text = diag.text()
+    if proposal.analysis:
+        text += "\n\nRefiner analysis:\n" + proposal.analysis.strip()
+    return text
+
+
+def _improved(old: Diagnosis, new: Diagnosis) -> bool:
+    old_failed = set(old.tests.failed) if old.tests is not None else set()
+    new_failed = set(new.tests.failed) if new.tests is not None else set()
+    tests_better = new_failed < old_failed
+    tester_better = old.tester_failed and not new.tester_failed
+    tester_worse = new.tester_failed and (not old.tester_failed or new.primary_kind != old.primary_kind)
+    return (tests_better or tester_better) and not tester_worse
+
+
+def _has_script(workspace: Workspace) -> bool:
+    try:
+        data = tomllib.loads(workspace.read_text(SPEC_FILE))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+    return bool(data.get("script"))

@@ -1,0 +1,101 @@
+"""RepairView on a database written by a real repair (CLI, Xvfb plays): cycles, diff, validation, frames, keys."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+
+from app.engine.store import TrajectoryStore  # noqa: E402
+from app.views.diff_html import side_by_side_rows  # noqa: E402
+from app.views.repair_view import RepairView  # noqa: E402
+
+from conftest import ROOT, needs_xvfb  # noqa: E402
+
+pytestmark = needs_xvfb
+
+
+@pytest.fixture(scope="module")
+def repaired_db(tmp_path_factory):
+    """Two cycles of a real repair: the invisible calculator display, found by the rubric tester."""
+    db = tmp_path_factory.mktemp("repair-view") / "repair.db"
+    env = dict(os.environ, SDL_AUDIODRIVER="dummy")
+    proc = subprocess.run([sys.executable, "-m", "app", "repair", "calculator@invisible-result", "--max-iterations",
+                           "2", "--json", "--db", str(db)], capture_output=True, text=True, timeout=400, cwd=ROOT,
+                          env=env)
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert len(summary["iterations"]) == 2, (summary, proc.stderr)
+    return db, summary
+
+
+def test_repair_view_steps_through_cycles(qtbot, repaired_db):
+    db, summary = repaired_db
+    store = TrajectoryStore(db, readonly=True)
+    view = RepairView(store)
+    qtbot.addWidget(view)
+    view.resize(1200, 800)
+    view.show()
+    qtbot.waitExposed(view)
+
+    assert view.cycle_count() == 2
+    assert view.tree.topLevelItemCount() == 1
+    assert f"#{summary['session_run']} calculator@invisible-result" in view.tree.topLevelItem(0).text(0)
+    first = view.current_cycle()
+    assert first is not None and first.iteration == 1
+    assert "Iteration 1" in view.header.text()
+
+    # what triggered it: the rubric's failed criterion, and the diagnosis
+    assert view.findings.finding_count() >= 1
+    shown = [view.findings.item(i).text() for i in range(view.findings.count())]
+    assert any("criterion" in t for t in shown)
+    assert "Play run" in view.diagnosis.toPlainText()
+
+    # the patch, unified and side by side
+    diff = summary["iterations"][0]["diff"]
+    assert diff and "DISPLAY" in view.diff_browser.toPlainText()
+    view.side_by_side.setChecked(True)
+    text = view.diff_browser.toPlainText()
+    removed = next(line[1:] for line in diff.splitlines() if line.startswith("-") and not line.startswith("---"))
+    added = next(line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    assert removed.strip() in text and added.strip() in text
+    assert any(r.kind == "change" and r.left and r.right for r in side_by_side_rows(diff))
+    assert "[syntax] ok" in view.validation.toPlainText()
+
+    # before / after frames at the same step, one slider
+    before, after = view.frame_pair()
+    assert before is not None and after is not None and not before.isNull() and not after.isNull()
+    assert view.step_slider.maximum() >= 5
+    view.step_slider.setValue(5)
+    assert view.step_label.text() == "step 5"
+    assert view.before_frame.image() is not None
+
+    # Page Down / Page Up walk the cycles and say so
+    view.activateWindow()
+    qtbot.waitUntil(view.isActiveWindow, timeout=2000)
+    with qtbot.waitSignal(view.sig_cycle_selected, timeout=2000) as blocker:
+        qtbot.keyClick(view, Qt.Key.Key_PageDown)
+    assert view.current_cycle().iteration == 2 and blocker.args == [view.current_cycle().patch_id]
+    assert not view.next_button.isEnabled() and view.prev_button.isEnabled()
+    qtbot.keyClick(view, Qt.Key.Key_PageUp)
+    assert view.current_cycle().iteration == 1
+    qtbot.mouseClick(view.next_button, Qt.MouseButton.LeftButton)
+    assert view.current_cycle().iteration == 2
+    store.close()
+
+
+def test_repair_view_on_an_empty_database(qtbot, tmp_path):
+    store = TrajectoryStore(tmp_path / "empty.db")
+    view = RepairView(store)
+    qtbot.addWidget(view)
+    assert view.cycle_count() == 0 and view.current_cycle() is None
+    view.next_cycle()
+    view.previous_cycle()
+    assert view.frame_pair() == (None, None)
+    store.close()
