@@ -65,6 +65,7 @@ class GenericOracles:
         self._log_seen = 0
         self._blank_streak = 0
         self._probe_ok_at_try = -1
+        self._exceptions_seen: set[str] = set()
 
     # -- start -----------------------------------------------------------
     def check_start(self, obs: Observation) -> list[Finding]:
@@ -159,9 +160,12 @@ class GenericOracles:
             return findings
         if any(TRACEBACK_MARK in text for stream, _, text in lines if stream == "stderr"):
             tail = [t for s, _, t in lines if s == "stderr"][-8:]
-            findings.append(Finding(
-                "exception", "an exception was printed while the program kept running: " + tail[-1].strip(),
-                step, {"log": tail}))
+            last = tail[-1].strip()
+            if last not in self._exceptions_seen:  # the same error again adds no evidence
+                self._exceptions_seen.add(last)
+                findings.append(Finding(
+                    "exception", "an exception was printed while the program kept running: " + last,
+                    step, {"log": tail}))
         if is_blank(frame):
             self._blank_streak += 1
             if self._blank_streak >= 2:
@@ -169,6 +173,26 @@ class GenericOracles:
         else:
             self._blank_streak = 0
         return findings
+
+
+def _busiest_region(frame: Frame) -> tuple[int, int, int, int]:
+    """The half-size window region with the most detail (x, y, w, h).
+
+    The X server refills plain areas of a covered window with its background colour
+    by itself, so only detailed content (text, drawings) proves the program repainted.
+    """
+    w, h = frame.width, frame.height
+    rw, rh = max(1, w // 2), max(1, h // 2)
+    grey = frame.array()[::2, ::2, :3].astype(np.int16).sum(axis=2)
+    edges = (np.abs(np.diff(grey, axis=0))[:, :-1] + np.abs(np.diff(grey, axis=1))[:-1, :]) > 24
+    best, best_score = (w // 4, h // 4), -1
+    for fx in (0, 1, 2):
+        for fy in (0, 1, 2):
+            x, y = fx * w // 4, fy * h // 4
+            score = int(edges[y // 2:(y + rh) // 2, x // 2:(x + rw) // 2].sum())
+            if score > best_score:
+                best, best_score = (x, y), score
+    return best[0], best[1], rw, rh
 
 
 def repaint_probe(target: TargetProcess, observer: VisualObserver,
@@ -182,8 +206,7 @@ def repaint_probe(target: TargetProcess, observer: VisualObserver,
     if win is None or not target.alive():
         return None
     before = observer.capture()
-    w, h = before.width, before.height
-    rx, ry, rw, rh = w // 4, h // 4, max(1, w // 2), max(1, h // 2)
+    rx, ry, rw, rh = _busiest_region(before)
     region = before.array()[ry:ry + rh, rx:rx + rw, :3]
     if int(region.max()) - int(region.min()) < 8:
         return None

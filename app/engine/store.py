@@ -192,7 +192,13 @@ def _migration_1(db: sqlite_utils.Database) -> None:
         db.execute(sql)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1]
+def _migration_2(db: sqlite_utils.Database) -> None:
+    """Runs remember the engine's pid, so a run whose engine died shows as interrupted."""
+    if "engine_pid" not in db.table("runs").columns_dict:
+        db.execute("ALTER TABLE runs ADD COLUMN engine_pid INTEGER")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
