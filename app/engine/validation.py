@@ -128,6 +128,11 @@ def _candidates(store: TrajectoryStore, verdict: str, tester: str | None) -> lis
     return [int(r[0]) for r in store.conn.execute(sql + " ORDER BY id", args).fetchall()]
 
 
+def candidate_counts(store: TrajectoryStore, tester: str | None = None) -> dict[str, int]:
+    """How many runs :func:`sample_set` could draw from, by tester verdict: ``{"pass": n, "fail": m}``."""
+    return {SUCCESS: len(_candidates(store, SUCCESS, tester)), FAILURE: len(_candidates(store, FAILURE, tester))}
+
+
 def _too_few(found: int, needed: int, verdict: str, option: str) -> UserError:
     runs = "run has" if found == 1 else "runs have"
     return UserError(
@@ -475,6 +480,17 @@ def blinded_run(store: TrajectoryStore, run_id: int) -> BlindedRun:
                     float(s["started_at"]) - t0)
         for s in store.steps(run_id)
     ]
-    logs = [(str(r["stream"]), float(r["t"]) - t0, str(r["text"])) for r in store.logs(run_id)]
-    # A target label is "name@bug"; the injected bug would hint at the answer.
-    return BlindedRun(run_id, str(run["target"]).split("@", 1)[0], steps, logs)
+    # A target label is "name@bug"; the injected bug would hint at the answer.  Its id also shows in the
+    # logs, in the path of the variant's temporary copy (tracebacks), so it is hidden there too.
+    target, _, bug = str(run["target"]).partition("@")
+    bug = bug or str(run.get("bug") or "")
+    logs = [(str(r["stream"]), float(r["t"]) - t0, _hide(str(r["text"]), bug)) for r in store.logs(run_id)]
+    return BlindedRun(run_id, target, steps, logs)
+
+
+BUG_PLACEHOLDER = "variant"
+"""What a bug variant's id becomes in the blinded logs."""
+
+
+def _hide(text: str, bug: str) -> str:
+    return text.replace(bug, BUG_PLACEHOLDER) if bug else text

@@ -22,7 +22,7 @@ import os
 import sys
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
@@ -83,9 +83,16 @@ class EngineBridge(QObject):
         }
 
     # -- process ---------------------------------------------------------------------
-    def start(self, arguments: list[str], *, program: str | None = None, cwd: Path | None = None) -> None:
-        """Start ``program arguments`` (default: this Python) with stdin open for control lines."""
+    def start(self, arguments: list[str], *, program: str | None = None, cwd: Path | None = None,
+              extra_env: Mapping[str, str] | None = None) -> None:
+        """Start ``program arguments`` (default: this Python) with stdin open for control lines.
+
+        ``extra_env`` is added to the child's environment only (secrets such as
+        an API key go there, never into ``arguments``, which any user can list).
+        """
         env = QProcessEnvironment.systemEnvironment()
+        for name, value in (extra_env or {}).items():
+            env.insert(name, value)
         path = env.value("PYTHONPATH", "")
         env.insert("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
         env.insert("PYTHONUNBUFFERED", "1")

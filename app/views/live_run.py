@@ -53,7 +53,7 @@ class LiveRun(QObject):
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
-        self.bridge.start(self.request.engine_arguments(self.db))
+        self.bridge.start(self.request.engine_arguments(self.db), extra_env=self.request.engine_environment())
         self._set_state(STARTING)
 
     def attach_view(self, view: LiveView | None) -> None:

@@ -12,10 +12,11 @@ import logging
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QToolBar, QToolButton, QWidget,
+    QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QStackedWidget, QToolBar, QToolButton,
+    QWidget,
 )
 
 from app.engine.errors import StoreError
@@ -26,10 +27,13 @@ from app.views.error_reporter import ErrorReporter, default_log_file
 from app.views.live_run import FINISHED, LiveRun
 from app.views.new_run_dialog import NewRunDialog
 from app.views.quit_on_signals import QuitOnSignals
+from app.views.repair_menu import UNAVAILABLE, RepairMenu, repair_view_class
 from app.views.run_browser_view import RunBrowserView
 from app.views.run_request import RunRequest
 from app.views.run_transfer import RunTransfer
 from app.views.run_view import RunView
+from app.views.settings_dialog import SettingsDialog
+from app.views.validation_menu import ValidationMenu
 from app.views.workbench_actions import WorkbenchActions
 
 log = logging.getLogger(__name__)
@@ -39,6 +43,9 @@ STYLE_SHEET = RESOURCES / "workbench.qss"
 LIVE_REFRESH_MS = 1000
 """How often the run list is re-read while a live run is going."""
 DEFAULT_SIZE = (1400, 900)
+RUNS_PAGE, BLINDED_PAGE = 0, 1
+BLINDED_TEXT = ("Blinded labelling is open in its own window.\n\nThe run list and the run details stay hidden here "
+                "until you close it.")
 
 
 def apply_style(app: QApplication) -> None:
@@ -91,9 +98,18 @@ class MainWindow(QMainWindow):
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([440, 960])
         splitter.setChildrenCollapsible(False)
-        self.setCentralWidget(splitter)
+        self.blinded_label = QLabel(BLINDED_TEXT, self)
+        self.blinded_label.setObjectName("Muted")
+        self.blinded_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.blinded_label.setWordWrap(True)
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(splitter)
+        self.pages.addWidget(self.blinded_label)
+        self.setCentralWidget(self.pages)
         self.commands = WorkbenchActions(self)
         self.transfer = RunTransfer(self)
+        self.validation = ValidationMenu(self, self)
+        self.repair = RepairMenu(self, self.show_message, repair_view_class())
         self._build_menus()
         self._build_toolbar()
         self.live_label = QLabel(self)
@@ -104,6 +120,7 @@ class MainWindow(QMainWindow):
         self._refresh_timer.timeout.connect(self._on_refresh_timer_timeout)
         self._connect()
         self.commands.set_live_controls(None)
+        self.set_blinded(False)
         self._update_title()
 
     # -- construction ------------------------------------------------------------------------
@@ -112,6 +129,7 @@ class MainWindow(QMainWindow):
         file_menu = bar.addMenu("&File")
         for action in (a.new_run, a.open_db, None, a.export_run, a.import_bundle, a.export_report, None, a.quit):
             file_menu.addSeparator() if action is None else file_menu.addAction(action)
+        bar.addMenu("&Edit").addAction(a.settings)
         run_menu = bar.addMenu("&Run")
         for action in (a.pause, a.step, a.stop, None, a.replay, None, a.undo_override):
             run_menu.addSeparator() if action is None else run_menu.addAction(action)
@@ -119,6 +137,10 @@ class MainWindow(QMainWindow):
         for action in (a.show_browser, a.show_film, None, a.previous_step, a.next_step, a.first_step, a.last_step,
                        None, a.zoom_fit, a.refresh):
             view_menu.addSeparator() if action is None else view_menu.addAction(action)
+        validation_menu = bar.addMenu("Va&lidation")
+        for action in (a.new_validation_set, None, a.annotate, a.agreement):
+            validation_menu.addSeparator() if action is None else validation_menu.addAction(action)
+        bar.addMenu("Re&pair").addAction(a.repair_sessions)
         bar.addMenu("&Help").addAction(a.about)
 
     def _build_toolbar(self) -> None:
@@ -147,6 +169,12 @@ class MainWindow(QMainWindow):
         a.export_report.triggered.connect(self.transfer.export_report)
         self.transfer.sig_run_imported.connect(self._on_transfer_run_imported)
         a.quit.triggered.connect(self.close)
+        a.settings.triggered.connect(self._on_settings_triggered)
+        a.new_validation_set.triggered.connect(self.validation.new_set)
+        a.annotate.triggered.connect(self.validation.annotate)
+        a.agreement.triggered.connect(self.validation.open_dashboard)
+        a.repair_sessions.triggered.connect(self._on_repair_triggered)
+        self.validation.sig_blinding_changed.connect(self._on_validation_blinding_changed)
         a.pause.triggered.connect(self._on_pause_triggered)
         a.step.triggered.connect(self._on_step_triggered)
         a.stop.triggered.connect(self._on_stop_triggered)
@@ -183,6 +211,7 @@ class MainWindow(QMainWindow):
         self.store, self.db_path = store, Path(path)
         self.run_view.set_store(store)
         self.browser.set_store(store)
+        self.repair.set_store(store, self._repair_title())
         self._update_title()
         self.statusBar().showMessage(f"{self.browser.model.rowCount()} runs in {path}", 5000)
         return True
@@ -214,6 +243,21 @@ class MainWindow(QMainWindow):
         self._refresh_timer.start()
         return live
 
+    def live_active(self) -> bool:
+        return self.live is not None and self.live.active
+
+    def set_blinded(self, on: bool) -> None:
+        """Hide (True) or show again the runs, verdicts and the commands that show them."""
+        self.pages.setCurrentIndex(BLINDED_PAGE if on else RUNS_PAGE)
+        for action in self.commands.revealing():
+            action.setEnabled(not on)
+        self.commands.repair_sessions.setEnabled(not on and self.repair.available)
+        if not self.repair.available:
+            self.commands.repair_sessions.setToolTip(UNAVAILABLE)
+        if on:
+            self.run_view.replay.pause()
+            self.repair.close()
+
     def show_message(self, text: str, *, title: str = APP_NAME, error: bool = True) -> None:
         self.messages.append(text)
         log.info("message: %s", text)
@@ -224,6 +268,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.run_view.replay.pause()
+        self.validation.close_windows()
+        self.repair.close()
         if self.live is not None:
             self.live.shutdown()
         self._refresh_timer.stop()
@@ -231,6 +277,9 @@ class MainWindow(QMainWindow):
             self.store.close()
             self.store = None
         super().closeEvent(event)
+
+    def _repair_title(self) -> str:
+        return f"Repair sessions — {self.db_path}"
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{APP_NAME} — {self.db_path}" if self.db_path else f"{APP_NAME} — no database")
@@ -240,6 +289,20 @@ class MainWindow(QMainWindow):
         dialog = NewRunDialog(self)
         if dialog.exec() and (request := dialog.request()) is not None:
             self.start_run(request)
+
+    def _on_settings_triggered(self) -> None:
+        dialog = SettingsDialog(QSettings(), self)
+        if dialog.exec():
+            self.statusBar().showMessage("Settings saved.", 5000)
+
+    def _on_repair_triggered(self) -> None:
+        self.repair.open(self.store, self._repair_title())
+
+    def _on_validation_blinding_changed(self, on: bool) -> None:
+        self.set_blinded(on)
+        if not on and self.store is not None:  # a promoted label is a new human judgment
+            self.browser.refresh()
+            self.run_view.reload_run()
 
     def _on_open_db_triggered(self) -> None:
         if self.live is not None and self.live.active:

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from app.views.llm_call_html import cost_text
 from app.views.verdict_style import badge_html, status_color, verdict_badge_html
 
 FRAMES_PAGE, LIVE_PAGE = 0, 1
@@ -52,7 +53,9 @@ class RunHeaderView(QWidget):
         layout.addWidget(self.live_button)
         self.show_run(None, None)
 
-    def show_run(self, run: dict[str, Any] | None, effective: str | None, *, steps: int = 0) -> None:
+    def show_run(self, run: dict[str, Any] | None, effective: str | None, *, steps: int = 0,
+                 usage: dict[str, Any] | None = None) -> None:
+        """Show ``run`` (None: nothing); ``usage`` is the store's ``llm_usage`` totals for an LLM run."""
         if run is None:
             self.title.setText("<b>No run selected</b>")
             self.meta.setText("Choose a run on the left, or start one with File › New run… (Ctrl+N).")
@@ -81,7 +84,10 @@ class RunHeaderView(QWidget):
         ]
         if run.get("window_width"):
             facts.insert(2, f"window {run['window_width']}×{run['window_height']}")
+        if usage:
+            facts.insert(-2, _usage_text(usage))
         self.meta.setText(" · ".join(f for f in facts if f))
+        self.meta.setToolTip(_usage_tip(usage) if usage else "")
 
     def set_live_available(self, available: bool) -> None:
         self.frames_button.setVisible(available)
@@ -92,3 +98,19 @@ class RunHeaderView(QWidget):
 
     def _on_switch_clicked(self, page: int) -> None:
         self.sig_page_requested.emit(page)
+
+
+def _usage_text(usage: dict[str, Any]) -> str:
+    """``12,345 tokens · $0.0123`` for the header line."""
+    tokens = int(usage.get("tokens_in") or 0) + int(usage.get("tokens_out") or 0)
+    estimated = " (some estimated)" if usage.get("estimated") else ""
+    cost = cost_text(usage.get("cost")) if usage.get("priced") else "cost unknown"
+    if usage.get("priced") and usage["priced"] < usage.get("calls", 0):
+        cost += "+"
+    return f"{tokens:,} tokens{estimated} · {cost}"
+
+
+def _usage_tip(usage: dict[str, Any]) -> str:
+    return (f"{usage.get('calls', 0)} model calls: {int(usage.get('tokens_in') or 0):,} tokens in, "
+            f"{int(usage.get('tokens_out') or 0):,} out; {usage.get('estimated', 0)} counted locally because the "
+            f"provider sent no usage; {usage.get('priced', 0)} with a known price.")

@@ -59,7 +59,7 @@ class RunView(QWidget):
         self.before = FrameView("Before", self)
         self.after = FrameView("After", self)
         self.live = LiveView(self)
-        self.details = StepDetailsView(self)
+        self.details = StepDetailsView(self, frames=self.frames)
         self.findings = FindingsView(self)
         self.verdict = VerdictView(self)
 
@@ -111,6 +111,8 @@ class RunView(QWidget):
         """Show ``run_id`` (None: nothing) at its first step; reads only the first rows."""
         self.replay.pause()
         store = self.store
+        if run_id != self.run_id:
+            self.details.expanded.clear()
         self.run = store.run(run_id) if store is not None and run_id is not None else None
         self.model.set_run(store, run_id if self.run is not None else None)
         self._findings = store.findings(run_id) if self.run is not None else []
@@ -135,7 +137,7 @@ class RunView(QWidget):
             self.header.show_run(None, None)
             return
         effective = self.store.effective_verdict(self.run["id"], tester_verdict=self.run.get("verdict"))
-        self.header.show_run(self.run, effective, steps=self.model.available)
+        self.header.show_run(self.run, effective, steps=self.model.available, usage=self._llm_usage())
 
     def reload_run(self) -> None:
         """Re-read the run row, findings and verdict (after the run finished or was judged)."""
@@ -235,7 +237,8 @@ class RunView(QWidget):
         bbox = step.get("changed_bbox")
         self.after.set_frame(self.frames.image(step.get("frame_after")), bbox=bbox,
                              subtitle="changed region highlighted" if bbox else "no visible change")
-        self.details.show_step(step, [f for f in self._findings if f.get("step") == step["idx"]], self._logs(step))
+        self.details.show_step(step, [f for f in self._findings if f.get("step") == step["idx"]], self._logs(step),
+                               calls=self._llm_calls(step))
         self.replay.sync(row)
         self.sig_step_changed.emit(row)
 
@@ -248,6 +251,25 @@ class RunView(QWidget):
         except sqlite3.Error as exc:
             log.warning("could not read the target log: %s", exc)
             return []
+
+    def _llm_calls(self, step: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.store is None or self.run_id is None:
+            return []
+        try:
+            return list(self.store.llm_calls(self.run_id, int(step["idx"])))
+        except sqlite3.Error as exc:
+            log.warning("could not read the model calls: %s", exc)
+            return []
+
+    def _llm_usage(self) -> dict[str, Any] | None:
+        if self.store is None or self.run is None:
+            return None
+        try:
+            usage: dict[str, Any] = self.store.llm_usage(self.run["id"])
+        except sqlite3.Error as exc:
+            log.warning("could not read the model usage: %s", exc)
+            return None
+        return usage if usage["calls"] else None
 
     def _update_findings_tab(self) -> None:
         n = len(self._findings)

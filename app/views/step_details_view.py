@@ -1,12 +1,22 @@
-"""StepDetailsView: what the tester thought, how long each phase took, findings and target log."""
+"""StepDetailsView: what the tester thought, how long each phase took, its model calls, findings and target log.
+
+Model calls (the LLM tester's ``llm_calls`` rows of the step) are rendered by
+:mod:`app.views.llm_call_html`; their request and response texts open and
+close in place, and the pictures of a request load as thumbnails through the
+run view's frame cache.
+"""
 
 from __future__ import annotations
 
 import html
 from typing import Any
 
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from app.views.frame_cache import FrameCache
+from app.views.llm_call_html import FRAME_SCHEME, Expanded, calls_html, link_target
 from app.views.steps_model import action_caption
 from app.views.verdict_style import NO_VERDICT_COLOR, VERDICT_COLORS, outcome_color
 
@@ -15,6 +25,7 @@ LOG_BEFORE_S = 2.0
 LOG_AFTER_S = 0.5
 """… to this long after it ended."""
 MAX_LOG_LINES = 200
+Row = dict[str, Any]
 
 
 def _ms(value: Any) -> str:
@@ -22,22 +33,62 @@ def _ms(value: Any) -> str:
 
 
 class StepDetailsView(QTextBrowser):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, frames: FrameCache | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("StepDetails")
         self.setOpenLinks(False)
+        self.frames = frames
+        """Where request pictures come from (None: show their hashes only)."""
+        self.expanded: Expanded = set()
+        """Which model-call texts are open; kept while moving between steps."""
+        self._shown: tuple[Row, list[Row], list[Row], list[Row]] | None = None
+        """The step, findings, logs and calls on show, kept to re-render when a call text opens or closes."""
+        self.anchorClicked.connect(self._on_anchor_clicked)
         self.show_step(None)
 
     def show_step(self, step: dict[str, Any] | None, findings: list[dict[str, Any]] | None = None,
-                  logs: list[dict[str, Any]] | None = None, *, empty: str = "Select a step to see its details.") -> None:
-        """Render ``step`` with its ``findings`` and the target ``logs`` around it (all optional)."""
+                  logs: list[dict[str, Any]] | None = None, *, calls: list[dict[str, Any]] | None = None,
+                  empty: str = "Select a step to see its details.") -> None:
+        """Render ``step`` with its ``findings``, the target ``logs`` around it and its model ``calls`` (optional)."""
         if step is None:
+            self._shown = None
             self.setHtml(f'<p style="color:{NO_VERDICT_COLOR}">{html.escape(empty)}</p>')
             return
-        self.setHtml(self.render_html(step, findings or [], logs or []))
+        self._shown = (step, findings or [], logs or [], calls or [])
+        self._render()
+
+    def toggle_call_text(self, call_id: int, section: str) -> None:
+        """Open or close the request or response text of one model call."""
+        key = (call_id, section)
+        self.expanded.symmetric_difference_update({key})
+        if self._shown is not None:
+            scroll = self.verticalScrollBar().value()
+            self._render()
+            self.verticalScrollBar().setValue(scroll)
+
+    def _render(self) -> None:
+        assert self._shown is not None
+        step, findings, logs, calls = self._shown
+        self.setHtml(self.render_html(step, findings, logs, calls, self.expanded, thumbnails=self.frames is not None))
+
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
+        """Request pictures (``frame:SHA``) come from the frame cache as thumbnails."""
+        url = QUrl(name)
+        if url.scheme() == FRAME_SCHEME and kind == int(QTextDocument.ResourceType.ImageResource.value):
+            thumb = self.frames.thumbnail(url.path()) if self.frames is not None else None
+            if thumb is not None:
+                return thumb
+        return super().loadResource(kind, name)
+
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        target = link_target(url.toString())
+        if target is not None:
+            self.toggle_call_text(*target)
 
     @staticmethod
-    def render_html(step: dict[str, Any], findings: list[dict[str, Any]], logs: list[dict[str, Any]]) -> str:
+    def render_html(step: dict[str, Any], findings: list[dict[str, Any]], logs: list[dict[str, Any]],
+                    calls: list[dict[str, Any]] | None = None, expanded: Expanded | None = None, *,
+                    thumbnails: bool = False) -> str:
         outcome = str(step.get("outcome") or "")
         color = outcome_color(outcome).name()
         caption = html.escape(action_caption(step.get("action")))
@@ -76,6 +127,7 @@ class StepDetailsView(QTextBrowser):
                 for f in findings
             )
             parts.append(f'<p style="margin-top:8px; margin-bottom:0"><b>Findings</b></p><ul style="margin-top:2px">{items}</ul>')
+        parts.append(calls_html(calls or [], expanded or set(), thumbnails=thumbnails))
         parts.append(StepDetailsView._logs_html(step, logs))
         return "".join(parts)
 

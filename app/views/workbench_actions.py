@@ -41,6 +41,9 @@ class WorkbenchActions:
         self.import_bundle = make("&Import bundle…", None, SP.SP_ArrowDown, "Add the run of a bundle to this database")
         self.export_report = make("Export HTML &report…", None, SP.SP_FileIcon, "Write an HTML report of the run")
         self.quit = make("&Quit", "Ctrl+Q", None, "Close the workbench (a live run is stopped first)")
+        # Edit
+        self.settings = make("&Settings…", "Ctrl+,", SP.SP_FileDialogDetailedView,
+                             "LLM tester provider, model, server and API key (Ctrl+,)")
         # Run (live control and replay)
         self.pause = make("&Pause", "Space", SP.SP_MediaPause, "Pause or resume the live run (Space)")
         self.step = make("S&tep", "N", SP.SP_MediaSkipForward, "Let the live run take exactly one action (N)")
@@ -57,6 +60,16 @@ class WorkbenchActions:
         self.last_step = make("&Last step", "End", SP.SP_MediaSkipForward, "Last step (End)")
         self.zoom_fit = make("&Zoom to fit", "Ctrl+0", None, "Fit the frames to their panes")
         self.refresh = make("&Refresh", "F5", SP.SP_BrowserReload, "Re-read the runs from the database")
+        # Validation
+        self.new_validation_set = make("&New validation set…", "Ctrl+Shift+N", None,
+                                       "Draw a seeded set of passed and failed runs for blinded labelling")
+        self.annotate = make("&Annotate…", "Ctrl+L", None,
+                             "Label the runs of a validation set blind, in a window of its own (Ctrl+L)")
+        self.agreement = make("Agreement &dashboard…", "Ctrl+Shift+D", None,
+                              "How well the tester agrees with the annotators (not blinded)")
+        # Repair
+        self.repair_sessions = make("&Repair sessions…", "Ctrl+R", None,
+                                    "Step through repair sessions cycle by cycle (Ctrl+R)")
         # Help
         self.about = make("&About PlayCoder Workbench", None, SP.SP_MessageBoxInformation)
 
@@ -67,6 +80,12 @@ class WorkbenchActions:
         for speed in SPEEDS:
             self.speed.addItem(f"{speed:g}×", speed)
         self.speed.setCurrentIndex(SPEEDS.index(DEFAULT_SPEED))
+
+    def revealing(self) -> tuple[QAction, ...]:
+        """Commands that show runs, verdicts or findings: disabled while a blinded labelling window is open."""
+        return (self.new_run, self.open_db, self.export_run, self.import_bundle, self.export_report, self.replay,
+                self.undo_override, self.show_browser, self.show_film, self.previous_step, self.next_step,
+                self.first_step, self.last_step, self.zoom_fit, self.refresh, self.agreement, self.repair_sessions)
 
     def set_live_controls(self, state: str | None) -> None:
         """Enable pause/step/stop for a live run in ``state`` (None: no live run)."""
