@@ -167,7 +167,7 @@ class ActionParser:
         if not stripped:
             raise ActionParseError("the reply is empty; expected an action such as click(10, 20)")
         errors: list[str] = []
-        obj = self._find_json_object(stripped)
+        obj = find_json_object(stripped)
         if obj is not None:
             try:
                 return self.from_mapping(obj)
@@ -198,20 +198,6 @@ class ActionParser:
         return self._build(name, (), fields)
 
     # -- locating the action in free text --------------------------------
-    @staticmethod
-    def _find_json_object(text: str) -> dict[str, Any] | None:
-        decoder = json.JSONDecoder()
-        start = text.find("{")
-        while start != -1:
-            try:
-                obj, _ = decoder.raw_decode(text, start)
-            except (json.JSONDecodeError, RecursionError):
-                obj = None
-            if isinstance(obj, dict):
-                return obj
-            start = text.find("{", start + 1)
-        return None
-
     @staticmethod
     def _find_call(text: str) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
         match = _CALL_RE.search(text)
@@ -263,6 +249,21 @@ class ActionParser:
                 raise ActionParseError(f"{key} got {k!r} twice")
             values[k] = v
         return _VALIDATORS[key](values)
+
+
+def find_json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object embedded in free text (prose, code fences), or None."""
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start != -1:
+        try:
+            obj, _ = decoder.raw_decode(text, start)
+        except (json.JSONDecodeError, RecursionError):
+            obj = None
+        if isinstance(obj, dict):
+            return obj
+        start = text.find("{", start + 1)
+    return None
 
 
 def _matching_paren(text: str, open_at: int) -> int | None:

@@ -11,13 +11,10 @@ in one transaction under fresh ids, so a bad bundle leaves the database as it wa
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
-import os
 import re
-import secrets
 import sqlite3
 import zipfile
 from dataclasses import dataclass
@@ -28,6 +25,7 @@ from typing import Any
 from PIL import Image
 
 from app import __version__
+from app.engine.atomic_file import atomic_path
 from app.engine.errors import StoreError, UserError
 from app.engine.store import TrajectoryStore
 
@@ -77,31 +75,22 @@ def export_bundle(store: TrajectoryStore, run_id: int, path: str | Path) -> Path
         for name, table_rows in rows.items():
             members[name] = _dump_lines(table_rows) if name.endswith(".jsonl") else _dump(table_rows)
         hashes = {name: _sha256(data) for name, data in members.items()}
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(tmp, "xb") as fh, zipfile.ZipFile(fh, "w") as zf:
-                for name, data in members.items():
-                    zf.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
-                for sha in shas:
-                    data = _frame_png(store.conn, sha)
-                    name = f"frames/{sha}.{FRAME_FORMAT}"
-                    hashes[name] = _sha256(data)
-                    zf.writestr(name, data, compress_type=zipfile.ZIP_STORED)  # PNG is compressed already
-                manifest = {
-                    "format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "schema_version": store.schema_version,
-                    "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                    "app_version": __version__, "run_id": run_id,
-                    "counts": {**{COUNT_KEYS[n]: len(r) for n, r in rows.items()}, "frames": len(shas)},
-                    "members": hashes,
-                }
-                zf.writestr(MANIFEST, json.dumps(manifest, indent=2), compress_type=zipfile.ZIP_DEFLATED)
-            os.replace(tmp, path)
-        except OSError as exc:
-            raise BundleError(f"Cannot write {path} ({exc.strerror or exc}); choose another file or folder.") from exc
-        finally:
-            with contextlib.suppress(OSError):  # e.g. the folder never existed
-                tmp.unlink(missing_ok=True)
+        with atomic_path(path, BundleError) as tmp, open(tmp, "xb") as fh, zipfile.ZipFile(fh, "w") as zf:
+            for name, data in members.items():
+                zf.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
+            for sha in shas:
+                data = _frame_png(store.conn, sha)
+                name = f"frames/{sha}.{FRAME_FORMAT}"
+                hashes[name] = _sha256(data)
+                zf.writestr(name, data, compress_type=zipfile.ZIP_STORED)  # PNG is compressed already
+            manifest = {
+                "format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "schema_version": store.schema_version,
+                "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "app_version": __version__, "run_id": run_id,
+                "counts": {**{COUNT_KEYS[n]: len(r) for n, r in rows.items()}, "frames": len(shas)},
+                "members": hashes,
+            }
+            zf.writestr(MANIFEST, json.dumps(manifest, indent=2), compress_type=zipfile.ZIP_DEFLATED)
     return path
 
 

@@ -11,12 +11,9 @@ browser scales the picture.  All text from the database goes through
 from __future__ import annotations
 
 import base64
-import contextlib
 import html
 import io
 import json
-import os
-import secrets
 from bisect import bisect_left
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,6 +23,7 @@ from PIL import Image
 
 from app import __version__
 from app.engine.actions import ActionParseError, action_from_dict, action_to_call
+from app.engine.atomic_file import atomic_path
 from app.engine.errors import UserError
 from app.engine.store import TrajectoryStore
 
@@ -54,17 +52,8 @@ def write_html_report(store: TrajectoryStore, run_id: int, path: str | Path) -> 
     """Render run ``run_id`` to ``path`` (replaced atomically) and return the path."""
     path = Path(path)
     text = render_html_report(store, run_id)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "x", encoding="utf-8") as fh:  # not mkstemp: the report gets the user's usual mode
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise ReportError(f"Cannot write {path} ({exc.strerror or exc}); choose another file or folder.") from exc
-    finally:
-        with contextlib.suppress(OSError):  # e.g. the folder never existed
-            tmp.unlink(missing_ok=True)
+    with atomic_path(path, ReportError) as tmp, open(tmp, "x", encoding="utf-8") as fh:
+        fh.write(text)
     return path
 
 

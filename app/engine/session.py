@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from app.engine.actions import Action, ActionParseError, Finish, action_from_dict, action_to_dict
+from app.engine.actions import ActionParseError, Finish, action_from_dict, action_to_dict
 from app.engine.control import RunControl
 from app.engine.display import DEFAULT_SCREEN, ISOLATED, XDisplay, open_display
 from app.engine.errors import RunStopped, TargetError, UserError
@@ -91,7 +91,7 @@ class Session:
         target: TargetProcess | None = None
         observer: VisualObserver | None = None
         executor: ActionExecutor | None = None
-        status, verdict, reason, error = "error", "error", "", ""
+        status, error = "error", ""
         try:
             resolved = resolve_target(cfg.target)
             spec = resolved.spec

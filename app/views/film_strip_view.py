@@ -11,11 +11,11 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFrame, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget,
+    QAbstractItemView, QFrame, QListView, QStyle, QStyleOptionViewItem, QWidget,
 )
 
 from app.views.frame_cache import THUMB_SIZE
-from app.views.steps_model import STEP_ROLE
+from app.views.step_delegate import StepDelegate
 from app.views.verdict_style import VERDICT_COLORS, outcome_color
 
 CELL = QSize(THUMB_SIZE + 14, THUMB_SIZE + 24)
@@ -23,7 +23,7 @@ STRIP_HEIGHT = CELL.height() + 22
 STRIP_BACKGROUND = QColor("#eceef1")
 
 
-class _ThumbDelegate(QStyledItemDelegate):
+class _ThumbDelegate(StepDelegate):
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self._font = QFont(parent.font())
@@ -31,17 +31,6 @@ class _ThumbDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         return CELL
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
-              index: QModelIndex | QPersistentModelIndex) -> None:
-        step: dict[str, Any] | None = index.data(STEP_ROLE)
-        if step is None:
-            return
-        painter.save()
-        try:
-            self._paint(painter, option, index, step)
-        finally:
-            painter.restore()
 
     def _paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex,
                step: dict[str, Any]) -> None:

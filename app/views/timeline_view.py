@@ -13,9 +13,10 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPixmap
-from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem, QWidget
 
-from app.views.steps_model import STEP_ROLE, StepsModel
+from app.views.step_delegate import StepDelegate
+from app.views.steps_model import StepsModel
 from app.views.verdict_style import VERDICT_COLORS, outcome_color
 
 ROW_HEIGHT = 24
@@ -25,7 +26,7 @@ HUMAN_COLOR = QColor("#6a1b9a")
 ALTERNATE_ROW = QColor(0, 0, 0, 8)
 
 
-class _StepRowDelegate(QStyledItemDelegate):
+class _StepRowDelegate(StepDelegate):
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self._mono = QFont("DejaVu Sans Mono")
@@ -40,17 +41,6 @@ class _StepRowDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         return QSize(200, ROW_HEIGHT)
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
-              index: QModelIndex | QPersistentModelIndex) -> None:
-        step: dict[str, Any] | None = index.data(STEP_ROLE)
-        if step is None:
-            return
-        painter.save()
-        try:
-            self._paint(painter, option, index, step)
-        finally:
-            painter.restore()
 
     def _paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex,
                step: dict[str, Any]) -> None:

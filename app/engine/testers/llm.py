@@ -28,12 +28,11 @@ end the run: a call that fails leaves its criterion ``uncertain``.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn, TypeVar
 
-from app.engine.actions import VERDICTS, Action, ActionParser, Finish, action_to_call
+from app.engine.actions import VERDICTS, Action, ActionParser, Finish, action_to_call, find_json_object
 from app.engine.control import RunControl
 from app.engine.errors import RunStopped
 from app.engine.llm.client import LLMClient, LLMError
@@ -260,7 +259,7 @@ class LLMTester:
             totals[1] += tout
 
     def _parse_action(self, text: str) -> tuple[Action, str]:
-        obj = _json_object(text)
+        obj = find_json_object(text)
         if obj is None:
             return self.parser.parse(text), ""
         notes = [str(obj.pop(k)) for k in _NOTE_FIELDS if k in obj]
@@ -271,7 +270,7 @@ class LLMTester:
 
     @staticmethod
     def _parse_judgment(text: str) -> tuple[str, int | None, str]:
-        obj = _json_object(text)
+        obj = find_json_object(text)
         if obj is None:
             raise ValueError('no JSON object found; expected {"verdict": ..., ...}')
         verdict = str(obj.get("verdict", "")).strip().lower()
@@ -338,17 +337,3 @@ class LLMTester:
             parts += [f"Image {len(legend) + 1}:", last.main(self.rules, self.settings.detail)]
             legend.append(f"{len(legend) + 1}) the window at the end")
         return parts, "; ".join(legend) + "."
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    decoder = json.JSONDecoder()
-    start = text.find("{")
-    while start != -1:
-        try:
-            obj, _ = decoder.raw_decode(text, start)
-        except (json.JSONDecodeError, RecursionError):
-            obj = None
-        if isinstance(obj, dict):
-            return obj
-        start = text.find("{", start + 1)
-    return None
