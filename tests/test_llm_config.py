@@ -12,6 +12,7 @@ import pytest
 from app.engine.errors import UserError
 from app.engine.llm import config
 from app.engine.llm.config import Secret, forget_key, resolve_settings, save_key, saved_key, scrub
+from memory_keyring import MemoryKeyring
 
 KEY = "sk-test-SECRET123"
 
@@ -92,23 +93,6 @@ def test_scrub_removes_loaded_keys_and_key_shaped_text():
     assert KEY not in scrub(f"Incorrect API key provided: {KEY}.")
     assert "sk-proj-abc123def456" not in scrub("key sk-proj-abc123def456")
     assert config.public_url("http://user:pw@host:8080/v1?key=x") == "http://host:8080/v1"
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.data.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.data[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.data.pop((service, username))
 
 
 @pytest.fixture

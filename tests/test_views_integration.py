@@ -41,33 +41,13 @@ from app.views.run_request import RunRequest  # noqa: E402
 from app.views.settings_dialog import SettingsDialog  # noqa: E402
 
 from llm_servers import TEST_KEY, OpenAIServer, playbook  # noqa: E402
+from memory_keyring import MemoryKeyring
 
 APPS = ROOT / "benchmark" / "apps"
 KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "PLAYCODER_API_KEY", "PLAYCODER_PROVIDER", "PLAYCODER_MODEL",
                  "PLAYCODER_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 SECRET = "SECRET"
 """Every piece of tester text in the labelling database contains this word."""
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A keyring that lives in this process only: nothing is written anywhere."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.data.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.data[(service, username)] = password
-
-    def delete_password(self, service, username):
-        if (service, username) not in self.data:
-            raise keyring.errors.PasswordDeleteError("no such password")
-        del self.data[(service, username)]
 
 
 @pytest.fixture

@@ -122,13 +122,7 @@ class OpenAIProvider(_Base):
     def wire(self, request: ChatRequest, image: ImageRenderer | None = None) -> dict[str, Any]:
         render = image or _openai_image
         messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
-        for m in request.messages:
-            if m.role == "assistant":
-                messages.append({"role": "assistant", "content": "".join(
-                    p.text for p in m.parts if isinstance(p, TextPart))})
-                continue
-            messages.append({"role": "user", "content": [
-                {"type": "text", "text": p.text} if isinstance(p, TextPart) else render(p) for p in m.parts]})
+        messages += _wire_messages(request, render)
         # OpenAI's newer models take max_completion_tokens; compatible servers know max_tokens.
         if self.name == "compatible":
             return {"model": self.model, "messages": messages, "max_tokens": request.max_tokens}
@@ -167,14 +161,7 @@ class AnthropicProvider(_Base):
 
     def wire(self, request: ChatRequest, image: ImageRenderer | None = None) -> dict[str, Any]:
         render = image or _anthropic_image
-        messages: list[dict[str, Any]] = []
-        for m in request.messages:
-            if m.role == "assistant":
-                messages.append({"role": "assistant", "content": "".join(
-                    p.text for p in m.parts if isinstance(p, TextPart))})
-                continue
-            messages.append({"role": "user", "content": [
-                {"type": "text", "text": p.text} if isinstance(p, TextPart) else render(p) for p in m.parts]})
+        messages = _wire_messages(request, render)
         payload: dict[str, Any] = {"model": self.model, "max_tokens": request.max_tokens, "messages": messages}
         if request.system:
             payload["system"] = request.system
@@ -195,6 +182,20 @@ class AnthropicProvider(_Base):
         else:
             (tin, tout), estimated = self._estimate(request, text), True
         return ChatResult(text, tin, tout, estimated, latency, _dump(resp))
+
+
+def _wire_messages(request: ChatRequest, render: ImageRenderer) -> list[dict[str, Any]]:
+    """The conversation in the shape both chat APIs share: assistant turns as plain text,
+    user turns as text parts and provider-rendered image parts."""
+    messages: list[dict[str, Any]] = []
+    for m in request.messages:
+        if m.role == "assistant":
+            messages.append({"role": "assistant", "content": "".join(
+                p.text for p in m.parts if isinstance(p, TextPart))})
+        else:
+            messages.append({"role": "user", "content": [
+                {"type": "text", "text": p.text} if isinstance(p, TextPart) else render(p) for p in m.parts]})
+    return messages
 
 
 def _openai_image(part: ImagePart) -> dict[str, Any]:
