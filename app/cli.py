@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from app.engine.display import DISPLAY_MODES, ISOLATED
+from app.engine.play.display import DISPLAY_MODES, ISOLATED
 from app.engine.errors import UserError
 from app.paths import default_db
 
@@ -77,10 +77,10 @@ def _install_signal_handlers() -> None:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    from app.engine.control import RunControl
-    from app.engine.events import EventBus, event_to_json
+    from app.engine.play.control import RunControl
+    from app.engine.play.events import EventBus, event_to_json
     from app.engine.session import RunConfig, Session
-    from app.engine.store import TrajectoryStore
+    from app.engine.trace.store import TrajectoryStore
 
     if args.max_steps < 1:
         raise UserError("--max-steps must be at least 1.")
@@ -119,7 +119,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from app.engine.store import TrajectoryStore
+    from app.engine.trace.store import TrajectoryStore
 
     store = TrajectoryStore(args.db or default_db())
     rows = store.runs()
@@ -135,7 +135,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """Play a bundled target headlessly and write the trajectory and a report."""
     from app.engine.session import RunConfig, Session
-    from app.engine.store import TrajectoryStore
+    from app.engine.trace.store import TrajectoryStore
 
     args.out.mkdir(parents=True, exist_ok=True)
     db = args.db or args.out / "playcoder.db"
@@ -158,7 +158,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def _write_report(store: Any, run_id: int, out: Path) -> Path | None:
     try:
-        from app.engine.report import write_html_report
+        from app.engine.trace.report import write_html_report
     except ImportError:
         (out / "summary.json").write_text(json.dumps(store.run(run_id), indent=2, default=str))
         return out / "summary.json"
@@ -170,7 +170,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
             and os.environ.get("QT_QPA_PLATFORM") not in ("offscreen", "xcb"):
         raise UserError("no display is available for the workbench; run `playcoder demo` for a headless run instead.")
     try:
-        from app.views.main_window import run_gui
+        from app.views.shell.main_window import run_gui
     except ImportError as exc:
         raise UserError(f"the workbench could not load Qt ({exc}); install PySide6-Essentials and the Qt xcb libraries.") from exc
     return int(run_gui(db=args.db or default_db(), open_run=args.open))

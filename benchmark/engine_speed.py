@@ -17,13 +17,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine.actions import Click, Press, action_to_dict  # noqa: E402
-from app.engine.display import start_xvfb  # noqa: E402
-from app.engine.executor import make_executor  # noqa: E402
-from app.engine.observer import VisualObserver  # noqa: E402
-from app.engine.store import TrajectoryStore  # noqa: E402
-from app.engine.target import TargetProcess  # noqa: E402
-from app.engine.targetspec import load_spec  # noqa: E402
+from app.engine.play.actions import Click, Press, action_to_dict  # noqa: E402
+from app.engine.play.display import start_xvfb  # noqa: E402
+from app.engine.play.executor import make_executor  # noqa: E402
+from app.engine.play.observer import VisualObserver  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.engine.play.target import TargetProcess  # noqa: E402
+from app.engine.play.targetspec import load_spec  # noqa: E402
 
 TARGET = Path(__file__).resolve().parent / "targets" / "form800"
 

@@ -27,7 +27,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import psutil  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
 
-from app.engine.store import TrajectoryStore  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
 
 OPEN_TARGET_S = 1.0
 STEP_TARGET_MS = 16.0
@@ -88,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    from app.views.main_window import MainWindow, apply_style
-    from app.views.run_request import RunRequest
+    from app.views.shell.main_window import MainWindow, apply_style
+    from app.views.live.run_request import RunRequest
 
     work = Path(tempfile.mkdtemp(prefix="playcoder-gui-bench-"))
     db = work / "bench.db"

@@ -31,14 +31,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from app.engine.control import RunControl  # noqa: E402
+from app.engine.play.control import RunControl  # noqa: E402
 from app.engine.llm.client import LLMClient  # noqa: E402
 from app.engine.llm.images import ANTHROPIC_RULES, OPENAI_RULES, ImageRules  # noqa: E402
 from app.engine.llm.pricing import PriceTable  # noqa: E402
 from app.engine.llm.shots import Shot, crop_part  # noqa: E402
-from app.engine.observer import Observation  # noqa: E402
-from app.engine.store import TrajectoryStore  # noqa: E402
-from app.engine.targetspec import resolve_target  # noqa: E402
+from app.engine.play.observer import Observation  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.engine.play.targetspec import resolve_target  # noqa: E402
 from app.engine.testers import base as tester_base  # noqa: E402
 from app.engine.testers.llm import FRAMES_KEPT, LLMTester  # noqa: E402
 from llm_servers import TEST_KEY, AnthropicServer, OpenAIServer, playbook, settings_for, synthetic_frame  # noqa: E402

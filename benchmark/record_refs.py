@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.engine.session import RunConfig, Session  # noqa: E402
-from app.engine.store import TrajectoryStore  # noqa: E402
-from app.engine.targetspec import list_apps, load_spec  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.engine.play.targetspec import list_apps, load_spec  # noqa: E402
 from app.engine.testers.script import ScriptTester  # noqa: E402
 
 MAX_STEPS = 400

@@ -34,7 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.engine.targetspec import list_apps, load_bugs  # noqa: E402
+from app.engine.play.targetspec import list_apps, load_bugs  # noqa: E402
 
 VARIANT_TIMEOUT_S = 1200
 

@@ -19,7 +19,7 @@ needs_xvfb = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is no
 
 @pytest.fixture(scope="session")
 def xvfb():
-    from app.engine.display import start_xvfb
+    from app.engine.play.display import start_xvfb
 
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb is not installed")

@@ -236,7 +236,7 @@ def synthetic_frame(width: int, height: int, seed: int = 0) -> Any:
     """A window-like frame (flat background, a few coloured boxes) without any X server."""
     import numpy as np
 
-    from app.engine.observer import Frame
+    from app.engine.play.observer import Frame
 
     rng = np.random.default_rng(seed)
     pixels = np.zeros((height, width, 4), np.uint8)

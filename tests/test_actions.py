@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine.actions import (
+from app.engine.play.actions import (
     ActionParseError, ActionParser, Click, DoubleClick, Drag, Finish, Hotkey, Press, RightClick, Scroll, Type, Wait,
     action_from_dict, action_to_call, action_to_dict,
 )

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from app.engine.agreement import compute_agreement, majority, nominal_alpha, report_json, write_report_csv
-from app.engine.validation import Unit
+from app.engine.study.agreement import compute_agreement, majority, nominal_alpha, report_json, write_report_csv
+from app.engine.study.validation import Unit
 
 # Krippendorff, K. (2011). Computing Krippendorff's Alpha-Reliability. Annenberg School for
 # Communication Departmental Papers 43.  Section A: binary data, two observers, no missing data.

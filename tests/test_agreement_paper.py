@@ -20,7 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 ROOT = Path(__file__).resolve().parents[1]
 ANNOTATORS = ("ann", "bo", "cy")

@@ -10,11 +10,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
-from app.engine import agreement, validation  # noqa: E402
-from app.engine.store import TrajectoryStore  # noqa: E402
-from app.views.agreement_chart import COLORS, AgreementChart  # noqa: E402
-from app.views.agreement_model import ReportTableModel  # noqa: E402
-from app.views.agreement_view import SHORT_TITLES, AgreementView  # noqa: E402
+from app.engine.study import agreement
+from app.engine.study import validation  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.views.labelling.agreement_chart import COLORS, AgreementChart  # noqa: E402
+from app.views.labelling.agreement_model import ReportTableModel  # noqa: E402
+from app.views.labelling.agreement_view import SHORT_TITLES, AgreementView  # noqa: E402
 
 
 @pytest.fixture

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from app.engine import benchdetect, benchplay
+from app.engine.bench import detect
+from app.engine.bench import play_at_k
 from app.engine.errors import UserError
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 from conftest import APPS, ROOT, needs_xvfb
 
@@ -23,9 +24,9 @@ def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
 
 # -- statistics on hand-made rows -------------------------------------------------------
 def row(target: str, truth: str, verdict: str, type_: str = "logic", difficulty: str = "medium",
-        steps: int = 10, seconds: float = 2.0) -> benchdetect.DetectRow:
+        steps: int = 10, seconds: float = 2.0) -> detect.DetectRow:
     app, _, bug = target.partition("@")
-    return benchdetect.DetectRow(app, target, bug or None, type_ if bug else "reference",
+    return detect.DetectRow(app, target, bug or None, type_ if bug else "reference",
                                  difficulty if bug else "", truth, verdict, 0, 0, steps, seconds, None, "", "")
 
 
@@ -35,7 +36,7 @@ def test_detect_summary_by_hand():
         row("a@x", "fail", "fail", "crash", "easy"), row("a@y", "fail", "pass", "logic"),
         row("b@z", "fail", "fail", "logic", "easy"), row("b@w", "fail", "error", "logic"),  # error: not judged
     ]
-    s = benchdetect.summarize(rows, tester="offline", max_steps=15, wall_seconds=12.0, parallel=2)
+    s = detect.summarize(rows, tester="offline", max_steps=15, wall_seconds=12.0, parallel=2)
     assert s["recall"] == {"hits": 2, "judged": 3, "errors": 1, "rate": pytest.approx(2 / 3)}
     assert s["false_positive_rate"]["rate"] == 0.5
     assert s["recall_by_type"]["crash"]["rate"] == 1.0
@@ -50,32 +51,32 @@ def test_detect_summary_by_hand():
     # (C - D) / sqrt((10 - 4) * (10 - 4)) = 1/6.
     assert s["agreement"]["krippendorff_alpha"] == pytest.approx(0.25)
     assert s["agreement"]["kendall_tau_b"] == pytest.approx(1 / 6)
-    md = benchdetect.markdown(s)
+    md = detect.markdown(s)
     assert "| recall (bug variants judged fail) | 67% (2/3), 1 error |" in md
     assert "| b | pass | fail ✗ |" in md.replace("reference | - | ", "")
 
 
 def test_detect_agreement_is_undefined_without_variation():
     rows = [row("a", "pass", "pass"), row("b", "pass", "pass")]
-    ag = benchdetect.agreement(rows)
+    ag = detect.agreement(rows)
     assert ag["krippendorff_alpha"] is None and ag["kendall_tau_b"] is None
 
 
 def test_select_apps_refuses_unknown_names():
-    assert [p.name for p in benchdetect.select_apps("tiles2048,calculator")] == ["tiles2048", "calculator"]
+    assert [p.name for p in detect.select_apps("tiles2048,calculator")] == ["tiles2048", "calculator"]
     with pytest.raises(UserError, match="unknown app"):
-        benchdetect.select_apps("tiles2048,nope")
+        detect.select_apps("tiles2048,nope")
 
 
 def test_play_summary_by_hand():
-    def cand(name: str, tests: bool, execs: list[bool], plays: list[bool]) -> benchplay.CandidateResult:
-        return benchplay.CandidateResult("p", name, tests, exec_ok=execs, play_ok=plays,
+    def cand(name: str, tests: bool, execs: list[bool], plays: list[bool]) -> play_at_k.CandidateResult:
+        return play_at_k.CandidateResult("p", name, tests, exec_ok=execs, play_ok=plays,
                                          verdicts=["pass" if p else "fail" for p in plays],
                                          run_ids=[None] * 3, tester_tokens=[None] * 3)
 
     results = [cand("a", True, [True] * 3, [True, True, False]), cand("b", False, [True] * 3, [False, True, False]),
                cand("c", True, [False] * 3, [False] * 3)]
-    s = benchplay.summarize(results, [1, 2, 4], 3, tester="offline")
+    s = play_at_k.summarize(results, [1, 2, 4], 3, tester="offline")
     # repeats: Play c = 1, 2, 0 of n = 3 -> Play@1 per repeat 1/3, 2/3, 0 -> mean 1/3,
     # sd = 1/3, se = 1/3/sqrt(3), t(0.975, 2) = 4.302653
     play1 = s["metrics"]["Play@1"]
@@ -92,27 +93,27 @@ def test_play_summary_by_hand():
 
 
 def test_efficiency_when_tokens_are_known():
-    results = [benchplay.CandidateResult("p", "a", True, exec_ok=[True], play_ok=[True], verdicts=["pass"],
+    results = [play_at_k.CandidateResult("p", "a", True, exec_ok=[True], play_ok=[True], verdicts=["pass"],
                                          run_ids=[1], tester_tokens=[1500], generation_tokens=500),
-               benchplay.CandidateResult("p", "b", True, exec_ok=[True], play_ok=[False], verdicts=["fail"],
+               play_at_k.CandidateResult("p", "b", True, exec_ok=[True], play_ok=[False], verdicts=["fail"],
                                          run_ids=[2], tester_tokens=[2000], generation_tokens=None)]
-    s = benchplay.summarize(results, [1], 1, tester="llm")
+    s = play_at_k.summarize(results, [1], 1, tester="llm")
     # Play@1 = 0.5; 4,000 tokens for the one problem -> 0.5 / 4 = 0.125
     assert s["metrics"]["Efficiency@1"]["mean"] == pytest.approx(0.125)
 
 
 def test_discover_checks_the_layout(tmp_path):
     with pytest.raises(UserError, match="not a folder"):
-        benchplay.discover(tmp_path / "missing")
+        play_at_k.discover(tmp_path / "missing")
     with pytest.raises(UserError, match="no candidates"):
-        benchplay.discover(tmp_path)
+        play_at_k.discover(tmp_path)
     (tmp_path / "notanapp" / "c1").mkdir(parents=True)
     with pytest.raises(UserError, match="not named after a benchmark app"):
-        benchplay.discover(tmp_path)
+        play_at_k.discover(tmp_path)
 
 
 def test_make_candidates_writes_reference_and_patched_sources(tmp_path):
-    made = benchplay.make_candidates(tmp_path, [APPS / "calculator"])
+    made = play_at_k.make_candidates(tmp_path, [APPS / "calculator"])
     assert made["calculator"][0] == "reference" and "wrong-subtraction" in made["calculator"]
     ref = tmp_path / "calculator" / "reference"
     bug = tmp_path / "calculator" / "wrong-subtraction"
@@ -121,7 +122,7 @@ def test_make_candidates_writes_reference_and_patched_sources(tmp_path):
     assert "return b - a" in (bug / "calc_logic.py").read_text()
     assert json.loads((bug / "candidate.json").read_text())["type"] == "logic"
     with pytest.raises(UserError, match="already exists"):
-        benchplay.make_candidates(tmp_path, [APPS / "calculator"])
+        play_at_k.make_candidates(tmp_path, [APPS / "calculator"])
 
 
 # -- end to end through the CLI -------------------------------------------------------------

@@ -16,10 +16,10 @@ from typing import Any, Callable
 
 import pytest
 
-from app.engine import bundle
-from app.engine.bundle import BundleError, export_bundle, import_bundle
+from app.engine.trace import bundle
+from app.engine.trace.bundle import BundleError, export_bundle, import_bundle
 from app.engine.errors import UserError
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = ("runs", "steps", "frames", "findings", "judgments", "target_logs", "llm_calls", "patches")

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 from conftest import ROOT, needs_xvfb
 

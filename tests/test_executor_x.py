@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from app.engine.actions import Click, DoubleClick, Drag, Finish, Hotkey, Press, RightClick, Scroll, Type, Wait
-from app.engine.executor import make_executor
-from app.engine.observer import VisualObserver, changed_bbox
-from app.engine.target import TargetProcess
-from app.engine.targetspec import load_spec
+from app.engine.play.actions import Click, DoubleClick, Drag, Finish, Hotkey, Press, RightClick, Scroll, Type, Wait
+from app.engine.play.executor import make_executor
+from app.engine.play.observer import VisualObserver, changed_bbox
+from app.engine.play.target import TargetProcess
+from app.engine.play.targetspec import load_spec
 
 from conftest import TARGETS, needs_xvfb
 

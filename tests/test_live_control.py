@@ -12,8 +12,8 @@ import time
 import psutil
 import pytest
 
-from app.engine.events import event_from_json
-from app.engine.store import TrajectoryStore
+from app.engine.play.events import event_from_json
+from app.engine.trace.store import TrajectoryStore
 
 from conftest import ROOT, TARGETS, needs_xvfb
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from app.engine.session import RunConfig, Session
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 from conftest import ROOT, TARGETS, needs_xvfb
 from llm_servers import TEST_KEY, AnthropicServer, OpenAIServer, Reply, playbook
 
@@ -205,7 +205,7 @@ def test_the_key_is_nowhere_after_runs(llm_env, tmp_path):
 def exported_bundles(store, runs, tmp_path: Path) -> list[bytes]:
     """Every file of every exported bundle, uncompressed; nothing when the bundle module is absent."""
     try:
-        from app.engine.bundle import export_bundle
+        from app.engine.trace.bundle import export_bundle
     except ImportError:
         return []
     blobs = []

@@ -13,7 +13,7 @@ from app.engine.llm.config import resolve_settings
 from app.engine.llm.messages import ChatRequest, Message
 from app.engine.llm.pricing import PriceTable
 from app.engine.llm.shots import Shot
-from app.engine.store import TrajectoryStore, frame_digest
+from app.engine.trace.store import TrajectoryStore, frame_digest
 from llm_servers import TEST_KEY, AnthropicServer, OpenAIServer, Reply, settings_for, synthetic_frame
 
 PRICES = PriceTable({"gpt-test": (1.0, 2.0), "claude-test": (3.0, 15.0)})

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from app.engine.control import RunControl
+from app.engine.play.control import RunControl
 from app.engine.errors import RunStopped
 from app.engine.llm.retry import ProviderError, RetryGaveUp, RetryPolicy, backoff_delay, call_with_retry
 

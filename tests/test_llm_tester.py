@@ -8,15 +8,15 @@ import threading
 
 import pytest
 
-from app.engine.actions import Click, Finish, Press
-from app.engine.control import RunControl
+from app.engine.play.actions import Click, Finish, Press
+from app.engine.play.control import RunControl
 from app.engine.errors import RunStopped
 from app.engine.llm.client import LLMClient, LLMError
 from app.engine.llm.pricing import PriceTable
-from app.engine.observer import Observation
-from app.engine.oracles import Finding
-from app.engine.store import TrajectoryStore
-from app.engine.targetspec import resolve_target
+from app.engine.play.observer import Observation
+from app.engine.judge.oracles import Finding
+from app.engine.trace.store import TrajectoryStore
+from app.engine.play.targetspec import resolve_target
 from app.engine.testers import make_tester
 from app.engine.testers import base as tester_base
 from app.engine.testers.base import Decision

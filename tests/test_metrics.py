@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from app.engine.metrics import efficiency_at_k, mean_pass_at_k, pass_at_k, t_interval
+from app.engine.bench.metrics import efficiency_at_k, mean_pass_at_k, pass_at_k, t_interval
 
 
 @pytest.mark.parametrize("n, c, k, expected", [

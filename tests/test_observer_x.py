@@ -9,12 +9,12 @@ import sys
 
 import pytest
 
-from app.engine.actions import Press
-from app.engine.executor import make_executor
-from app.engine.observer import FRAME_CACHE, VisualObserver, changed_bbox, is_blank
-from app.engine.store import TrajectoryStore
-from app.engine.target import TargetProcess
-from app.engine.targetspec import load_spec
+from app.engine.play.actions import Press
+from app.engine.play.executor import make_executor
+from app.engine.play.observer import FRAME_CACHE, VisualObserver, changed_bbox, is_blank
+from app.engine.trace.store import TrajectoryStore
+from app.engine.play.target import TargetProcess
+from app.engine.play.targetspec import load_spec
 
 from conftest import ROOT, TARGETS, needs_xvfb
 

@@ -18,7 +18,7 @@ from app.engine.repair.llm_refiner import LLMRefiner
 from app.engine.repair.records import cycles
 from app.engine.repair.sandbox import Executor, Workspace
 from app.engine.repair.tools import Validator
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 from conftest import ROOT, needs_xvfb
 from llm_servers import OpenAIServer, Recorded, Reply, settings_for

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from app.engine.repair.records import cycles, repair_sessions
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 from conftest import ROOT, needs_xvfb
 

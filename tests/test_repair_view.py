@@ -13,9 +13,9 @@ import sys  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
-from app.engine.store import TrajectoryStore  # noqa: E402
-from app.views.diff_html import side_by_side_rows  # noqa: E402
-from app.views.repair_view import RepairView  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.views.repair.diff_html import side_by_side_rows  # noqa: E402
+from app.views.repair.repair_view import RepairView  # noqa: E402
 
 from conftest import ROOT, needs_xvfb  # noqa: E402
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from app.engine.report import MAX_FRAME_WIDTH, write_html_report
-from app.engine.store import TrajectoryStore
+from app.engine.trace.report import MAX_FRAME_WIDTH, write_html_report
+from app.engine.trace.store import TrajectoryStore
 
 ROOT = Path(__file__).resolve().parents[1]
 PAYLOAD = '<script>alert("pwned")</script>'

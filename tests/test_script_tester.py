@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app.engine import expectations
-from app.engine.actions import Finish, Press, Type, Wait
+from app.engine.judge import expectations
+from app.engine.play.actions import Finish, Press, Type, Wait
 from app.engine.errors import TargetError, UserError
-from app.engine.expectations import ExpectationChecker, contrast_ratio, ssim
-from app.engine.observer import Frame, Observation
-from app.engine.oracles import Finding
-from app.engine.scriptspec import Expectation
-from app.engine.store import TrajectoryStore
-from app.engine.targetspec import list_apps, load_spec, parse_spec
+from app.engine.judge.expectations import ExpectationChecker, contrast_ratio, ssim
+from app.engine.play.observer import Frame, Observation
+from app.engine.judge.oracles import Finding
+from app.engine.play.scriptspec import Expectation
+from app.engine.trace.store import TrajectoryStore
+from app.engine.play.targetspec import list_apps, load_spec, parse_spec
 from app.engine.testers import make_tester
 from app.engine.testers import base
 from app.engine.testers.script import ScriptTester

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from app.engine.store import TrajectoryStore
-from app.engine.targetspec import list_apps, load_bugs
+from app.engine.trace.store import TrajectoryStore
+from app.engine.play.targetspec import list_apps, load_bugs
 
 from conftest import ROOT, needs_xvfb
 

@@ -3,7 +3,7 @@ import sqlite3
 import pytest
 
 from app.engine.errors import StoreError
-from app.engine.store import SCHEMA_VERSION, TrajectoryStore
+from app.engine.trace.store import SCHEMA_VERSION, TrajectoryStore
 
 
 def _run(store):

@@ -9,10 +9,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from app.engine.display import start_xvfb
+from app.engine.play.display import start_xvfb
 from app.engine.errors import DisplayError, TargetError
-from app.engine.target import TargetProcess
-from app.engine.targetspec import load_spec, resolve_target
+from app.engine.play.target import TargetProcess
+from app.engine.play.targetspec import load_spec, resolve_target
 
 from conftest import APPS, TARGETS, needs_xvfb
 

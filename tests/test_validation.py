@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from app.engine import validation
+from app.engine.study import validation
 from app.engine.errors import UserError
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 
 def make_runs(store: TrajectoryStore, passes: int, fails: int, **extra: object) -> dict[int, str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,11 +15,11 @@ from PySide6.QtWidgets import (  # noqa: E402
     QAbstractButton, QAbstractItemView, QComboBox, QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QWidget,
 )
 
-from app.engine import validation  # noqa: E402
-from app.engine.store import TrajectoryStore  # noqa: E402
-from app.views import annotation_view  # noqa: E402
-from app.views.annotation_model import STEP_ROLE, StepListModel  # noqa: E402
-from app.views.annotation_view import SETTINGS_KEY, AnnotationView  # noqa: E402
+from app.engine.study import validation  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.views.labelling import annotation_view  # noqa: E402
+from app.views.labelling.annotation_model import STEP_ROLE, StepListModel  # noqa: E402
+from app.views.labelling.annotation_view import SETTINGS_KEY, AnnotationView  # noqa: E402
 
 SECRET = "SECRET"
 """Every piece of tester or other-annotator text in these runs contains this word."""

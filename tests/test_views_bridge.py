@@ -6,10 +6,10 @@ import sys
 
 from test_views_support import PROBE, ROOT, needs_xvfb
 
-from app.engine.events import RunFinished, RunStarted, StepRecorded, WindowFound  # noqa: E402
-from app.engine.store import TrajectoryStore  # noqa: E402
+from app.engine.play.events import RunFinished, RunStarted, StepRecorded, WindowFound  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.engine_bridge import EngineBridge  # noqa: E402
-from app.views.run_request import RunRequest  # noqa: E402
+from app.views.live.run_request import RunRequest  # noqa: E402
 
 
 @needs_xvfb

@@ -8,9 +8,9 @@ from test_views_support import SYNTHETIC_ACTIONS, png_bytes, synthetic_frames
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QImage  # noqa: E402
 
-from app.views.frame_cache import FrameCache  # noqa: E402
-from app.views.frame_view import FrameView  # noqa: E402
-from app.views.key_names import key_action  # noqa: E402
+from app.views.widgets.frame_cache import FrameCache  # noqa: E402
+from app.views.widgets.frame_view import FrameView  # noqa: E402
+from app.views.live.key_names import key_action  # noqa: E402
 
 ALL_ACTIONS = [*SYNTHETIC_ACTIONS, {"action": "finish", "verdict": "pass", "reason": "done"},
                {"action": "unknown-thing"}, {"action": "click"}, "not a dict", None]

@@ -27,18 +27,18 @@ from PySide6.QtWidgets import (  # noqa: E402
     QPlainTextEdit, QProgressBar, QTextEdit, QWidget,
 )
 
-from app.engine import validation  # noqa: E402
+from app.engine.study import validation  # noqa: E402
 from app.engine.errors import UserError  # noqa: E402
 from app.engine.llm.config import resolve_settings  # noqa: E402
-from app.engine.store import TrajectoryStore  # noqa: E402
-from app.views import repair_menu  # noqa: E402
-from app.views.annotation_view import SETTINGS_KEY, AnnotationView  # noqa: E402
-from app.views.agreement_view import AgreementView  # noqa: E402
-from app.views.main_window import MainWindow  # noqa: E402
-from app.views.new_run_dialog import NewRunDialog  # noqa: E402
-from app.views.new_set_dialog import NewSetDialog  # noqa: E402
-from app.views.run_request import RunRequest  # noqa: E402
-from app.views.settings_dialog import SettingsDialog  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.views.repair import repair_menu  # noqa: E402
+from app.views.labelling.annotation_view import SETTINGS_KEY, AnnotationView  # noqa: E402
+from app.views.labelling.agreement_view import AgreementView  # noqa: E402
+from app.views.shell.main_window import MainWindow  # noqa: E402
+from app.views.live.new_run_dialog import NewRunDialog  # noqa: E402
+from app.views.labelling.new_set_dialog import NewSetDialog  # noqa: E402
+from app.views.live.run_request import RunRequest  # noqa: E402
+from app.views.settings.settings_dialog import SettingsDialog  # noqa: E402
 
 from llm_servers import TEST_KEY, OpenAIServer, playbook  # noqa: E402
 from memory_keyring import MemoryKeyring
@@ -118,7 +118,7 @@ def test_repair_shortcut_opens_the_repair_view_on_the_current_store(window, qtbo
 
 
 def test_a_missing_repair_module_leaves_the_window_working(qtbot, isolated_settings, monkeypatch, tmp_path):
-    monkeypatch.setitem(sys.modules, "app.views.repair_view", None)  # import raises ImportError
+    monkeypatch.setitem(sys.modules, "app.views.repair.repair_view", None)  # import raises ImportError
     assert repair_menu.repair_view_class() is None
     win = MainWindow()
     win.modal_messages = False

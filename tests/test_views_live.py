@@ -12,11 +12,11 @@ from test_views_support import PROBE, isolated_settings, needs_xvfb  # noqa: F40
 
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 
-from app.engine.store import TrajectoryStore  # noqa: E402
-from app.views.live_run import PAUSED, RUNNING  # noqa: E402
-from app.views.main_window import MainWindow  # noqa: E402
-from app.views.run_header_view import LIVE_PAGE  # noqa: E402
-from app.views.run_request import RunRequest  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.views.live.live_run import PAUSED, RUNNING  # noqa: E402
+from app.views.shell.main_window import MainWindow  # noqa: E402
+from app.views.run.run_header_view import LIVE_PAGE  # noqa: E402
+from app.views.live.run_request import RunRequest  # noqa: E402
 
 pytestmark = needs_xvfb
 LONG_RUN = 400

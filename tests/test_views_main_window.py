@@ -20,11 +20,11 @@ from PySide6.QtCore import Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog  # noqa: E402
 
 from app.engine.errors import StoreError, UserError  # noqa: E402
-from app.engine.store import TrajectoryStore  # noqa: E402
-from app.engine.targetspec import load_bugs  # noqa: E402
-from app.views.error_reporter import ErrorReporter  # noqa: E402
-from app.views.main_window import MainWindow, run_gui  # noqa: E402
-from app.views.new_run_dialog import NewRunDialog  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.engine.play.targetspec import load_bugs  # noqa: E402
+from app.views.shell.error_reporter import ErrorReporter  # noqa: E402
+from app.views.shell.main_window import MainWindow, run_gui  # noqa: E402
+from app.views.live.new_run_dialog import NewRunDialog  # noqa: E402
 
 
 @pytest.fixture
@@ -96,7 +96,7 @@ def test_export_and_import_call_the_engine_and_report_user_errors(window, db_wit
             raise StoreError("corrupt.zip is not a PlayCoder bundle; export it again.")
         return make_synthetic_run(store, 2, target="imported", distinct_frames=1)
 
-    monkeypatch.setitem(sys.modules, "app.engine.bundle",
+    monkeypatch.setitem(sys.modules, "app.engine.trace.bundle",
                         types.SimpleNamespace(export_bundle=export_bundle, import_bundle=import_bundle))
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(tmp_path / "run.zip"), "")))
     window.commands.export_run.trigger()
@@ -114,7 +114,7 @@ def test_export_and_import_call_the_engine_and_report_user_errors(window, db_wit
     assert window.run_view.run is not None and window.run_view.run["target"] == "imported"
 
     # A missing engine module (not written yet) is a clear message, not an ImportError.
-    monkeypatch.setitem(sys.modules, "app.engine.report", None)
+    monkeypatch.setitem(sys.modules, "app.engine.trace.report", None)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(tmp_path / "r.html"), "")))
     window.commands.export_report.trigger()
     assert "cannot write reports yet" in window.messages[-1]
@@ -171,7 +171,7 @@ def test_error_reporter_logs_and_never_raises(qapp, tmp_path, caplog):
 def test_run_gui_opens_the_requested_run_and_returns_an_exit_code(qapp, db_with_runs, isolated_settings,
                                                                   monkeypatch, tmp_path):
     path, ids = db_with_runs
-    monkeypatch.setattr("app.views.main_window.default_log_file", lambda: tmp_path / "gui.log")
+    monkeypatch.setattr("app.views.shell.main_window.default_log_file", lambda: tmp_path / "gui.log")
     seen = {}
 
     def inspect_and_close():

@@ -9,12 +9,12 @@ from test_views_support import make_synthetic_run
 from PySide6.QtCore import QModelIndex, Qt  # noqa: E402
 from PySide6.QtGui import QPixmap  # noqa: E402
 
-from app.engine.store import TrajectoryStore  # noqa: E402
-from app.views.frame_cache import FrameCache  # noqa: E402
-from app.views.run_browser_view import RunBrowserView  # noqa: E402
-from app.views.runs_model import COLUMN_OF, SORT_ROLE, RunsModel  # noqa: E402
-from app.views.runs_proxy import NO_VERDICT, RunsProxyModel  # noqa: E402
-from app.views.steps_model import CAPTION_ROLE, FETCH_CHUNK, STEP_ROLE, StepsModel  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.views.widgets.frame_cache import FrameCache  # noqa: E402
+from app.views.browser.run_browser_view import RunBrowserView  # noqa: E402
+from app.views.browser.runs_model import COLUMN_OF, SORT_ROLE, RunsModel  # noqa: E402
+from app.views.browser.runs_proxy import NO_VERDICT, RunsProxyModel  # noqa: E402
+from app.views.run.steps_model import CAPTION_ROLE, FETCH_CHUNK, STEP_ROLE, StepsModel  # noqa: E402
 
 
 def _store_with_runs(tmp_path):

@@ -8,11 +8,11 @@ from test_views_support import isolated_settings, make_synthetic_run, needs_xvfb
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QInputDialog  # noqa: E402
 
-from app.engine.store import TrajectoryStore  # noqa: E402
-from app.views.replay_controller import MAX_DELAY_S, MIN_DELAY_S, ReplayController  # noqa: E402
-from app.views.run_view import RunView  # noqa: E402
-from app.views.steps_model import StepsModel  # noqa: E402
-from app.views.verdict_view import AUTHOR_KEY, VerdictView  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.views.run.replay_controller import MAX_DELAY_S, MIN_DELAY_S, ReplayController  # noqa: E402
+from app.views.run.run_view import RunView  # noqa: E402
+from app.views.run.steps_model import StepsModel  # noqa: E402
+from app.views.run.verdict_view import AUTHOR_KEY, VerdictView  # noqa: E402
 
 
 @pytest.fixture

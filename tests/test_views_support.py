@@ -21,7 +21,7 @@ os.environ["QT_QPA_PLATFORM"] = "offscreen"
 import pytest  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
 
-from app.engine.store import TrajectoryStore  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = ROOT / "tests" / "targets" / "probe_tk"

@@ -49,10 +49,10 @@ def _check_common(args: argparse.Namespace) -> None:
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
-    from app.engine import benchdetect
+    from app.engine.bench import detect
 
     _check_common(args)
-    jobs = benchdetect.plan(benchdetect.select_apps(args.apps), args.runs, args.seed, args.vary_seeds)
+    jobs = detect.plan(detect.select_apps(args.apps), args.runs, args.seed, args.vary_seeds)
     db = args.db or default_db()
     t0 = time.monotonic()
     with _progress(len(jobs), f"bench detect ({args.tester})") as bar:
@@ -60,12 +60,12 @@ def cmd_detect(args: argparse.Namespace) -> int:
             bar.set_postfix_str(f"{row.target}: {row.verdict}", refresh=False)
             bar.update(1)
 
-        rows = benchdetect.run(jobs, tester=args.tester, max_steps=args.max_steps, db=db, parallel=args.jobs,
+        rows = detect.run(jobs, tester=args.tester, max_steps=args.max_steps, db=db, parallel=args.jobs,
                                on_done=done)
-    summary = benchdetect.summarize(rows, tester=args.tester, max_steps=args.max_steps,
+    summary = detect.summarize(rows, tester=args.tester, max_steps=args.max_steps,
                                     wall_seconds=time.monotonic() - t0, parallel=args.jobs)
     summary["db"] = str(db)
-    _write_outputs(args, benchdetect.report_json(rows, summary), benchdetect.markdown(summary))
+    _write_outputs(args, detect.report_json(rows, summary), detect.markdown(summary))
     return 0
 
 
@@ -80,11 +80,11 @@ def _ks(text: str) -> list[int]:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from app.engine import benchplay
+    from app.engine.bench import play_at_k
 
     _check_common(args)
     ks = _ks(args.k)
-    candidates = benchplay.discover(args.candidates)
+    candidates = play_at_k.discover(args.candidates)
     db = args.db or default_db()
     t0 = time.monotonic()
     total = len(candidates) * (1 + args.repeats)
@@ -94,19 +94,20 @@ def cmd_play(args: argparse.Namespace) -> int:
             bar.set_postfix_str(label, refresh=False)
             bar.update(1)
 
-        results = benchplay.play(candidates, tester=args.tester, max_steps=args.max_steps, repeats=args.repeats,
+        results = play_at_k.play(candidates, tester=args.tester, max_steps=args.max_steps, repeats=args.repeats,
                                  seed=args.seed, db=db, parallel=args.jobs, workdir=Path(tmp), on_done=done)
-    summary = benchplay.summarize(results, ks, args.repeats, tester=args.tester)
+    summary = play_at_k.summarize(results, ks, args.repeats, tester=args.tester)
     summary["wall_seconds"] = round(time.monotonic() - t0, 1)
     summary["db"] = str(db)
-    _write_outputs(args, summary, benchplay.markdown(summary))
+    _write_outputs(args, summary, play_at_k.markdown(summary))
     return 0
 
 
 def cmd_make_candidates(args: argparse.Namespace) -> int:
-    from app.engine import benchdetect, benchplay
+    from app.engine.bench import detect
+    from app.engine.bench import play_at_k
 
-    made = benchplay.make_candidates(args.out, benchdetect.select_apps(args.apps))
+    made = play_at_k.make_candidates(args.out, detect.select_apps(args.apps))
     for app, names in made.items():
         print(f"{args.out / app}: {len(names)} candidates ({', '.join(names)})")
     return 0

@@ -29,7 +29,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from app.engine.store import TrajectoryStore
+    from app.engine.trace.store import TrajectoryStore
 
     out: Path = args.output
     suffix = out.suffix.lower()
@@ -38,11 +38,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     store = TrajectoryStore(args.db or default_db(), readonly=True)
     try:
         if suffix in BUNDLE_SUFFIXES:
-            from app.engine.bundle import export_bundle
+            from app.engine.trace.bundle import export_bundle
 
             written = export_bundle(store, args.run_id, out)
         else:
-            from app.engine.report import write_html_report
+            from app.engine.trace.report import write_html_report
 
             written = write_html_report(store, args.run_id, out)
     finally:
@@ -52,8 +52,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from app.engine.bundle import import_bundle
-    from app.engine.store import TrajectoryStore
+    from app.engine.trace.bundle import import_bundle
+    from app.engine.trace.store import TrajectoryStore
 
     store = TrajectoryStore(args.db or default_db())
     try:

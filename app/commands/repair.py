@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from app import cli
-from app.engine.display import DISPLAY_MODES, ISOLATED
+from app.engine.play.display import DISPLAY_MODES, ISOLATED
 from app.engine.errors import UserError
 from app.paths import default_db
 
@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
 
 def materialise(target: str, work_parent: Path) -> tuple[Path, str]:
     """Copy TARGET (with its bug applied) to ``work_parent/<name>`` without bugs/; returns (folder, label)."""
-    from app.engine.targetspec import resolve_target
+    from app.engine.play.targetspec import resolve_target
 
     resolved = resolve_target(target)
     try:
@@ -65,7 +65,7 @@ def build_loop(args: argparse.Namespace, store: Any, work: Path, label: str) -> 
     from app.engine.repair.offline_refiner import OfflineRefiner
     from app.engine.repair.sandbox import Executor, Workspace
     from app.engine.repair.tools import UnitTestRunner, Validator
-    from app.engine.targetspec import load_spec
+    from app.engine.play.targetspec import load_spec
 
     spec = load_spec(work)
     executor = Executor()
@@ -93,7 +93,7 @@ def build_loop(args: argparse.Namespace, store: Any, work: Path, label: str) -> 
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
-    from app.engine.store import TrajectoryStore
+    from app.engine.trace.store import TrajectoryStore
 
     if args.max_iterations < 1:
         raise UserError("--max-iterations must be at least 1.")

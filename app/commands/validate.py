@@ -20,13 +20,13 @@ SIGNAL_TICK_MS = 200
 
 
 def _store(args: argparse.Namespace, *, readonly: bool = False) -> Any:
-    from app.engine.store import TrajectoryStore
+    from app.engine.trace.store import TrajectoryStore
 
     return TrajectoryStore(args.db or default_db(), readonly=readonly)
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from app.engine import validation
+    from app.engine.study import validation
 
     store = _store(args)
     try:
@@ -39,7 +39,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from app.engine import validation
+    from app.engine.study import validation
 
     store = _store(args, readonly=True)
     rows: list[dict[str, Any]] = []
@@ -68,7 +68,8 @@ def _fmt(value: float | None, key: str) -> str:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from app.engine import agreement, validation
+    from app.engine.study import agreement
+    from app.engine.study import validation
 
     store = _store(args, readonly=True)
     try:
@@ -102,7 +103,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from app.engine import validation
+    from app.engine.study import validation
 
     store = _store(args, readonly=True)
     try:
@@ -114,7 +115,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from app.engine import validation
+    from app.engine.study import validation
 
     store = _store(args)
     try:
@@ -127,7 +128,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    from app.engine import validation
+    from app.engine.study import validation
 
     store = _store(args)
     try:
@@ -166,7 +167,7 @@ def _quit_on_signals(app: Any) -> None:
 
 def cmd_annotate(args: argparse.Namespace) -> int:
     app = _qt_app()
-    from app.views.annotation_view import AnnotationView
+    from app.views.labelling.annotation_view import AnnotationView
 
     view = AnnotationView(_store(args), args.annotator, set_name=args.name)
     view.resize(1200, 800)
@@ -176,7 +177,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     app = _qt_app()
-    from app.views.agreement_view import AgreementView
+    from app.views.labelling.agreement_view import AgreementView
 
     view = AgreementView(_store(args, readonly=True), set_name=args.name)
     view.resize(1000, 700)

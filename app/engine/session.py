@@ -14,19 +14,19 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from app.engine.actions import ActionParseError, Finish, action_from_dict, action_to_dict
-from app.engine.control import RunControl
-from app.engine.display import DEFAULT_SCREEN, ISOLATED, XDisplay, open_display
+from app.engine.play.actions import ActionParseError, Finish, action_from_dict, action_to_dict
+from app.engine.play.control import RunControl
+from app.engine.play.display import DEFAULT_SCREEN, ISOLATED, XDisplay, open_display
 from app.engine.errors import RunStopped, TargetError, UserError
-from app.engine.events import (
+from app.engine.play.events import (
     ControlChanged, EventBus, FindingRaised, RunFinished, RunStarted, StepRecorded, VerdictReached, WindowFound,
 )
-from app.engine.executor import ActionExecutor, make_executor
-from app.engine.observer import SETTLE_CAP_S, Observation, VisualObserver
-from app.engine.oracles import Finding, GenericOracles
-from app.engine.store import TrajectoryStore
-from app.engine.target import TargetProcess
-from app.engine.targetspec import ResolvedTarget, resolve_target
+from app.engine.play.executor import ActionExecutor, make_executor
+from app.engine.play.observer import SETTLE_CAP_S, Observation, VisualObserver
+from app.engine.judge.oracles import Finding, GenericOracles
+from app.engine.trace.store import TrajectoryStore
+from app.engine.play.target import TargetProcess
+from app.engine.play.targetspec import ResolvedTarget, resolve_target
 from app.engine.testers import make_tester
 from app.engine.testers.base import Decision, Tester, TesterContext, Verdict
 

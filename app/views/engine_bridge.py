@@ -2,7 +2,7 @@
 
 The workbench never runs the engine in its own process: it starts
 ``python -m app test … --events -`` with QProcess, reads one event per stdout
-line (:func:`app.engine.events.event_from_json`) and re-emits it as a typed
+line (:func:`app.engine.play.events.event_from_json`) and re-emits it as a typed
 signal on the GUI thread; control lines (pause, resume, step, stop,
 ``act {json}``) go to the child's stdin.  Closing stdin also stops the engine,
 so a workbench that dies never leaves a run going; the engine in turn takes
@@ -26,7 +26,7 @@ from typing import Any, Mapping
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from app.engine.events import (
+from app.engine.play.events import (
     ControlChanged, FindingRaised, RunFinished, RunStarted, StepRecorded, VerdictReached, WindowFound, event_from_json,
 )
 from app.paths import ROOT
@@ -41,19 +41,19 @@ CLI_PREFIX = "playcoder: "
 
 class EngineBridge(QObject):
     sig_run_started = Signal(object)
-    """Emitted with :class:`~app.engine.events.RunStarted` when the engine created the run row."""
+    """Emitted with :class:`~app.engine.play.events.RunStarted` when the engine created the run row."""
     sig_window_found = Signal(object)
-    """Emitted with :class:`~app.engine.events.WindowFound` once the target's window is on its display."""
+    """Emitted with :class:`~app.engine.play.events.WindowFound` once the target's window is on its display."""
     sig_step_recorded = Signal(object)
-    """Emitted with :class:`~app.engine.events.StepRecorded` after a step was committed to the database."""
+    """Emitted with :class:`~app.engine.play.events.StepRecorded` after a step was committed to the database."""
     sig_finding_raised = Signal(object)
-    """Emitted with :class:`~app.engine.events.FindingRaised` for every finding."""
+    """Emitted with :class:`~app.engine.play.events.FindingRaised` for every finding."""
     sig_control_changed = Signal(object)
-    """Emitted with :class:`~app.engine.events.ControlChanged` when the engine paused, resumed, stepped or stops."""
+    """Emitted with :class:`~app.engine.play.events.ControlChanged` when the engine paused, resumed, stepped or stops."""
     sig_verdict_reached = Signal(object)
-    """Emitted with :class:`~app.engine.events.VerdictReached` when the tester judged the run."""
+    """Emitted with :class:`~app.engine.play.events.VerdictReached` when the tester judged the run."""
     sig_run_finished = Signal(object)
-    """Emitted with :class:`~app.engine.events.RunFinished` when the run ended (completed, stopped or error)."""
+    """Emitted with :class:`~app.engine.play.events.RunFinished` when the run ended (completed, stopped or error)."""
     sig_engine_failed = Signal(str)
     """Emitted with one sentence when the engine process failed without finishing its run."""
     sig_process_ended = Signal(int)

@@ -14,14 +14,14 @@ import json
 import time
 from typing import Any, Callable
 
-from app.engine.control import RunControl
+from app.engine.play.control import RunControl
 from app.engine.errors import UserError
 from app.engine.llm.config import LLMSettings, public_url, scrub
 from app.engine.llm.messages import ChatRequest, ChatResult, ImagePart
 from app.engine.llm.pricing import PriceTable, load_prices
 from app.engine.llm.providers import Provider, make_provider
 from app.engine.llm.retry import ProviderError, RetryGaveUp, call_with_retry
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 _HINTS = {
     "timeout": "check that the server is running, or allow more time with PLAYCODER_LLM_TIMEOUT",

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.engine.actions import Action, Click, DoubleClick, Drag, RightClick, Scroll
+from app.engine.play.actions import Action, Click, DoubleClick, Drag, RightClick, Scroll
 from app.engine.llm.images import ImageRules, scaled
 from app.engine.llm.messages import ImagePart
-from app.engine.observer import BBox, Frame
+from app.engine.play.observer import BBox, Frame
 
 CROP_MAX_FRACTION = 0.25
 """Send a close-up of the changed region only when it covers less than this part of the window."""

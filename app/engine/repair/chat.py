@@ -16,7 +16,7 @@ from string import Template
 from typing import Any, Mapping, Protocol
 
 from app.engine.errors import UserError
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 from app.paths import RESOURCES
 
 PROMPTS_DIR = RESOURCES / "prompts"

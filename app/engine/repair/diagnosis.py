@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.engine.oracles import FAILING_KINDS, TRACEBACK_MARK
+from app.engine.judge.oracles import FAILING_KINDS, TRACEBACK_MARK
 from app.engine.repair.localize import TraceFrame, parse_traceback
 from app.engine.repair.sandbox import Workspace
 from app.engine.repair.tools import TestReport
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 LOG_TAIL_LINES = 40
 MAX_TEST_FAILURES_SHOWN = 6

@@ -25,7 +25,7 @@ from app.engine.repair.patching import PatchError, extract_edits
 from app.engine.repair.proposal import Proposal
 from app.engine.repair.sandbox import Workspace
 from app.engine.repair.tools import ContextSearchTool, FileReadTool, TestReport
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 MAX_CONTEXT_CHARS = 24000
 """Below this the whole program (tests excluded) is shown; above, windows around the locations."""

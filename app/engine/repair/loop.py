@@ -21,8 +21,8 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from app.engine.control import RunControl
-from app.engine.display import ISOLATED
+from app.engine.play.control import RunControl
+from app.engine.play.display import ISOLATED
 from app.engine.errors import RunStopped, UserError
 from app.engine.repair.checks import Gate
 from app.engine.repair.diagnosis import Diagnosis, build_diagnosis
@@ -32,8 +32,8 @@ from app.engine.repair.records import CycleRecord
 from app.engine.repair.sandbox import Workspace
 from app.engine.repair.tools import TestReport, UnitTestRunner, Validator
 from app.engine.session import RunConfig, Session
-from app.engine.store import TrajectoryStore
-from app.engine.targetspec import SPEC_FILE
+from app.engine.trace.store import TrajectoryStore
+from app.engine.play.targetspec import SPEC_FILE
 
 MAX_ITERATIONS = 6
 """T in the paper."""

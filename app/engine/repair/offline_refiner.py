@@ -36,7 +36,7 @@ from app.engine.repair.mutations import Mutation, Mutator, referenced_names
 from app.engine.repair.proposal import Proposal
 from app.engine.repair.sandbox import Executor, Limits, Workspace
 from app.engine.repair.tools import TestReport, UnitTestRunner, Validator
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 EXPRESSION_TEMPLATES = ("swap-operands", "compare-flip", "arith-flip", "boolop-flip", "bool-const", "negate",
                         "off-by-one", "assign-aug", "similar-name")

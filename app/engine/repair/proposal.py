@@ -9,7 +9,7 @@ from app.engine.repair.checks import CheckResult
 from app.engine.repair.diagnosis import Diagnosis
 from app.engine.repair.sandbox import Workspace
 from app.engine.repair.tools import TestReport
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 
 @dataclass

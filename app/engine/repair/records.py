@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.engine.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore
 
 REPAIR_KIND = "repair"
 

@@ -6,10 +6,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from app.engine.actions import Action
-from app.engine.observer import Frame, Observation
-from app.engine.oracles import Finding
-from app.engine.targetspec import TargetSpec
+from app.engine.play.actions import Action
+from app.engine.play.observer import Frame, Observation
+from app.engine.judge.oracles import Finding
+from app.engine.play.targetspec import TargetSpec
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ Phases, each one recorded call (or a few) in ``llm_calls``:
 3. ``action_decision`` per step — the last three frames (older ones as small
    thumbnails), a close-up of the region the last action changed, the action
    history and the plan; the model answers with one action, read by the strict
-   :class:`~app.engine.actions.ActionParser`;
+   :class:`~app.engine.play.actions.ActionParser`;
 4. ``criterion_judgment`` per rubric criterion, then ``verdict`` — when the
    model finishes or the step budget ends.
 
@@ -32,18 +32,18 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn, TypeVar
 
-from app.engine.actions import VERDICTS, Action, ActionParser, Finish, action_to_call, find_json_object
-from app.engine.control import RunControl
+from app.engine.play.actions import VERDICTS, Action, ActionParser, Finish, action_to_call, find_json_object
+from app.engine.play.control import RunControl
 from app.engine.errors import RunStopped
 from app.engine.llm.client import LLMClient, LLMError
 from app.engine.llm.config import LLMSettings, resolve_settings
 from app.engine.llm.messages import ChatRequest, ImagePart, Message
 from app.engine.llm.prompts import Prompts
 from app.engine.llm.shots import Shot, bbox_text, crop_part, to_picture, to_window
-from app.engine.observer import BBox, Frame, Observation
-from app.engine.oracles import FAILING_KINDS, Finding
-from app.engine.store import TrajectoryStore
-from app.engine.targetspec import Criterion
+from app.engine.play.observer import BBox, Frame, Observation
+from app.engine.judge.oracles import FAILING_KINDS, Finding
+from app.engine.trace.store import TrajectoryStore
+from app.engine.play.targetspec import Criterion
 from app.engine.testers.base import Decision, TesterContext, Verdict
 
 T = TypeVar("T")

@@ -15,9 +15,9 @@ import imagehash
 import numpy as np
 from scipy import ndimage
 
-from app.engine.actions import Action, Click, Press
-from app.engine.observer import Frame, Observation
-from app.engine.oracles import FAILING_KINDS, Finding
+from app.engine.play.actions import Action, Click, Press
+from app.engine.play.observer import Frame, Observation
+from app.engine.judge.oracles import FAILING_KINDS, Finding
 from app.engine.testers.base import Decision, TesterContext, Verdict
 
 MAX_WIDGETS = 24

@@ -22,12 +22,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.engine.actions import Finish, Wait
+from app.engine.play.actions import Finish, Wait
 from app.engine.errors import UserError
-from app.engine.expectations import ExpectationChecker, Measurement
-from app.engine.observer import Frame, Observation
-from app.engine.oracles import FAILING_KINDS, Finding
-from app.engine.scriptspec import Expectation, ScriptCase
+from app.engine.judge.expectations import ExpectationChecker, Measurement
+from app.engine.play.observer import Frame, Observation
+from app.engine.judge.oracles import FAILING_KINDS, Finding
+from app.engine.play.scriptspec import Expectation, ScriptCase
 from app.engine.testers.base import Decision, TesterContext, Verdict
 
 POLL_S = 0.15

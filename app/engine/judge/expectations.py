@@ -1,0 +1,271 @@
+"""Visual expectations of scripted rubric cases, measured on captured frames with numpy.
+
+Each check returns a :class:`Measurement`: pass / fail / uncertain, the value
+it measured (JSON-ready, kept as evidence) and a sentence saying what was
+compared.  'uncertain' means the check could not be made (no frame before the
+step, a region outside the window, a missing reference picture, no OCR
+engine), never that the program looked doubtful.
+
+Kinds (fields in :data:`app.engine.play.scriptspec.KIND_FIELDS`):
+
+- ``region_changed``: some pixel of ``region`` differs from the frame before the step.
+- ``pixel``: the pixel ``at`` is within ``tolerance`` (max channel difference)
+  of ``colour``; or, with ``region``, at least ``min_share`` of its pixels are.
+- ``similar``: structural similarity (SSIM, 7x7 windows, over detailed windows, mean over R, G, B) of
+  ``region`` to the same region of the reference PNG is at least ``threshold``.
+- ``not_similar_colours``: the WCAG contrast ratio between the two dominant
+  colours of ``region`` is at least ``min_contrast`` (catches white-on-white text).
+- ``text``: OCR of ``region`` contains ``contains`` (needs pytesseract and tesseract).
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageOps
+from scipy import ndimage
+
+from app.engine.play.observer import Frame
+from app.engine.play.scriptspec import Expectation
+
+DEFAULT_TOLERANCE = 24
+"""Max per-channel difference for a pixel to count as the expected colour."""
+DEFAULT_MIN_SHARE = 0.01
+DEFAULT_THRESHOLD = 0.95
+"""SSIM of identical pictures is 1.0; a changed glyph in a tight region drops it well below this."""
+DEFAULT_MIN_CONTRAST = 3.0
+"""WCAG's minimum for large text."""
+SSIM_WINDOW = 7
+FLAT_VARIANCE = 4.0
+"""Windows whose summed variance is below this (both sides flat) do not count in the SSIM mean."""
+QUANT_SHIFT = 4
+"""Colours are binned to 16 levels per channel to find the dominant ones."""
+DISTINCT_COLOUR = 40
+"""Two bins whose mean colours differ by less than this (max channel) count as one colour."""
+MIN_COLOUR_SHARE = 0.02
+"""A second colour must cover this share of the region to count (anti-aliasing noise does not)."""
+OCR_SCALE = 3
+
+RGB = np.ndarray
+
+
+@dataclass(frozen=True)
+class Measurement:
+    verdict: str  # pass | fail | uncertain
+    measured: Any
+    note: str
+
+
+def rgb(frame: Frame) -> RGB:
+    """H x W x 3 uint8 RGB view of a BGRX frame."""
+    return frame.array()[:, :, 2::-1]
+
+
+def crop(arr: RGB, region: list[int] | None) -> RGB | None:
+    """The region clipped to the picture; None when nothing of it is inside."""
+    if region is None:
+        return arr
+    h, w = arr.shape[:2]
+    x0, y0, x1, y1 = max(0, region[0]), max(0, region[1]), min(w, region[2]), min(h, region[3])
+    if x0 >= x1 or y0 >= y1:
+        return None
+    return arr[y0:y1, x0:x1]
+
+
+def hex_colour(c: Any) -> str:
+    return "#%02x%02x%02x" % tuple(int(round(float(v))) for v in c[:3])
+
+
+def parse_colour(text: str) -> np.ndarray:
+    return np.array([int(text[i:i + 2], 16) for i in (1, 3, 5)], dtype=np.int16)
+
+
+# -- measures ------------------------------------------------------------------
+def ssim(a: RGB, b: RGB) -> float:
+    """Structural similarity of two equal-size RGB pictures (1.0 = identical), mean over R, G, B.
+
+    The SSIM map is averaged over the windows where either picture has detail
+    (local variance above :data:`FLAT_VARIANCE`): flat background on both
+    sides would otherwise drown a changed glyph (a '-6' for a '6' scores 0.97
+    over a whole display but far lower over its detailed windows).
+    """
+    if a.shape != b.shape:
+        raise ValueError("pictures differ in size")
+    win = max(1, min(SSIM_WINDOW, a.shape[0], a.shape[1]))
+    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
+    scores = []
+    for ch in range(a.shape[2]):
+        x = a[:, :, ch].astype(np.float64)
+        y = b[:, :, ch].astype(np.float64)
+        mx, my = ndimage.uniform_filter(x, win), ndimage.uniform_filter(y, win)
+        sxx = ndimage.uniform_filter(x * x, win) - mx * mx
+        syy = ndimage.uniform_filter(y * y, win) - my * my
+        sxy = ndimage.uniform_filter(x * y, win) - mx * my
+        s = ((2 * mx * my + c1) * (2 * sxy + c2)) / ((mx * mx + my * my + c1) * (sxx + syy + c2))
+        detail = (sxx + syy) > FLAT_VARIANCE
+        scores.append(float(s[detail].mean()) if detail.any() else float(s.mean()))
+    return float(np.mean(scores))
+
+
+def relative_luminance(colour: Any) -> float:
+    """WCAG 2 relative luminance of an sRGB colour (0..255 per channel)."""
+    c = np.asarray(colour[:3], dtype=np.float64) / 255.0
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2])
+
+
+def contrast_ratio(a: Any, b: Any) -> float:
+    la, lb = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def dominant_colours(arr: RGB) -> list[tuple[np.ndarray, float]]:
+    """Up to two (mean colour, share) pairs: the commonest colour and the commonest clearly different one."""
+    flat = arr.reshape(-1, 3).astype(np.int64)
+    q = flat >> QUANT_SHIFT
+    keys = (q[:, 0] << 8) | (q[:, 1] << 4) | q[:, 2]
+    counts = np.bincount(keys, minlength=4096)
+    order = np.argsort(counts)[::-1]
+    total = float(len(keys))
+    out: list[tuple[np.ndarray, float]] = []
+    for key in order:
+        if counts[key] == 0 or len(out) == 2:
+            break
+        share = counts[key] / total
+        if out and share < MIN_COLOUR_SHARE:
+            break
+        mean = flat[keys == key].mean(axis=0)
+        if out and np.abs(mean - out[0][0]).max() < DISTINCT_COLOUR:
+            continue
+        out.append((mean, float(share)))
+    return out
+
+
+# -- evaluation ------------------------------------------------------------------
+class ExpectationChecker:
+    """Evaluates expectations for one target folder (reference pictures are loaded once)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._refs: dict[str, RGB | None] = {}
+
+    def check(self, exp: Expectation, before: Frame | None, after: Frame) -> Measurement:
+        method = getattr(self, "_" + exp.kind)
+        result: Measurement = method(exp.params, before, after)
+        return result
+
+    def reference_path(self, exp: Expectation) -> Path:
+        return self.folder / str(exp.params["reference"])
+
+    def _region_changed(self, p: dict[str, Any], before: Frame | None, after: Frame) -> Measurement:
+        if before is None:
+            return Measurement("uncertain", None, "there is no frame before the step to compare with")
+        if (before.width, before.height) != (after.width, after.height):
+            return Measurement("pass", {"resized": True}, "the window changed size")
+        a, b = crop(rgb(before), p.get("region")), crop(rgb(after), p.get("region"))
+        if a is None or b is None:
+            return Measurement("uncertain", None, f"the region lies outside the {after.width}x{after.height} window")
+        diff = np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=2) > 0
+        share = float(diff.mean())
+        where = f"region {p.get('region') or 'whole window'}"
+        if share > 0:
+            return Measurement("pass", {"changed_share": round(share, 4)}, f"{share:.1%} of {where} changed")
+        return Measurement("fail", {"changed_share": 0.0}, f"nothing in {where} changed")
+
+    def _pixel(self, p: dict[str, Any], before: Frame | None, after: Frame) -> Measurement:
+        want = parse_colour(p["colour"])
+        tol = p.get("tolerance", DEFAULT_TOLERANCE)
+        arr = rgb(after)
+        if "at" in p:
+            x, y = p["at"]
+            if not (0 <= x < after.width and 0 <= y < after.height):
+                return Measurement("uncertain", None, f"({x}, {y}) lies outside the {after.width}x{after.height} window")
+            got = arr[y, x].astype(np.int16)
+            dist = int(np.abs(got - want).max())
+            ok = dist <= tol
+            return Measurement("pass" if ok else "fail", hex_colour(got),
+                               f"pixel ({x}, {y}) is {hex_colour(got)}, expected {p['colour']} ±{tol:g}")
+        region = crop(arr, p["region"])
+        if region is None:
+            return Measurement("uncertain", None, f"the region lies outside the {after.width}x{after.height} window")
+        share = float((np.abs(region.astype(np.int16) - want).max(axis=2) <= tol).mean())
+        need = p.get("min_share", DEFAULT_MIN_SHARE)
+        return Measurement("pass" if share >= need else "fail", round(share, 4),
+                           f"{share:.1%} of region {p['region']} is {p['colour']} ±{tol:g} (need {need:.1%})")
+
+    def _load_reference(self, name: str) -> RGB | None:
+        if name not in self._refs:
+            path = self.folder / name
+            self._refs[name] = np.asarray(Image.open(path).convert("RGB")) if path.is_file() else None
+        return self._refs[name]
+
+    def _similar(self, p: dict[str, Any], before: Frame | None, after: Frame) -> Measurement:
+        ref = self._load_reference(p["reference"])
+        if ref is None:
+            return Measurement("uncertain", None, f"the reference picture {p['reference']} is missing; "
+                                                  "record it with `python -m benchmark.record_refs`")
+        region = p.get("region")
+        frame = rgb(after)
+        if ref.shape[:2] == frame.shape[:2]:
+            a, b = crop(frame, region), crop(ref, region)
+        elif region is not None and ref.shape[:2] == (region[3] - region[1], region[2] - region[0]):
+            a, b = crop(frame, region), ref
+        else:
+            return Measurement("uncertain", None, f"the window is {after.width}x{after.height} but the reference "
+                                                  f"{p['reference']} is {ref.shape[1]}x{ref.shape[0]}")
+        if a is None or b is None or a.shape != b.shape:
+            return Measurement("uncertain", None, "the region lies outside the window")
+        score = ssim(a, b)
+        need = p.get("threshold", DEFAULT_THRESHOLD)
+        return Measurement("pass" if score >= need else "fail", round(score, 4),
+                           f"SSIM {score:.3f} of region {region or 'whole window'} to {p['reference']} "
+                           f"(need {need:g})")
+
+    def _not_similar_colours(self, p: dict[str, Any], before: Frame | None, after: Frame) -> Measurement:
+        region = crop(rgb(after), p["region"])
+        if region is None:
+            return Measurement("uncertain", None, f"the region lies outside the {after.width}x{after.height} window")
+        need = p.get("min_contrast", DEFAULT_MIN_CONTRAST)
+        colours = dominant_colours(region)
+        if len(colours) < 2:
+            only = hex_colour(colours[0][0]) if colours else "?"
+            return Measurement("fail", {"colours": [only], "contrast": 1.0},
+                               f"region {p['region']} shows one colour ({only}): any text in it is invisible")
+        (c1, s1), (c2, s2) = colours
+        ratio = contrast_ratio(c1, c2)
+        measured = {"colours": [hex_colour(c1), hex_colour(c2)], "shares": [round(s1, 3), round(s2, 3)],
+                    "contrast": round(ratio, 2)}
+        return Measurement("pass" if ratio >= need else "fail", measured,
+                           f"contrast {ratio:.2f}:1 between {hex_colour(c1)} and {hex_colour(c2)} in region "
+                           f"{p['region']} (need {need:g}:1)")
+
+    def _text(self, p: dict[str, Any], before: Frame | None, after: Frame) -> Measurement:
+        ocr = _ocr_engine()
+        if ocr is None:
+            return Measurement("uncertain", None, "OCR is not available (install tesseract and pytesseract "
+                                                  "to check text)")
+        region = crop(rgb(after), p["region"])
+        if region is None:
+            return Measurement("uncertain", None, f"the region lies outside the {after.width}x{after.height} window")
+        img = ImageOps.autocontrast(Image.fromarray(np.ascontiguousarray(region)).convert("L"))
+        img = img.resize((img.width * OCR_SCALE, img.height * OCR_SCALE), Image.Resampling.LANCZOS)
+        text = " ".join(str(ocr.image_to_string(img, config="--psm 6")).split())
+        want = " ".join(p["contains"].split())
+        ok = want.lower() in text.lower()
+        return Measurement("pass" if ok else "fail", text,
+                           f"OCR of region {p['region']} reads {text!r}; expected it to contain {want!r}")
+
+
+def _ocr_engine() -> Any:
+    """The pytesseract module when both it and the tesseract binary exist, else None."""
+    if shutil.which("tesseract") is None:
+        return None
+    try:
+        import pytesseract
+    except ImportError:
+        return None
+    return pytesseract

@@ -1,0 +1,301 @@
+"""ActionExecutor: perform actions on the target window like a person would.
+
+Private displays are driven with XTEST through python-xlib on an explicit
+connection (nobody's real mouse moves, runs can go in parallel).  The desktop
+is driven with pyautogui, imported only then (it binds to $DISPLAY on import),
+with its failsafe left on.  Coordinates are window-relative; an action outside
+the window is refused — recorded, never performed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from Xlib import X, XK
+from Xlib import display as xdisplay
+from Xlib import error as xerror
+from Xlib.ext import xtest
+
+from app.engine.play.actions import (
+    Action, ActionHistory, Click, DoubleClick, Drag, Finish, Hotkey, Press, RightClick, Scroll, Type, Wait,
+)
+from app.engine.errors import RunStopped
+
+KEY_HOLD_S = 0.03
+"""Keys are held this long so games that poll key state see them."""
+DOUBLE_CLICK_GAP_S = 0.05
+DRAG_STEPS = 12
+TYPE_GAP_S = 0.004
+KEY_ALIASES = {
+    "enter": "Return", "return": "Return", "esc": "Escape", "escape": "Escape", "space": "space",
+    "tab": "Tab", "backspace": "BackSpace", "delete": "Delete", "del": "Delete", "insert": "Insert",
+    "up": "Up", "down": "Down", "left": "Left", "right": "Right", "home": "Home", "end": "End",
+    "pageup": "Prior", "pagedown": "Next", "ctrl": "Control_L", "control": "Control_L",
+    "shift": "Shift_L", "alt": "Alt_L", "super": "Super_L", "win": "Super_L", "cmd": "Super_L", "meta": "Meta_L",
+    "plus": "plus", "minus": "minus", "asterisk": "asterisk", "slash": "slash", "equal": "equal",
+    "period": "period", "comma": "comma", "capslock": "Caps_Lock",
+}
+SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
+
+
+class ActionRefused(Exception):
+    """The action was not performed (e.g. outside the window); the message says why."""
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    outcome: str  # "ok" | "refused" | "finish"
+    message: str
+    act_ms: float
+
+
+class Backend(Protocol):
+    def move(self, x: int, y: int) -> None: ...
+    def button(self, button: int, down: bool) -> None: ...
+    def key(self, name: str, down: bool) -> None: ...
+    def type_char(self, ch: str) -> None: ...
+    def focus(self) -> None: ...
+    def sync(self) -> None: ...
+    def close(self) -> None: ...
+
+
+def keysym_for(name: str) -> int:
+    """Keysym of a key name ('enter', 'a', 'F5', '+'); raises ActionRefused if unknown."""
+    if len(name) == 1:
+        code = ord(name)
+        return code if 0x20 <= code <= 0x7E or 0xA0 <= code <= 0xFF else 0x01000000 + code
+    symbol = KEY_ALIASES.get(name.lower(), name)
+    if symbol.lower().startswith("f") and symbol[1:].isdigit():
+        symbol = symbol.upper()
+    keysym = XK.string_to_keysym(symbol)
+    if keysym == X.NoSymbol:
+        raise ActionRefused(f"unknown key {name!r}")
+    return int(keysym)
+
+
+class XTestBackend:
+    """XTEST input on an explicit display connection; window focus via SetInputFocus."""
+
+    def __init__(self, display_name: str, window_id: int) -> None:
+        self.conn = xdisplay.Display(display_name)
+        self.window = self.conn.create_resource_object("window", window_id)
+        self._spare: int | None = None
+
+    def move(self, x: int, y: int) -> None:
+        xtest.fake_input(self.conn, X.MotionNotify, x=x, y=y)
+
+    def button(self, button: int, down: bool) -> None:
+        xtest.fake_input(self.conn, X.ButtonPress if down else X.ButtonRelease, button)
+
+    def _keycode(self, keysym: int) -> tuple[int, bool]:
+        """Keycode and whether Shift is needed; remaps a spare keycode for unmapped symbols."""
+        for code, index in self.conn.keysym_to_keycodes(keysym):
+            if index in (0, 1):
+                return code, index == 1
+        spare = self._spare_keycode()
+        self.conn.change_keyboard_mapping(spare, [(keysym, keysym)])
+        self.conn.sync()
+        return spare, False
+
+    def _spare_keycode(self) -> int:
+        if self._spare is None:
+            first = self.conn.display.info.min_keycode
+            count = self.conn.display.info.max_keycode - first + 1
+            mapping = self.conn.get_keyboard_mapping(first, count)
+            empty = [first + i for i, syms in enumerate(mapping) if not any(syms)]
+            self._spare = empty[-1] if empty else self.conn.display.info.max_keycode
+        return self._spare
+
+    def key(self, name: str, down: bool) -> None:
+        code, _shift = self._keycode(keysym_for(name))
+        xtest.fake_input(self.conn, X.KeyPress if down else X.KeyRelease, code)
+
+    def type_char(self, ch: str) -> None:
+        code, shift = self._keycode(keysym_for(ch))
+        shift_code = self.conn.keysym_to_keycode(XK.string_to_keysym("Shift_L"))
+        if shift:
+            xtest.fake_input(self.conn, X.KeyPress, shift_code)
+        xtest.fake_input(self.conn, X.KeyPress, code)
+        xtest.fake_input(self.conn, X.KeyRelease, code)
+        if shift:
+            xtest.fake_input(self.conn, X.KeyRelease, shift_code)
+        self.conn.sync()
+
+    def focus(self) -> None:
+        try:
+            self.window.configure(stack_mode=X.Above)
+            self.window.set_input_focus(X.RevertToParent, X.CurrentTime)
+            self.conn.sync()
+        except (xerror.XError, xerror.BadMatch):
+            pass  # not viewable right now; the key still goes to the focused window
+
+    def sync(self) -> None:
+        self.conn.sync()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class PyAutoGuiBackend:
+    """The user's desktop, as in the paper.  The failsafe (mouse to a corner) stays on."""
+
+    def __init__(self, display_name: str, window_id: int) -> None:
+        import pyautogui  # bound to $DISPLAY at import: only ever imported for desktop runs
+
+        self.gui: Any = pyautogui
+        self.gui.FAILSAFE = True
+        self.gui.PAUSE = 0.0
+        self._focus = XTestBackend(display_name, window_id)
+
+    def _guard(self, fn: Callable[[], None]) -> None:
+        try:
+            fn()
+        except self.gui.FailSafeException as exc:
+            raise RunStopped() from exc
+
+    def move(self, x: int, y: int) -> None:
+        self._guard(lambda: self.gui.moveTo(x, y))
+
+    def button(self, button: int, down: bool) -> None:
+        if button in (4, 5, 6, 7):
+            if down:
+                amount = 1 if button in (4, 6) else -1
+                scroll = self.gui.scroll if button in (4, 5) else self.gui.hscroll
+                self._guard(lambda: scroll(amount))
+            return
+        which = {1: "left", 2: "middle", 3: "right"}[button]
+        self._guard(lambda: (self.gui.mouseDown if down else self.gui.mouseUp)(button=which))
+
+    def key(self, name: str, down: bool) -> None:
+        key = name if len(name) == 1 else name.lower()
+        self._guard(lambda: (self.gui.keyDown if down else self.gui.keyUp)(key))
+
+    def type_char(self, ch: str) -> None:
+        self._guard(lambda: self.gui.write(ch))
+
+    def focus(self) -> None:
+        self._focus.focus()
+
+    def sync(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self._focus.close()
+
+
+class ActionExecutor:
+    """Validates and performs actions; keeps the history of what was done."""
+
+    def __init__(self, backend: Backend, geometry: Callable[[], tuple[int, int, int, int]],
+                 sleep: Callable[[float], None] = time.sleep, park_pointer: tuple[int, int] | None = None) -> None:
+        """``geometry`` returns the window's (left, top, width, height) in screen coordinates.
+        ``park_pointer``: screen point the pointer returns to after mouse actions, so hover
+        effects do not count as the program's response (isolated displays only)."""
+        self.backend = backend
+        self.geometry = geometry
+        self.sleep = sleep
+        self.park_pointer = park_pointer
+        self.history = ActionHistory()
+
+    def close(self) -> None:
+        self.backend.close()
+
+    def _abs(self, x: int, y: int) -> tuple[int, int]:
+        left, top, width, height = self.geometry()
+        if not (0 <= x < width and 0 <= y < height):
+            raise ActionRefused(f"({x}, {y}) is outside the {width}×{height} window")
+        return left + x, top + y
+
+    def execute(self, action: Action) -> ActionResult:
+        start = time.monotonic()
+        try:
+            message = self._perform(action)
+            outcome = "finish" if isinstance(action, Finish) else "ok"
+        except ActionRefused as exc:
+            outcome, message = "refused", str(exc)
+        self.history.add(action, outcome)
+        return ActionResult(outcome, message, (time.monotonic() - start) * 1000.0)
+
+    def _click(self, x: int, y: int, button: int, count: int = 1) -> None:
+        ax, ay = self._abs(x, y)
+        self.backend.move(ax, ay)
+        for i in range(count):
+            if i:
+                self.sleep(DOUBLE_CLICK_GAP_S)
+            self.backend.button(button, True)
+            self.backend.button(button, False)
+        self._park()
+
+    def _park(self) -> None:
+        if self.park_pointer is not None:
+            self.backend.sync()
+            self.sleep(0.02)  # let the press/release reach the target before the pointer leaves
+            self.backend.move(*self.park_pointer)
+        self.backend.sync()
+
+    def _perform(self, action: Action) -> str:
+        b = self.backend
+        if isinstance(action, Click):
+            self._click(action.x, action.y, 1)
+        elif isinstance(action, DoubleClick):
+            self._click(action.x, action.y, 1, count=2)
+        elif isinstance(action, RightClick):
+            self._click(action.x, action.y, 3)
+        elif isinstance(action, Drag):
+            x1, y1 = self._abs(action.x, action.y)
+            x2, y2 = self._abs(action.x2, action.y2)
+            b.move(x1, y1)
+            b.button(1, True)
+            b.sync()
+            for i in range(1, DRAG_STEPS + 1):
+                b.move(x1 + (x2 - x1) * i // DRAG_STEPS, y1 + (y2 - y1) * i // DRAG_STEPS)
+                b.sync()
+                self.sleep(0.01)
+            b.button(1, False)
+            self._park()
+        elif isinstance(action, Scroll):
+            ax, ay = self._abs(action.x, action.y)
+            b.move(ax, ay)
+            for _ in range(action.amount):
+                b.button(SCROLL_BUTTONS[action.direction], True)
+                b.button(SCROLL_BUTTONS[action.direction], False)
+            self._park()
+        elif isinstance(action, (Press, Hotkey)):
+            keys = (action.key,) if isinstance(action, Press) else action.keys
+            for k in keys:
+                keysym_for(k)  # refuse unknown names before anything is pressed
+            b.focus()
+            for k in keys:
+                b.key(k, True)
+            b.sync()
+            self.sleep(KEY_HOLD_S)
+            for k in reversed(keys):
+                b.key(k, False)
+            b.sync()
+        elif isinstance(action, Type):
+            b.focus()
+            for ch in action.text:
+                if ch == "\n":
+                    b.key("enter", True)
+                    b.key("enter", False)
+                else:
+                    b.type_char(ch)
+                self.sleep(TYPE_GAP_S)
+            b.sync()
+        elif isinstance(action, Wait):
+            self.sleep(action.seconds)
+        elif isinstance(action, Finish):
+            return f"finish: {action.verdict}"
+        return "done"
+
+
+def make_executor(display_name: str, isolated: bool, window_id: int,
+                  geometry: Callable[[], tuple[int, int, int, int]], screen: tuple[int, int],
+                  sleep: Callable[[float], None] = time.sleep) -> ActionExecutor:
+    backend: Backend = XTestBackend(display_name, window_id) if isolated else PyAutoGuiBackend(display_name, window_id)
+    # The right edge's middle: outside any window we place (they fit in screen - 64 px) and not a
+    # corner, where pyautogui's failsafe would fire for a later desktop run on the same display.
+    park = (screen[0] - 1, screen[1] // 2) if isolated else None
+    return ActionExecutor(backend, geometry, sleep=sleep, park_pointer=park)

@@ -1,0 +1,286 @@
+"""Launch a target program on a display, keep its output, and find its window.
+
+The window is found by process id, never by guessing: first ``_NET_WM_PID``
+(set by SDL, Qt, GTK), then the X-Resource extension's client PID (works for
+Tk, which sets no ``_NET_WM_PID``), and the configured title only as a last
+resort.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import IO, Any, Callable
+
+import psutil
+from Xlib import X
+from Xlib import display as xdisplay
+from Xlib import error as xerror
+from Xlib.ext import res as xres
+from Xlib.xobject.drawable import Window
+
+from app.engine.play.display import XDisplay, die_with_parent, stop_process
+from app.engine.errors import TargetError
+from app.engine.play.targetspec import TargetSpec
+
+SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
+"""Environment variables never passed to a target program."""
+WINDOW_POLL_S = 0.05
+LogLine = tuple[str, float, str]
+
+
+def target_environment(spec: TargetSpec, display: str, seed: int) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.upper().endswith(SECRET_ENV_SUFFIXES)}
+    env.update(
+        DISPLAY=display,
+        PYTHONHASHSEED=str(seed),
+        PLAYCODER_SEED=str(seed),
+        PYTHONUNBUFFERED="1",
+        PYTHONFAULTHANDLER="1",
+        SDL_AUDIODRIVER="dummy",
+        PYGAME_HIDE_SUPPORT_PROMPT="1",
+    )
+    env.pop("QT_QPA_PLATFORM", None)  # a Qt target must open a real X window
+    env.update(spec.env)
+    return env
+
+
+@dataclass(frozen=True)
+class WindowInfo:
+    id: int
+    x: int
+    y: int
+    width: int
+    height: int
+    method: str  # how it was found: net_wm_pid | xres | title
+
+
+class TargetProcess:
+    """A running target: its process, output lines and top-level window."""
+
+    def __init__(self, spec: TargetSpec, display: XDisplay, seed: int = 0,
+                 on_log: Callable[[LogLine], None] | None = None) -> None:
+        self.spec = spec
+        self.display = display
+        self.seed = seed
+        self._on_log = on_log
+        self._lines: list[LogLine] = []
+        self._lock = threading.Lock()
+        self._readers: list[threading.Thread] = []
+        command = [sys.executable if part in ("python", "python3") else part for part in spec.command]
+        try:
+            self.proc: subprocess.Popen[bytes] = subprocess.Popen(
+                command,
+                cwd=spec.folder,
+                env=target_environment(spec, display.name, seed),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
+        except OSError as exc:
+            raise TargetError(f"could not start {' '.join(command)} in {spec.folder} ({exc}); check the target's command.") from exc
+        self.started_at = time.time()
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        for name, stream in (("stdout", self.proc.stdout), ("stderr", self.proc.stderr)):
+            thread = threading.Thread(target=self._read, args=(name, stream), daemon=True, name=f"target-{name}")
+            thread.start()
+            self._readers.append(thread)
+        self._x: xdisplay.Display | None = None
+        self.window: WindowInfo | None = None
+
+    # -- output ------------------------------------------------------------
+    def _read(self, name: str, stream: IO[bytes]) -> None:
+        for raw in iter(stream.readline, b""):
+            line = (name, time.time(), raw.decode("utf-8", errors="replace").rstrip("\n"))
+            with self._lock:
+                self._lines.append(line)
+            if self._on_log is not None:
+                self._on_log(line)
+        stream.close()
+
+    def lines(self, since: int = 0) -> list[LogLine]:
+        with self._lock:
+            return self._lines[since:]
+
+    def drain_output(self, timeout: float = 1.0) -> None:
+        """After exit: wait until the reader threads have seen end-of-file."""
+        for thread in self._readers:
+            thread.join(timeout)
+
+    # -- process -------------------------------------------------------------
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.poll()
+
+    def cpu_percent(self, interval: float) -> float | None:
+        """CPU use of the target over ``interval`` seconds (100 = one core busy)."""
+        try:
+            return float(psutil.Process(self.pid).cpu_percent(interval=interval))
+        except (psutil.Error, OSError):
+            return None
+
+    def shutdown(self) -> int | None:
+        code = stop_process(self.proc, group=True)
+        self.drain_output(1.0)
+        if self._x is not None:
+            try:
+                self._x.close()
+            except Exception:  # the display may already be gone
+                pass
+            self._x = None
+        return code
+
+    # -- window ----------------------------------------------------------------
+    def xconn(self) -> xdisplay.Display:
+        if self._x is None:
+            try:
+                self._x = xdisplay.Display(self.display.name)
+            except (xerror.DisplayError, xerror.DisplayConnectionError, OSError) as exc:
+                raise TargetError(f"cannot connect to X display {self.display.name} ({exc}); check that it is running.") from exc
+        return self._x
+
+    def wait_for_window(self, timeout: float | None = None) -> WindowInfo:
+        """Poll until the target maps a top-level window; raise if it exits or times out."""
+        limit = timeout if timeout is not None else self.spec.startup_timeout
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if not self.alive():
+                self.drain_output()
+                tail = " | ".join(t for _, _, t in self.lines()[-3:])
+                raise TargetError(
+                    f"the target exited with code {self.returncode} before showing a window"
+                    f"{': ' + tail if tail else ''}; run its command by hand to see why."
+                )
+            found = find_window(self.xconn(), self.pid, self.spec.window_title)
+            if found is not None:
+                self.window = found
+                return found
+            time.sleep(WINDOW_POLL_S)
+        raise TargetError(
+            f"the target showed no window within {limit:g} s; check that it opens a window on $DISPLAY "
+            "or raise startup_timeout in playcoder.toml."
+        )
+
+    def refresh_geometry(self) -> WindowInfo | None:
+        """Re-read the window's position and size (it may move or resize)."""
+        if self.window is None:
+            return None
+        try:
+            win = self.xconn().create_resource_object("window", self.window.id)
+            self.window = _geometry(self.xconn(), win, self.window.method)
+        except (xerror.XError, xerror.BadWindow):
+            pass
+        return self.window
+
+
+def _pids_of(pid: int) -> set[int]:
+    pids = {pid}
+    try:
+        pids.update(c.pid for c in psutil.Process(pid).children(recursive=True))
+    except psutil.Error:
+        pass
+    return pids
+
+
+def _geometry(conn: xdisplay.Display, win: Window, method: str) -> WindowInfo:
+    geo = win.get_geometry()
+    root = conn.screen().root
+    pos = root.translate_coords(win, 0, 0)
+    return WindowInfo(win.id, int(pos.x), int(pos.y), int(geo.width), int(geo.height), method)
+
+
+def _candidates(conn: xdisplay.Display) -> list[tuple[Window, int]]:
+    """Viewable windows down to depth 3 (a window manager reparents clients)."""
+    out: list[tuple[Window, int]] = []
+    stack: list[tuple[Window, int]] = [(conn.screen().root, 0)]
+    while stack:
+        win, depth = stack.pop()
+        try:
+            children = win.query_tree().children
+        except xerror.XError:
+            continue
+        for child in children:
+            try:
+                attrs = child.get_attributes()
+            except xerror.XError:
+                continue
+            if attrs.map_state != X.IsViewable:
+                continue
+            out.append((child, depth + 1))
+            if depth + 1 < 3:
+                stack.append((child, depth + 1))
+    return out
+
+
+def find_window(conn: xdisplay.Display, pid: int, title: str | None = None) -> WindowInfo | None:
+    """The largest viewable window of ``pid`` (or its children), by the methods above."""
+    pids = _pids_of(pid)
+    viewable = _candidates(conn)
+    net_wm_pid = conn.intern_atom("_NET_WM_PID")
+    by_method: dict[str, list[Window]] = {"net_wm_pid": [], "xres": [], "title": []}
+    has_res = conn.has_extension("X-Resource")
+    for win, _depth in viewable:
+        try:
+            prop = win.get_full_property(net_wm_pid, X.AnyPropertyType)
+            if prop is not None and len(prop.value) and int(prop.value[0]) in pids:
+                by_method["net_wm_pid"].append(win)
+                continue
+            if has_res and _xres_pid(conn, win.id) in pids:
+                by_method["xres"].append(win)
+                continue
+            if title and title in (_title(conn, win) or ""):
+                by_method["title"].append(win)
+        except (xerror.XError, xerror.BadWindow):
+            continue
+    for method in ("net_wm_pid", "xres", "title"):
+        wins = by_method[method]
+        if title and method != "title":
+            titled = [w for w in wins if title in (_title(conn, w) or "")]
+            wins = titled or wins
+        infos = []
+        for win in wins:
+            try:
+                info = _geometry(conn, win, method)
+            except xerror.XError:
+                continue
+            if info.width > 1 and info.height > 1:
+                infos.append(info)
+        if infos:
+            return max(infos, key=lambda i: i.width * i.height)
+    return None
+
+
+def _xres_pid(conn: xdisplay.Display, xid: int) -> int | None:
+    try:
+        reply = conn.res_query_client_ids([{"client": xid, "mask": xres.LocalClientPIDMask}])
+    except (xerror.XError, AttributeError):
+        return None
+    for ident in reply.ids:
+        if ident.spec.mask & xres.LocalClientPIDMask and ident.value:
+            return int(ident.value[0])
+    return None
+
+
+def _title(conn: xdisplay.Display, win: Window) -> str | None:
+    try:
+        net_name = win.get_full_property(conn.intern_atom("_NET_WM_NAME"), conn.intern_atom("UTF8_STRING"))
+        if net_name is not None:
+            value: Any = net_name.value
+            return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
+        name = win.get_wm_name()
+        return str(name) if name else None
+    except xerror.XError:
+        return None

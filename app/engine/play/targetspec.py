@@ -1,0 +1,237 @@
+"""Target folders: ``playcoder.toml`` parsing, validation and bug-variant resolution.
+
+A TARGET argument is a folder holding ``playcoder.toml``, a bundled app name
+(``tiles2048``), or either of those with ``@BUG_ID`` to play a bug variant: the
+bug's patch is applied to a temporary copy, never to the source folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.engine.errors import TargetError
+from app.engine.play.scriptspec import ScriptCase, parse_script
+
+SPEC_FILE = "playcoder.toml"
+KINDS = ("game", "app")
+APPS_DIR = Path(__file__).resolve().parents[3] / "benchmark" / "apps"
+_TOP_KEYS = {"name", "kind", "command", "window", "size", "goal", "keys", "criteria", "env", "startup_timeout",
+             "script", "unit_tests"}
+_COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "bugs")
+
+
+@dataclass(frozen=True)
+class Criterion:
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class BugInfo:
+    id: str
+    type: str
+    difficulty: str
+    description: str
+    repro: tuple[str, ...]
+    expected_finding: str
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """A validated target; ``folder`` is where the command runs (a temp copy for bugs)."""
+
+    name: str
+    kind: str
+    command: tuple[str, ...]
+    folder: Path
+    source: Path
+    size: tuple[int, int] = (800, 600)
+    window_title: str | None = None
+    goal: str = ""
+    keys: tuple[str, ...] = ()
+    criteria: tuple[Criterion, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    startup_timeout: float = 20.0
+    bug: str | None = None
+    script: tuple[ScriptCase, ...] = ()
+    """Scripted rubric cases ([[script]]), played by the script tester."""
+    unit_tests: tuple[str, ...] = ("test_*.py",)
+    """Glob patterns (relative to the folder) of the app's own unit tests, for `bench play`."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}@{self.bug}" if self.bug else self.name
+
+    def revision(self) -> str:
+        """A short content hash of the folder's source files (what was actually played)."""
+        h = hashlib.sha256()
+        for path in sorted(self.folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                h.update(str(path.relative_to(self.folder)).encode())
+                h.update(path.read_bytes())
+        return h.hexdigest()[:12]
+
+
+def load_spec(folder: Path, *, source: Path | None = None, bug: str | None = None) -> TargetSpec:
+    path = folder / SPEC_FILE
+    if not path.is_file():
+        raise TargetError(f"{folder} has no {SPEC_FILE}; point TARGET at a folder that contains one.")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise TargetError(f"{path} is not valid TOML ({exc}); fix the file and try again.") from exc
+    return parse_spec(data, folder=folder, source=source or folder, bug=bug, where=str(path))
+
+
+def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | None, where: str) -> TargetSpec:
+    def fail(msg: str) -> TargetError:
+        return TargetError(f"{where}: {msg}.")
+
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise fail(f"unknown key(s) {', '.join(sorted(unknown))}; allowed are {', '.join(sorted(_TOP_KEYS))}")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise fail('"name" must be a non-empty string')
+    kind = data.get("kind", "app")
+    if kind not in KINDS:
+        raise fail(f'"kind" must be "game" or "app", not {kind!r}')
+    command = data.get("command")
+    if isinstance(command, str):
+        command = command.split()
+    if not isinstance(command, list) or not command or not all(isinstance(c, str) and c for c in command):
+        raise fail('"command" must be a non-empty list of strings, e.g. ["python", "main.py"]')
+    size = data.get("size", [800, 600])
+    if (
+        not isinstance(size, list) or len(size) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and 50 <= v <= 4096 for v in size)
+    ):
+        raise fail('"size" must be [width, height] in pixels, each between 50 and 4096')
+    window = data.get("window", {})
+    if not isinstance(window, dict) or set(window) - {"title"}:
+        raise fail('"window" must be a table with an optional "title"')
+    title = window.get("title")
+    if title is not None and not isinstance(title, str):
+        raise fail('"window.title" must be a string')
+    goal = data.get("goal", "")
+    if not isinstance(goal, str):
+        raise fail('"goal" must be a string')
+    keys = data.get("keys", [])
+    if not isinstance(keys, list) or not all(isinstance(k, str) and k for k in keys):
+        raise fail('"keys" must be a list of key names such as ["space", "r"]')
+    criteria_raw = data.get("criteria", [])
+    if not isinstance(criteria_raw, list):
+        raise fail('"criteria" must be an array of tables ([[criteria]] with id and text)')
+    criteria: list[Criterion] = []
+    for i, c in enumerate(criteria_raw, 1):
+        if not isinstance(c, dict) or not isinstance(c.get("id"), str) or not isinstance(c.get("text"), str):
+            raise fail(f"criterion {i} needs string fields id and text")
+        if any(existing.id == c["id"] for existing in criteria):
+            raise fail(f"criterion id {c['id']!r} is used twice")
+        criteria.append(Criterion(c["id"], c["text"]))
+    env = data.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise fail('"env" must be a table of string values')
+    timeout = data.get("startup_timeout", 20.0)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 1 <= timeout <= 300:
+        raise fail('"startup_timeout" must be a number of seconds between 1 and 300')
+    script = parse_script(data.get("script", []), {c.id for c in criteria}, where)
+    unit_tests = data.get("unit_tests", ["test_*.py"])
+    if not isinstance(unit_tests, list) or not unit_tests or not all(isinstance(u, str) and u for u in unit_tests):
+        raise fail('"unit_tests" must be a list of file patterns such as ["test_*.py"]')
+    return TargetSpec(
+        name=name.strip(), kind=kind, command=tuple(command), folder=folder, source=source,
+        size=(size[0], size[1]), window_title=title, goal=goal, keys=tuple(keys), criteria=tuple(criteria),
+        env=dict(env), startup_timeout=float(timeout), bug=bug,
+        script=script, unit_tests=tuple(unit_tests),
+    )
+
+
+def load_bugs(folder: Path) -> list[BugInfo]:
+    """The bug variants listed in ``bugs/bugs.toml`` (empty when there is none)."""
+    path = folder / "bugs" / "bugs.toml"
+    if not path.is_file():
+        return []
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise TargetError(f"{path} is not valid TOML ({exc}); fix the file.") from exc
+    bugs = []
+    for entry in data.get("bug", []):
+        bugs.append(
+            BugInfo(
+                id=str(entry.get("id", "")), type=str(entry.get("type", "")),
+                difficulty=str(entry.get("difficulty", "")), description=str(entry.get("description", "")),
+                repro=tuple(str(r) for r in entry.get("repro", [])),
+                expected_finding=str(entry.get("expected_finding", "")),
+            )
+        )
+    return bugs
+
+
+def list_apps() -> list[Path]:
+    """The bundled sample targets under benchmark/apps."""
+    if not APPS_DIR.is_dir():
+        return []
+    return sorted(p for p in APPS_DIR.iterdir() if (p / SPEC_FILE).is_file())
+
+
+@dataclass
+class ResolvedTarget:
+    """A spec plus the temporary copy to delete when a bug variant was materialised."""
+
+    spec: TargetSpec
+    tempdir: tempfile.TemporaryDirectory[str] | None = None
+
+    def cleanup(self) -> None:
+        if self.tempdir is not None:
+            self.tempdir.cleanup()
+            self.tempdir = None
+
+
+def resolve_target(arg: str) -> ResolvedTarget:
+    """Turn a TARGET argument into a runnable spec (see the module docstring)."""
+    base, _, bug = arg.partition("@")
+    folder = Path(base).expanduser()
+    if not folder.is_dir() and (APPS_DIR / base).is_dir():
+        folder = APPS_DIR / base
+    if not folder.is_dir():
+        names = ", ".join(p.name for p in list_apps()) or "none"
+        raise TargetError(f"{base} is not a folder; give a target folder with {SPEC_FILE} or a bundled app ({names}).")
+    folder = folder.resolve()
+    if not bug:
+        return ResolvedTarget(load_spec(folder))
+    patch = folder / "bugs" / f"{bug}.patch"
+    if not patch.is_file():
+        known = ", ".join(sorted(p.stem for p in (folder / "bugs").glob("*.patch"))) or "none"
+        raise TargetError(f"{folder.name} has no bug variant {bug!r}; known variants: {known}.")
+    tmp = tempfile.TemporaryDirectory(prefix=f"playcoder-{folder.name}-{bug}-")
+    copy = Path(tmp.name) / folder.name
+    shutil.copytree(folder, copy, ignore=_COPY_IGNORE)
+    apply_patch(copy, patch)
+    try:
+        spec = load_spec(copy, source=folder, bug=bug)
+    except TargetError:
+        tmp.cleanup()
+        raise
+    return ResolvedTarget(spec, tmp)
+
+
+def apply_patch(folder: Path, patch: Path) -> None:
+    """Apply a unified diff atomically (all hunks or none) with ``git apply``."""
+    git = shutil.which("git")
+    if git is None:
+        raise TargetError("git is needed to apply bug patches; install git (apt-get install git).")
+    result = subprocess.run(
+        [git, "apply", "-p1", "--whitespace=nowarn", str(patch)],
+        cwd=folder, capture_output=True, text=True, timeout=60,
+    )
+    if result.returncode != 0:
+        raise TargetError(f"the patch {patch.name} does not apply to {folder.name} ({result.stderr.strip()[:200]}); regenerate it.")

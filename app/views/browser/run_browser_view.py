@@ -1,0 +1,187 @@
+"""RunBrowserView: the searchable, sortable list of runs on the left of the workbench."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import Any
+
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QPoint, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu, QTableView, QVBoxLayout,
+    QWidget,
+)
+
+from app.views.browser.runs_model import COLUMN_OF, COLUMNS, RunsModel
+from app.views.browser.runs_proxy import NO_VERDICT, RunsProxyModel
+
+log = logging.getLogger(__name__)
+
+VERDICT_FILTERS: tuple[tuple[str, str | None], ...] = (
+    ("All verdicts", None),
+    ("Pass", "pass"),
+    ("Fail", "fail"),
+    ("Error", "error"),
+    ("Uncertain", "uncertain"),
+    ("No verdict", NO_VERDICT),
+)
+COLUMN_SAMPLES = {"id": "9999", "bug": "wrong-subtr", "tester": "offline", "effective_verdict": "pass ✎",
+                  "step_count": "1000", "status": "completed", "started_at": "2026-01-01 00:00"}
+"""Typical cell texts: column widths are computed from these once, not measured over every row."""
+SORT_ARROW_PX = 10
+CELL_PADDING_PX = 12
+DEFAULT_HIDDEN = frozenset({"tester", "started_at"})
+"""Columns hidden until the user shows them (right-click the header); keeps the pane narrow."""
+
+
+class RunBrowserView(QWidget):
+    sig_run_selected = Signal(int)
+    """Emitted with the run id when the user (or :meth:`select_run`) makes a run current."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RunBrowser")
+        self._store: Any = None
+        self.model = RunsModel(self)
+        self.proxy = RunsProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("Search target, tester, verdict…")
+        self.search.setClearButtonEnabled(True)
+        self.verdict_filter = QComboBox(self)
+        for label, value in VERDICT_FILTERS:
+            self.verdict_filter.addItem(label, value)
+
+        self.table = QTableView(self)
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(COLUMN_OF["id"], Qt.SortOrder.DescendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(26)
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        metrics = self.table.fontMetrics()
+        for key, sample in COLUMN_SAMPLES.items():
+            heading = COLUMNS[COLUMN_OF[key]][1]
+            width = max(metrics.horizontalAdvance(sample), metrics.horizontalAdvance(heading) + SORT_ARROW_PX)
+            self.table.setColumnWidth(COLUMN_OF[key], width + CELL_PADDING_PX)
+        header.setSectionResizeMode(COLUMN_OF["target"], QHeaderView.ResizeMode.Stretch)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._on_header_menu_requested)
+        self._hidden: set[str] = set(DEFAULT_HIDDEN)
+        self._has_bugs = False
+        self._apply_hidden_columns()
+
+        self.count_label = QLabel(self)
+        self.count_label.setObjectName("Muted")
+
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.search, 1)
+        top.addWidget(self.verdict_filter)
+        title = QLabel("Runs", self)
+        title.setObjectName("PaneTitle")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 4, 6)
+        layout.setSpacing(6)
+        layout.addWidget(title)
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count_label)
+
+        self.search.textChanged.connect(self._on_search_text_changed)
+        self.verdict_filter.currentIndexChanged.connect(self._on_verdict_filter_changed)
+        self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
+        self.proxy.rowsInserted.connect(self._update_count)
+        self.proxy.rowsRemoved.connect(self._update_count)
+        self.proxy.modelReset.connect(self._update_count)
+        self.proxy.layoutChanged.connect(self._update_count)
+
+    # -- public API ------------------------------------------------------------
+    def set_store(self, store: Any) -> None:
+        self._store = store
+        self.model.clear()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the runs; selection and scroll position are kept."""
+        if self._store is None:
+            self.model.clear()
+            return
+        try:
+            rows = self._store.runs()
+        except sqlite3.Error as exc:  # a writer holding the file too long: try again at the next refresh
+            log.warning("could not read the runs: %s", exc)
+            return
+        self.model.set_rows(rows)
+        self._has_bugs = any(r.get("bug") for r in rows)
+        self._apply_hidden_columns()
+        self._update_count()
+
+    def select_run(self, run_id: int) -> bool:
+        """Make ``run_id`` the current run (clearing filters that hide it); False if it is not there."""
+        row = self.model.row_of(run_id)
+        if row is None:
+            return False
+        proxy_index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if not proxy_index.isValid():
+            self.search.clear()
+            self.verdict_filter.setCurrentIndex(0)
+            proxy_index = self.proxy.mapFromSource(self.model.index(row, 0))
+        self.table.selectionModel().setCurrentIndex(
+            proxy_index,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+        )
+        self.table.scrollTo(proxy_index)
+        return True
+
+    def current_run_id(self) -> int | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.proxy.run_id_at(rows[0].row()) if rows else None
+
+    def set_column_visible(self, key: str, visible: bool) -> None:
+        (self._hidden.discard if visible else self._hidden.add)(key)
+        self._apply_hidden_columns()
+
+    def _apply_hidden_columns(self) -> None:
+        for key, column in COLUMN_OF.items():
+            hidden = key in self._hidden or (key == "bug" and not self._has_bugs)
+            self.table.setColumnHidden(column, hidden)
+
+    # -- handlers ----------------------------------------------------------------
+    def _on_header_menu_requested(self, pos: QPoint) -> None:
+        menu = QMenu(self)
+        for key, title in COLUMNS:
+            if key == "id":
+                continue
+            action = menu.addAction(title)
+            action.setCheckable(True)
+            action.setChecked(key not in self._hidden)
+            action.toggled.connect(lambda on, k=key: self.set_column_visible(k, on))
+        menu.exec(self.table.horizontalHeader().mapToGlobal(pos))
+
+    def _on_search_text_changed(self, text: str) -> None:
+        self.proxy.set_search(text)
+
+    def _on_verdict_filter_changed(self, _index: int) -> None:
+        self.proxy.set_verdict(self.verdict_filter.currentData())
+
+    def _on_table_selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        indexes = selected.indexes()
+        if indexes:
+            run_id = self.proxy.run_id_at(indexes[0].row())
+            if run_id is not None:
+                self.sig_run_selected.emit(run_id)
+
+    def _update_count(self, *_args: Any) -> None:
+        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        self.count_label.setText(f"{total} runs" if shown == total else f"{shown} of {total} runs")

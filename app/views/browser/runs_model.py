@@ -1,0 +1,146 @@
+"""RunsModel: a table over ``store.runs()`` for the run browser.
+
+Refreshing is a keyed merge (by run id), not a reset, so the selection and the
+scroll position survive the periodic refresh during a live run.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont
+
+from app.views.widgets.verdict_style import status_color, verdict_color
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("id", "ID"),
+    ("target", "Target"),
+    ("bug", "Bug"),
+    ("tester", "Tester"),
+    ("effective_verdict", "Verdict"),
+    ("step_count", "Steps"),
+    ("status", "Status"),
+    ("started_at", "Date"),
+)
+COLUMN_OF = {key: i for i, (key, _) in enumerate(COLUMNS)}
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+"""Raw, comparable value of a cell (numbers stay numbers) for the sort proxy."""
+RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2
+DATE_FORMAT = "%Y-%m-%d %H:%M"
+_NUMERIC = {"id", "step_count", "started_at"}
+
+AnyIndex = QModelIndex | QPersistentModelIndex
+
+
+class RunsModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[dict[str, Any]] = []
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    # -- data in -------------------------------------------------------------
+    def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        """Merge a fresh ``store.runs()`` result: update, remove and append by run id."""
+        fresh = {int(r["id"]): r for r in rows}
+        for row in range(len(self._rows) - 1, -1, -1):
+            if int(self._rows[row]["id"]) not in fresh:
+                self.beginRemoveRows(QModelIndex(), row, row)
+                del self._rows[row]
+                self.endRemoveRows()
+        known = {}
+        for row, old in enumerate(self._rows):
+            new = fresh[int(old["id"])]
+            known[int(old["id"])] = row
+            if new != old:
+                self._rows[row] = new
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+        added = [r for rid, r in fresh.items() if rid not in known]
+        if added:
+            first = len(self._rows)
+            self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
+            self._rows.extend(added)
+            self.endInsertRows()
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self._rows = []
+        self.endResetModel()
+
+    def run_at(self, row: int) -> dict[str, Any] | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, run_id: int) -> int | None:
+        for row, r in enumerate(self._rows):
+            if int(r["id"]) == run_id:
+                return row
+        return None
+
+    # -- Qt model API ----------------------------------------------------------
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return COLUMNS[section][1]
+        return None
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows) or not 0 <= index.column() < len(COLUMNS):
+            return None
+        run = self._rows[index.row()]
+        key = COLUMNS[index.column()][0]
+        value = run.get(key)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(run, key, value)
+        if role == SORT_ROLE:
+            if key in _NUMERIC:
+                return float(value or 0)
+            return str(value or "").lower()
+        if role == RUN_ID_ROLE:
+            return int(run["id"])
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if key == "effective_verdict":
+                return verdict_color(value)
+            if key == "status":
+                return status_color(value)
+        if role == Qt.ItemDataRole.FontRole and key == "effective_verdict" and value:
+            return self._bold
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("id", "step_count"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(run, key)
+        return None
+
+    @staticmethod
+    def _display(run: dict[str, Any], key: str, value: Any) -> str:
+        if key == "started_at":
+            return time.strftime(DATE_FORMAT, time.localtime(float(value))) if value else ""
+        if key == "target":
+            return str(value or "").split("@", 1)[0]
+        if key == "effective_verdict":
+            if value is None:
+                return "…" if run.get("status") == "running" else "—"
+            overridden = run.get("verdict") is not None and value != run.get("verdict")
+            return f"{value} ✎" if overridden else str(value)
+        return "" if value is None else str(value)
+
+    @staticmethod
+    def _tooltip(run: dict[str, Any], key: str) -> str | None:
+        if key == "effective_verdict":
+            tester = run.get("verdict")
+            eff = run.get("effective_verdict")
+            if eff is not None and tester is not None and eff != tester:
+                return f"Overridden by a human (the tester said {tester})"
+            return run.get("reason") or None
+        if key == "status" and run.get("error"):
+            return str(run["error"])
+        if key == "target":
+            return run.get("target_path") or None
+        return None

@@ -1,0 +1,104 @@
+"""NewSetDialog (Validation › New validation set…): draw and freeze a blinded validation set.
+
+The draw is :func:`app.engine.study.validation.sample_set`, the code behind
+``playcoder validate sample``: the same database, counts and seed give the
+same set.  A draw the engine refuses (too few runs, a name in use) ends in the
+engine's one sentence in a message box, and the dialog stays open to fix it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtWidgets import (
+    QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QMessageBox, QSpinBox, QVBoxLayout, QWidget,
+)
+
+from app.engine.study import validation
+from app.engine.errors import UserError
+from app.engine.trace.store import TrajectoryStore
+from app.engine.testers import TESTERS
+
+PAPER_GROUP_SIZE = 100
+"""The paper's validation sets hold 100 successes and 100 failures; the defaults aim there."""
+MAX_GROUP = 1_000_000
+MAX_SEED_SPIN = 2**31 - 1
+ANY_TESTER = "any tester"
+
+
+class NewSetDialog(QDialog):
+    def __init__(self, store: TrajectoryStore, parent: QWidget | None = None, *,
+                 report: Callable[[str], None] | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New validation set")
+        self.setMinimumWidth(480)
+        self.store = store
+        self.created: validation.ValidationSet | None = None
+        """The set drawn when the dialog was accepted."""
+        self._report = report or self._message_box
+
+        self.name_edit = QLineEdit(self)
+        self.name_edit.setPlaceholderText("e.g. offline-2026-05")
+        self.tester_combo = QComboBox(self)
+        self.tester_combo.addItem(ANY_TESTER, None)
+        for name in TESTERS:
+            self.tester_combo.addItem(name, name)
+        self.successes_spin = QSpinBox(self)
+        self.failures_spin = QSpinBox(self)
+        for spin in (self.successes_spin, self.failures_spin):
+            spin.setRange(0, MAX_GROUP)
+        self.seed_spin = QSpinBox(self)
+        self.seed_spin.setRange(0, MAX_SEED_SPIN)
+        self.available_label = QLabel(self)
+        self.available_label.setObjectName("Muted")
+        self.available_label.setWordWrap(True)
+        intro = QLabel("Draws completed runs at random by the tester's own verdict and freezes them; annotators "
+                       "then label them blind (Validation › Annotate…).", self)
+        intro.setWordWrap(True)
+        intro.setObjectName("Muted")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
+                                        self)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Draw set")
+
+        form = QFormLayout()
+        form.addRow("Name", self.name_edit)
+        form.addRow("Runs of", self.tester_combo)
+        form.addRow("Successes (tester said pass)", self.successes_spin)
+        form.addRow("Failures (tester said fail)", self.failures_spin)
+        form.addRow("Seed", self.seed_spin)
+        form.addRow("", self.available_label)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addWidget(self.buttons)
+
+        self.tester_combo.currentIndexChanged.connect(self._on_tester_changed)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self._on_tester_changed(0, initial=True)
+
+    def tester(self) -> str | None:
+        data = self.tester_combo.currentData()
+        return str(data) if data else None
+
+    def accept(self) -> None:
+        """Draw the set; on the engine's refusal show its sentence and stay open."""
+        try:
+            self.created = validation.sample_set(
+                self.store, self.name_edit.text(), successes=self.successes_spin.value(),
+                failures=self.failures_spin.value(), seed=self.seed_spin.value(), tester=self.tester())
+        except UserError as exc:
+            self._report(str(exc))
+            return
+        super().accept()
+
+    def _on_tester_changed(self, _index: int, initial: bool = False) -> None:
+        counts = validation.candidate_counts(self.store, self.tester())
+        good, bad = counts[validation.SUCCESS], counts[validation.FAILURE]
+        self.available_label.setText(f"Available: {good} completed runs the tester passed, {bad} it failed.")
+        if initial:
+            self.successes_spin.setValue(min(PAPER_GROUP_SIZE, good))
+            self.failures_spin.setValue(min(PAPER_GROUP_SIZE, bad))
+
+    def _message_box(self, text: str) -> None:
+        QMessageBox.warning(self, self.windowTitle(), text)

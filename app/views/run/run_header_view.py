@@ -1,0 +1,116 @@
+"""RunHeaderView: the open run's title, facts and effective-verdict badge, plus the Frames/Live switch."""
+
+from __future__ import annotations
+
+import html
+import time
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+
+from app.views.run.llm_call_html import cost_text
+from app.views.widgets.verdict_style import badge_html, status_color, verdict_badge_html
+
+FRAMES_PAGE, LIVE_PAGE = 0, 1
+
+
+class RunHeaderView(QWidget):
+    sig_page_requested = Signal(int)
+    """Emitted with FRAMES_PAGE or LIVE_PAGE when the user flips the Frames/Live switch."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RunHeader")
+        self.title = QLabel(self)
+        self.title.setObjectName("RunTitle")
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.meta = QLabel(self)
+        self.meta.setObjectName("Muted")
+        self.meta.setTextFormat(Qt.TextFormat.RichText)
+        self.frames_button = QToolButton(self)
+        self.frames_button.setText("Step frames")
+        self.live_button = QToolButton(self)
+        self.live_button.setText("Live")
+        group = QButtonGroup(self)
+        group.setExclusive(True)
+        for i, button in enumerate((self.frames_button, self.live_button)):
+            button.setCheckable(True)
+            button.setObjectName("Segment")
+            group.addButton(button, i)
+        self.frames_button.setChecked(True)
+        group.idClicked.connect(self._on_switch_clicked)
+        self.set_live_available(False)
+
+        text = QVBoxLayout()
+        text.setSpacing(1)
+        text.addWidget(self.title)
+        text.addWidget(self.meta)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.addLayout(text, 1)
+        layout.addWidget(self.frames_button)
+        layout.addWidget(self.live_button)
+        self.show_run(None, None)
+
+    def show_run(self, run: dict[str, Any] | None, effective: str | None, *, steps: int = 0,
+                 usage: dict[str, Any] | None = None) -> None:
+        """Show ``run`` (None: nothing); ``usage`` is the store's ``llm_usage`` totals for an LLM run."""
+        if run is None:
+            self.title.setText("<b>No run selected</b>")
+            self.meta.setText("Choose a run on the left, or start one with File › New run… (Ctrl+N).")
+            return
+        target = html.escape(str(run.get("target") or ""))
+        if effective is None and run.get("status") == "running":
+            badge = badge_html("running", status_color("running").name())
+        else:
+            badge = verdict_badge_html(effective)
+        self.title.setText(
+            f'<span style="font-size:13pt; font-weight:600">Run #{run["id"]} · {target}</span>'
+            f"&nbsp;&nbsp;{badge}"
+        )
+        started = run.get("started_at")
+        ended = run.get("ended_at")
+        duration = f"{float(ended) - float(started):.1f} s" if started and ended else "in progress"
+        status = str(run.get("status") or "")
+        facts = [
+            f"tester <b>{html.escape(str(run.get('tester')))}</b>",
+            f"display {html.escape(str(run.get('display') or '—'))}",
+            f"seed {run.get('seed')}",
+            f"{steps} steps",
+            duration,
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(float(started))) if started else "",
+            f'<span style="color:{status_color(status).name()}">{html.escape(status)}</span>',
+        ]
+        if run.get("window_width"):
+            facts.insert(2, f"window {run['window_width']}×{run['window_height']}")
+        if usage:
+            facts.insert(-2, _usage_text(usage))
+        self.meta.setText(" · ".join(f for f in facts if f))
+        self.meta.setToolTip(_usage_tip(usage) if usage else "")
+
+    def set_live_available(self, available: bool) -> None:
+        self.frames_button.setVisible(available)
+        self.live_button.setVisible(available)
+
+    def set_page(self, page: int) -> None:
+        (self.live_button if page == LIVE_PAGE else self.frames_button).setChecked(True)
+
+    def _on_switch_clicked(self, page: int) -> None:
+        self.sig_page_requested.emit(page)
+
+
+def _usage_text(usage: dict[str, Any]) -> str:
+    """``12,345 tokens · $0.0123`` for the header line."""
+    tokens = int(usage.get("tokens_in") or 0) + int(usage.get("tokens_out") or 0)
+    estimated = " (some estimated)" if usage.get("estimated") else ""
+    cost = cost_text(usage.get("cost")) if usage.get("priced") else "cost unknown"
+    if usage.get("priced") and usage["priced"] < usage.get("calls", 0):
+        cost += "+"
+    return f"{tokens:,} tokens{estimated} · {cost}"
+
+
+def _usage_tip(usage: dict[str, Any]) -> str:
+    return (f"{usage.get('calls', 0)} model calls: {int(usage.get('tokens_in') or 0):,} tokens in, "
+            f"{int(usage.get('tokens_out') or 0):,} out; {usage.get('estimated', 0)} counted locally because the "
+            f"provider sent no usage; {usage.get('priced', 0)} with a known price.")

@@ -1,0 +1,294 @@
+"""RunView: one run — film strip, action timeline, before/after frames, details, findings, verdict.
+
+The timeline and the film strip share one :class:`StepsModel` and one
+selection, so moving in either moves both.  During a live run the view
+follows the engine: :meth:`RunView.on_step_recorded` tells the model the new
+step count and, if the user was looking at the last step, moves to the new one.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import Any
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+
+from app.engine.play.events import StepRecorded
+from app.views.run.film_strip_view import FilmStripView
+from app.views.widgets.findings_view import FindingsView
+from app.views.widgets.frame_cache import FrameCache
+from app.views.widgets.frame_view import FrameView
+from app.views.live.live_view import LiveView
+from app.views.run.replay_controller import ReplayController
+from app.views.run.run_header_view import FRAMES_PAGE, LIVE_PAGE, RunHeaderView
+from app.views.run.step_details_view import LOG_AFTER_S, LOG_BEFORE_S, StepDetailsView
+from app.views.run.steps_model import StepsModel, action_caption
+from app.views.run.timeline_view import TimelineView
+from app.views.run.verdict_view import VerdictView
+
+log = logging.getLogger(__name__)
+
+DETAILS_TAB, FINDINGS_TAB, VERDICT_TAB = 0, 1, 2
+
+
+class RunView(QWidget):
+    sig_step_changed = Signal(int)
+    """Emitted with the row of the newly shown step (-1: none)."""
+    sig_verdict_changed = Signal(int)
+    """Emitted with the run id after the user appended an override or an undo."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RunView")
+        self.store: Any = None
+        self.run: dict[str, Any] | None = None
+        self._findings: list[dict[str, Any]] = []
+        self._live_run_id: int | None = None
+        self.frames = FrameCache()
+        self.model = StepsModel(self, frames=self.frames)
+        self.replay = ReplayController(self.model, self)
+
+        self.header = RunHeaderView(self)
+        self.film = FilmStripView(self)
+        self.film.setModel(self.model)
+        self.timeline = TimelineView(self)
+        self.timeline.setModel(self.model)
+        self.film.setSelectionModel(self.timeline.selectionModel())
+        self.before = FrameView("Before", self)
+        self.after = FrameView("After", self)
+        self.live = LiveView(self)
+        self.details = StepDetailsView(self, frames=self.frames)
+        self.findings = FindingsView(self)
+        self.verdict = VerdictView(self)
+
+        pair = QSplitter(Qt.Orientation.Horizontal, self)
+        pair.addWidget(self.before)
+        pair.addWidget(self.after)
+        pair.setChildrenCollapsible(False)
+        self.center = QStackedWidget(self)
+        self.center.addWidget(pair)
+        self.center.addWidget(self.live)
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.details, "Step details")
+        self.tabs.addTab(self.findings, "Findings")
+        self.tabs.addTab(self.verdict, "Verdict")
+        right = QSplitter(Qt.Orientation.Vertical, self)
+        right.addWidget(self.center)
+        right.addWidget(self.tabs)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 2)
+        right.setChildrenCollapsible(False)
+        body = QSplitter(Qt.Orientation.Horizontal, self)
+        body.addWidget(self.timeline)
+        body.addWidget(right)
+        body.setStretchFactor(1, 1)
+        body.setSizes([250, 900])
+        self.body = body
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.header)
+        layout.addWidget(self.film)
+        layout.addWidget(body, 1)
+
+        self.timeline.selectionModel().currentChanged.connect(self._on_selection_current_changed)
+        self.findings.sig_step_requested.connect(self._on_findings_step_requested)
+        self.verdict.sig_verdict_changed.connect(self._on_verdict_verdict_changed)
+        self.replay.sig_row_reached.connect(self._on_replay_row_reached)
+        self.header.sig_page_requested.connect(self._on_header_page_requested)
+
+    # -- opening -----------------------------------------------------------------------------
+    def set_store(self, store: Any) -> None:
+        self.store = store
+        self.frames.set_source(store)
+        self.open_run(None)
+
+    def open_run(self, run_id: int | None) -> None:
+        """Show ``run_id`` (None: nothing) at its first step; reads only the first rows."""
+        self.replay.pause()
+        store = self.store
+        if run_id != self.run_id:
+            self.details.expanded.clear()
+        self.run = store.run(run_id) if store is not None and run_id is not None else None
+        self.model.set_run(store, run_id if self.run is not None else None)
+        self._findings = store.findings(run_id) if self.run is not None else []
+        self.findings.set_findings(self._findings)
+        self._update_findings_tab()
+        self.verdict.set_run(store if self.run is not None else None, run_id)
+        self.refresh_header()
+        live = run_id is not None and run_id == self._live_run_id
+        self.header.set_live_available(live)
+        self.show_page(LIVE_PAGE if live else FRAMES_PAGE)
+        if self.model.available:
+            self.go_to_row(self.model.available - 1 if live else 0)
+        else:
+            self._show_row(-1)
+
+    @property
+    def run_id(self) -> int | None:
+        return self.model.run_id
+
+    def refresh_header(self) -> None:
+        if self.run is None or self.store is None:
+            self.header.show_run(None, None)
+            return
+        effective = self.store.effective_verdict(self.run["id"], tester_verdict=self.run.get("verdict"))
+        self.header.show_run(self.run, effective, steps=self.model.available, usage=self._llm_usage())
+
+    def reload_run(self) -> None:
+        """Re-read the run row, findings and verdict (after the run finished or was judged)."""
+        if self.run is None or self.store is None:
+            return
+        self.run = self.store.run(self.run["id"])
+        self._findings = self.store.findings(self.run["id"])
+        self.findings.set_findings(self._findings)
+        self._update_findings_tab()
+        self.verdict.refresh()
+        self.refresh_header()
+
+    # -- navigation ------------------------------------------------------------------------------
+    def current_row(self) -> int:
+        index = self.timeline.selectionModel().currentIndex()
+        return index.row() if index.isValid() else -1
+
+    def go_to_row(self, row: int) -> bool:
+        """Select step ``row`` (fetching rows up to it first); False when there is no such step."""
+        if self.model.available == 0:
+            return False
+        row = max(0, min(row, self.model.available - 1))
+        if not self.model.ensure_loaded(row):
+            return False
+        index = self.model.index(row, 0)
+        self.timeline.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        self.timeline.scrollTo(index)
+        self.film.scrollTo(index)
+        return True
+
+    def go_to_step(self, idx: int) -> bool:
+        row = self.model.row_of_idx(idx)
+        return row is not None and self.go_to_row(row)
+
+    def next_step(self) -> None:
+        self.go_to_row(self.current_row() + 1)
+
+    def previous_step(self) -> None:
+        self.go_to_row(max(0, self.current_row() - 1))
+
+    def first_step(self) -> None:
+        self.go_to_row(0)
+
+    def last_step(self) -> None:
+        self.go_to_row(self.model.available - 1)
+
+    def zoom_to_fit(self) -> None:
+        for view in (self.before, self.after, self.live):
+            view.zoom_to_fit()
+
+    def show_page(self, page: int) -> None:
+        self.center.setCurrentIndex(page)
+        self.header.set_page(page)
+
+    # -- live runs -----------------------------------------------------------------------------------
+    def set_live_run(self, run_id: int | None) -> None:
+        """Mark ``run_id`` as the run being played live (None: no live run any more)."""
+        self._live_run_id = run_id
+        live = run_id is not None and run_id == self.run_id
+        self.header.set_live_available(live)
+        if not live:
+            self.show_page(FRAMES_PAGE)
+
+    def on_step_recorded(self, event: StepRecorded) -> None:
+        if event.run_id != self.run_id:
+            return
+        following = self.current_row() in (-1, self.model.available - 1)
+        self.model.set_available(event.idx + 1)
+        if following:
+            self.go_to_row(event.idx)
+        if self.store is not None:
+            self.run = self.store.run(event.run_id)  # window size and status change while it runs
+        self.refresh_header()
+
+    def on_finding_raised(self, run_id: int) -> None:
+        if run_id == self.run_id and self.store is not None:
+            self._findings = self.store.findings(run_id)
+            self.findings.set_findings(self._findings)
+            self._update_findings_tab()
+            row = self.current_row()
+            if row >= 0:
+                self._show_row(row)
+
+    # -- showing a step ----------------------------------------------------------------------------------
+    def _show_row(self, row: int) -> None:
+        step = self.model.step_at(row)
+        if step is None:
+            empty = "This run has no steps." if self.run is not None else "No run selected."
+            self.before.set_frame(None, placeholder=empty)
+            self.after.set_frame(None, placeholder=empty)
+            self.details.show_step(None, empty=empty)
+            self.sig_step_changed.emit(-1)
+            return
+        caption = action_caption(step.get("action"))
+        self.before.set_frame(self.frames.image(step.get("frame_before")), action=step.get("action"),
+                              subtitle=f"#{step['idx']} {caption}")
+        bbox = step.get("changed_bbox")
+        self.after.set_frame(self.frames.image(step.get("frame_after")), bbox=bbox,
+                             subtitle="changed region highlighted" if bbox else "no visible change")
+        self.details.show_step(step, [f for f in self._findings if f.get("step") == step["idx"]], self._logs(step),
+                               calls=self._llm_calls(step))
+        self.replay.sync(row)
+        self.sig_step_changed.emit(row)
+
+    def _logs(self, step: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.store is None or self.run_id is None or step.get("started_at") is None:
+            return []
+        try:
+            return list(self.store.logs(self.run_id, float(step["started_at"]) - LOG_BEFORE_S,
+                                        float(step.get("ended_at") or step["started_at"]) + LOG_AFTER_S))
+        except sqlite3.Error as exc:
+            log.warning("could not read the target log: %s", exc)
+            return []
+
+    def _llm_calls(self, step: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.store is None or self.run_id is None:
+            return []
+        try:
+            return list(self.store.llm_calls(self.run_id, int(step["idx"])))
+        except sqlite3.Error as exc:
+            log.warning("could not read the model calls: %s", exc)
+            return []
+
+    def _llm_usage(self) -> dict[str, Any] | None:
+        if self.store is None or self.run is None:
+            return None
+        try:
+            usage: dict[str, Any] = self.store.llm_usage(self.run["id"])
+        except sqlite3.Error as exc:
+            log.warning("could not read the model usage: %s", exc)
+            return None
+        return usage if usage["calls"] else None
+
+    def _update_findings_tab(self) -> None:
+        n = len(self._findings)
+        self.tabs.setTabText(FINDINGS_TAB, f"Findings ({n})" if n else "Findings")
+
+    # -- handlers --------------------------------------------------------------------------------------------
+    def _on_selection_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._show_row(current.row() if current.isValid() else -1)
+
+    def _on_findings_step_requested(self, idx: int) -> None:
+        self.go_to_step(idx)
+        self.show_page(FRAMES_PAGE)
+
+    def _on_verdict_verdict_changed(self, run_id: int) -> None:
+        self.refresh_header()
+        self.sig_verdict_changed.emit(run_id)
+
+    def _on_replay_row_reached(self, row: int) -> None:
+        self.go_to_row(row)
+
+    def _on_header_page_requested(self, page: int) -> None:
+        self.show_page(page)

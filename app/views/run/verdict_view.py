@@ -1,0 +1,265 @@
+"""VerdictView: the tester's verdict, per-criterion judgments, provenance and human overrides.
+
+Judgments are append-only: an override is a new row and "undo" is another row
+that cancels the newest override in force (``store.undo_last_override``).
+The effective verdict shown here is derived by the store, never stored.
+"""
+
+from __future__ import annotations
+
+import getpass
+import html
+import time
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QPushButton, QSplitter,
+    QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+)
+
+from app.views.widgets.verdict_style import NO_VERDICT_COLOR, verdict_badge_html, verdict_color
+
+AUTHOR_KEY = "verdicts/author"
+"""QSettings key of the name recorded with the user's overrides (asked once)."""
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+SHORT_TIME_FORMAT = "%m-%d %H:%M:%S"
+REASON_CHARS = 110
+"""The tester's reason is cut to this many characters (full text in the tooltip)."""
+
+
+def _when(t: Any, fmt: str = TIME_FORMAT) -> str:
+    return time.strftime(fmt, time.localtime(float(t))) if t else ""
+
+
+class VerdictView(QWidget):
+    sig_verdict_changed = Signal(int)
+    """Emitted with the run id after an override or an undo was appended."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("VerdictView")
+        self._store: Any = None
+        self._run_id: int | None = None
+        self._run: dict[str, Any] = {}
+
+        self.badge = QLabel(self)
+        self.badge.setTextFormat(Qt.TextFormat.RichText)
+        self.provenance = QLabel(self)
+        self.provenance.setObjectName("Muted")
+        self.provenance.setWordWrap(True)
+        self.tester_line = QLabel(self)
+        self.tester_line.setWordWrap(True)
+        self.tester_line.setTextFormat(Qt.TextFormat.RichText)
+        self.tester_line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.criteria = self._tree(("Criterion", "Verdict", "Note / evidence"))
+        self.history = self._tree(("Judged at (newest first)", "Who", "Verdict", "Note"))
+
+        self.note = QLineEdit(self)
+        self.note.setPlaceholderText("Why? (recorded with your override)")
+        self.pass_button = QPushButton("Pass", self)
+        self.pass_button.setObjectName("PassButton")
+        self.pass_button.setToolTip("Append your override: the run passes")
+        self.fail_button = QPushButton("Fail", self)
+        self.fail_button.setObjectName("FailButton")
+        self.fail_button.setToolTip("Append your override: the run fails")
+        self.undo_button = QPushButton("Undo", self)
+        self.undo_button.setToolTip("Append an undo for the newest human override (Ctrl+Z)")
+
+        head = QHBoxLayout()
+        head.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
+        head.addWidget(self.provenance, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(QLabel("Your verdict:", self))
+        buttons.addWidget(self.pass_button)
+        buttons.addWidget(self.fail_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.undo_button)
+        left = QVBoxLayout()
+        left.setContentsMargins(0, 0, 0, 0)
+        left.addLayout(head)
+        left.addWidget(self.tester_line)
+        left.addStretch(1)
+        left.addWidget(self.note)
+        left.addLayout(buttons)
+
+        lists = QSplitter(Qt.Orientation.Vertical, self)
+        lists.addWidget(self.criteria)
+        lists.addWidget(self.history)
+        lists.setChildrenCollapsible(False)
+
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.setSpacing(12)
+        layout.addLayout(left, 2)
+        layout.addWidget(lists, 3)
+
+        self.pass_button.clicked.connect(self._on_pass_button_clicked)
+        self.fail_button.clicked.connect(self._on_fail_button_clicked)
+        self.undo_button.clicked.connect(self._on_undo_button_clicked)
+        self.set_run(None, None)
+
+    def _tree(self, headers: tuple[str, ...]) -> QTreeWidget:
+        tree = QTreeWidget(self)
+        tree.setHeaderLabels(list(headers))
+        tree.setRootIsDecorated(False)
+        tree.setUniformRowHeights(True)
+        tree.setAlternatingRowColors(True)
+        tree.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        tree.header().setStretchLastSection(True)
+        tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        tree.setMinimumHeight(70)
+        return tree
+
+    # -- public API -------------------------------------------------------------------
+    def set_run(self, store: Any, run_id: int | None) -> None:
+        self._store = store
+        self._run_id = run_id
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the run's judgments and findings from the store."""
+        store, run_id = self._store, self._run_id
+        self.criteria.clear()
+        self.history.clear()
+        if store is None or run_id is None:
+            self._run = {}
+            self.badge.setText(verdict_badge_html(None, size="large"))
+            self.provenance.setText("No run selected.")
+            self.tester_line.setText("")
+            self._set_override_enabled(False)
+            return
+        run = self._run = store.run(run_id)
+        judgments = store.judgments(run_id)
+        findings = store.findings(run_id)
+        effective = store.effective_verdict(run_id, tester_verdict=run.get("verdict"))
+        self.badge.setText(verdict_badge_html(effective, size="large"))
+        self.provenance.setText(self._provenance(store, run_id, run))
+        reason = str(run.get("reason") or run.get("error") or "")
+        short = reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1].rstrip() + "…"
+        tester = run.get("verdict")
+        self.tester_line.setText(
+            f"<b>Tester</b> ({html.escape(str(run.get('tester')))}) said "
+            f"{verdict_badge_html(tester) if tester else '<i>nothing yet</i>'} · "
+            f"<b>{len(findings)}</b> finding{'s' if len(findings) != 1 else ''}"
+            f'<br><span style="color:{NO_VERDICT_COLOR}">{html.escape(short)}</span>'
+        )
+        self.tester_line.setToolTip(reason if short != reason else "")
+        self._fill_criteria(store, run_id, judgments, findings)
+        self._fill_history(judgments)
+        self._set_override_enabled(run.get("status") != "running")
+
+    def override(self, verdict: str, note: str | None = None) -> int | None:
+        """Append a human judgment; returns its id, or None when the user gave no name."""
+        if self._store is None or self._run_id is None:
+            return None
+        author = self.author()
+        if author is None:
+            return None
+        text = self.note.text().strip() if note is None else note
+        jid = self._store.add_judgment(self._run_id, source="human", author=author, verdict=verdict, note=text)
+        self.note.clear()
+        self.refresh()
+        self.sig_verdict_changed.emit(self._run_id)
+        return int(jid)
+
+    def undo(self) -> int | None:
+        """Append an undo of the newest human override in force; None when there is none."""
+        if self._store is None or self._run_id is None:
+            return None
+        author = self.author()
+        if author is None:
+            return None
+        jid = self._store.undo_last_override(self._run_id, author)
+        if jid is not None:
+            self.refresh()
+            self.sig_verdict_changed.emit(self._run_id)
+        return jid
+
+    def author(self) -> str | None:
+        """The user's name from QSettings; asked once with a dialog and remembered."""
+        settings = QSettings()
+        name = str(settings.value(AUTHOR_KEY, "") or "").strip()
+        if name:
+            return name
+        try:
+            default = getpass.getuser()
+        except (KeyError, OSError):
+            default = ""
+        text, ok = QInputDialog.getText(self, "Your name", "Name recorded with your verdict overrides:",
+                                        QLineEdit.EchoMode.Normal, default)
+        name = text.strip() if ok else ""
+        if not name:
+            return None
+        settings.setValue(AUTHOR_KEY, name)
+        return name
+
+    # -- rendering ------------------------------------------------------------------------
+    @staticmethod
+    def _provenance(store: Any, run_id: int, run: dict[str, Any]) -> str:
+        active = store.active_judgments(run_id)
+        humans = [r for r in active if r["source"] == "human"]
+        if humans:
+            h = humans[-1]
+            return f"Human override by {h['author']} at {_when(h['at'])}" + (f" — “{h['note']}”" if h.get("note") else "")
+        testers = [r for r in active if r["source"] == "tester"]
+        if testers:
+            return f"From the tester ({run.get('tester')}) at {_when(testers[-1]['at'])}"
+        if run.get("status") == "running":
+            return "The run is still going; the tester has not judged it yet."
+        return "No verdict was recorded for this run."
+
+    def _fill_criteria(self, store: Any, run_id: int, judgments: list[dict[str, Any]],
+                       findings: list[dict[str, Any]]) -> None:
+        criteria = list(dict.fromkeys(j["criterion"] for j in judgments if j.get("criterion") is not None))
+        self.criteria.setVisible(bool(criteria))
+        for cid in criteria:
+            verdict = store.effective_verdict(run_id, criterion=cid)
+            active = store.active_judgments(run_id, cid)
+            note = str(active[-1].get("note") or "") if active else ""
+            evidence = [f for f in findings if f.get("criterion") == cid]
+            if evidence:
+                note += ("; " if note else "") + "; ".join(f"step {f.get('step')}: {f.get('message')}" for f in evidence)
+            item = QTreeWidgetItem([cid, verdict or "—", note])
+            item.setForeground(1, QBrush(verdict_color(verdict)))
+            item.setToolTip(2, note)
+            self.criteria.addTopLevelItem(item)
+
+    def _fill_history(self, judgments: list[dict[str, Any]]) -> None:
+        undone = {j["undoes"] for j in judgments if j.get("undoes") is not None}
+        bold = QFont(self.font())
+        bold.setBold(True)
+        for j in reversed(judgments):
+            who = f"{j['author']} ({j['source']})" if j["author"] != j["source"] else str(j["source"])
+            verdict = j.get("verdict") or ("undo" if j.get("undoes") is not None else "—")
+            scope = f" [{j['criterion']}]" if j.get("criterion") else ""
+            item = QTreeWidgetItem([_when(j.get("at"), SHORT_TIME_FORMAT), who, verdict + scope, str(j.get("note") or "")])
+            item.setToolTip(0, _when(j.get("at")))
+            item.setToolTip(3, str(j.get("note") or ""))
+            if j.get("verdict"):
+                item.setForeground(2, QBrush(verdict_color(j["verdict"])))
+            if j["id"] in undone:
+                font = QFont(self.font())
+                font.setStrikeOut(True)
+                for col in range(4):
+                    item.setFont(col, font)
+                    item.setForeground(col, QBrush(QColor(NO_VERDICT_COLOR)))
+            elif j["source"] == "human" and j.get("undoes") is None:
+                item.setFont(2, bold)
+            self.history.addTopLevelItem(item)
+
+    def _set_override_enabled(self, enabled: bool) -> None:
+        for w in (self.note, self.pass_button, self.fail_button, self.undo_button):
+            w.setEnabled(enabled)
+
+    # -- handlers -----------------------------------------------------------------------------
+    def _on_pass_button_clicked(self) -> None:
+        self.override("pass")
+
+    def _on_fail_button_clicked(self) -> None:
+        self.override("fail")
+
+    def _on_undo_button_clicked(self) -> None:
+        self.undo()

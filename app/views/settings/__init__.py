@@ -1,0 +1,4 @@
+"""Settings: the preferences dialog, LLM provider options and keys in the keyring.
+
+May import widgets/ and the engine (llm/ config); never other windows.
+"""

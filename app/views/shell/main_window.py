@@ -1,0 +1,407 @@
+"""The workbench window: run browser on the left, the open run on the right, live runs on top.
+
+:func:`run_gui` is the ``playcoder gui`` entry point.  Problems a user can
+cause (a foreign database, a target that will not start, a bundle that does
+not import) end in one message box with the error's sentence; unexpected
+errors go through :class:`~app.views.shell.error_reporter.ErrorReporter`.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QStackedWidget, QToolBar, QToolButton,
+    QWidget,
+)
+
+from app.engine.errors import StoreError
+from app.engine.play.events import FindingRaised, RunFinished, RunStarted, StepRecorded
+from app.engine.trace.store import TrajectoryStore
+from app.paths import RESOURCES
+from app.views.shell.error_reporter import ErrorReporter, default_log_file
+from app.views.live.live_run import FINISHED, LiveRun
+from app.views.live.new_run_dialog import NewRunDialog
+from app.views.shell.quit_on_signals import QuitOnSignals
+from app.views.repair.repair_menu import UNAVAILABLE, RepairMenu, repair_view_class
+from app.views.browser.run_browser_view import RunBrowserView
+from app.views.live.run_request import RunRequest
+from app.views.shell.run_transfer import RunTransfer
+from app.views.run.run_view import RunView
+from app.views.settings.settings_dialog import SettingsDialog
+from app.views.labelling.validation_menu import ValidationMenu
+from app.views.shell.workbench_actions import WorkbenchActions
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "PlayCoder Workbench"
+STYLE_SHEET = RESOURCES / "workbench.qss"
+LIVE_REFRESH_MS = 1000
+"""How often the run list is re-read while a live run is going."""
+DEFAULT_SIZE = (1400, 900)
+RUNS_PAGE, BLINDED_PAGE = 0, 1
+BLINDED_TEXT = ("Blinded labelling is open in its own window.\n\nThe run list and the run details stay hidden here "
+                "until you close it.")
+
+
+def apply_style(app: QApplication) -> None:
+    app.setStyle("Fusion")
+    if STYLE_SHEET.is_file():
+        app.setStyleSheet(STYLE_SHEET.read_text(encoding="utf-8"))
+
+
+def run_gui(db: Path, open_run: int | None = None) -> int:
+    """Open the workbench on ``db`` (and run ``open_run``); returns the exit code."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setOrganizationName("PlayCoder")
+    app.setApplicationName("Workbench")
+    apply_style(app)
+    reporter = ErrorReporter(default_log_file())
+    reporter.install()
+    window = MainWindow()
+    reporter.parent = window
+    signals = QuitOnSignals(window)
+    signals.install()
+    window.resize(*DEFAULT_SIZE)
+    window.show()
+    if window.open_database(Path(db)) and open_run is not None and not window.open_run(open_run):
+        window.show_message(f"There is no run {open_run} in {db}.")
+    try:
+        code = int(app.exec())
+        return signals.exit_code or code
+    finally:
+        signals.uninstall()
+        reporter.uninstall()
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store: TrajectoryStore | None = None
+        self.db_path: Path | None = None
+        self.live: LiveRun | None = None
+        self.messages: list[str] = []
+        """Every message shown to the user, newest last (tests read it)."""
+        self.modal_messages = True
+        """False: record messages without opening a message box (tests, benchmarks)."""
+
+        self.browser = RunBrowserView(self)
+        self.run_view = RunView(self)
+        splitter = QSplitter(self)
+        splitter.addWidget(self.browser)
+        splitter.addWidget(self.run_view)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([440, 960])
+        splitter.setChildrenCollapsible(False)
+        self.blinded_label = QLabel(BLINDED_TEXT, self)
+        self.blinded_label.setObjectName("Muted")
+        self.blinded_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.blinded_label.setWordWrap(True)
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(splitter)
+        self.pages.addWidget(self.blinded_label)
+        self.setCentralWidget(self.pages)
+        self.commands = WorkbenchActions(self)
+        self.transfer = RunTransfer(self)
+        self.validation = ValidationMenu(self, self)
+        self.repair = RepairMenu(self, self.show_message, repair_view_class())
+        self._build_menus()
+        self._build_toolbar()
+        self.live_label = QLabel(self)
+        self.live_label.setObjectName("LiveStatus")
+        self.statusBar().addPermanentWidget(self.live_label)
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setInterval(LIVE_REFRESH_MS)
+        self._refresh_timer.timeout.connect(self._on_refresh_timer_timeout)
+        self._connect()
+        self.commands.set_live_controls(None)
+        self.set_blinded(False)
+        self._update_title()
+
+    # -- construction ------------------------------------------------------------------------
+    def _build_menus(self) -> None:
+        a, bar = self.commands, self.menuBar()
+        file_menu = bar.addMenu("&File")
+        for action in (a.new_run, a.open_db, None, a.export_run, a.import_bundle, a.export_report, None, a.quit):
+            file_menu.addSeparator() if action is None else file_menu.addAction(action)
+        bar.addMenu("&Edit").addAction(a.settings)
+        run_menu = bar.addMenu("&Run")
+        for action in (a.pause, a.step, a.stop, None, a.replay, None, a.undo_override):
+            run_menu.addSeparator() if action is None else run_menu.addAction(action)
+        view_menu = bar.addMenu("&View")
+        for action in (a.show_browser, a.show_film, None, a.previous_step, a.next_step, a.first_step, a.last_step,
+                       None, a.zoom_fit, a.refresh):
+            view_menu.addSeparator() if action is None else view_menu.addAction(action)
+        validation_menu = bar.addMenu("Va&lidation")
+        for action in (a.new_validation_set, None, a.annotate, a.agreement):
+            validation_menu.addSeparator() if action is None else validation_menu.addAction(action)
+        bar.addMenu("Re&pair").addAction(a.repair_sessions)
+        bar.addMenu("&Help").addAction(a.about)
+
+    def _build_toolbar(self) -> None:
+        a = self.commands
+        bar = QToolBar("Main", self)
+        bar.setObjectName("MainToolBar")
+        bar.setMovable(False)
+        for action in (a.new_run, None, a.pause, a.step, a.stop, None, a.first_step, a.previous_step, a.replay):
+            bar.addSeparator() if action is None else bar.addAction(action)
+        bar.addWidget(a.speed)
+        for action in (a.next_step, a.last_step):
+            bar.addAction(action)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for action in (a.first_step, a.previous_step, a.next_step, a.last_step):
+            button = bar.widgetForAction(action)
+            if isinstance(button, QToolButton):
+                button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        self.addToolBar(bar)
+
+    def _connect(self) -> None:
+        a, rv = self.commands, self.run_view
+        a.new_run.triggered.connect(self._on_new_run_triggered)
+        a.open_db.triggered.connect(self._on_open_db_triggered)
+        a.export_run.triggered.connect(self.transfer.export_run)
+        a.import_bundle.triggered.connect(self.transfer.import_bundle)
+        a.export_report.triggered.connect(self.transfer.export_report)
+        self.transfer.sig_run_imported.connect(self._on_transfer_run_imported)
+        a.quit.triggered.connect(self.close)
+        a.settings.triggered.connect(self._on_settings_triggered)
+        a.new_validation_set.triggered.connect(self.validation.new_set)
+        a.annotate.triggered.connect(self.validation.annotate)
+        a.agreement.triggered.connect(self.validation.open_dashboard)
+        a.repair_sessions.triggered.connect(self._on_repair_triggered)
+        self.validation.sig_blinding_changed.connect(self._on_validation_blinding_changed)
+        a.pause.triggered.connect(self._on_pause_triggered)
+        a.step.triggered.connect(self._on_step_triggered)
+        a.stop.triggered.connect(self._on_stop_triggered)
+        a.replay.triggered.connect(self._on_replay_triggered)
+        a.undo_override.triggered.connect(rv.verdict.undo)
+        a.show_browser.toggled.connect(self.browser.setVisible)
+        a.show_film.toggled.connect(rv.film.setVisible)
+        a.previous_step.triggered.connect(rv.previous_step)
+        a.next_step.triggered.connect(rv.next_step)
+        a.first_step.triggered.connect(rv.first_step)
+        a.last_step.triggered.connect(rv.last_step)
+        a.zoom_fit.triggered.connect(rv.zoom_to_fit)
+        a.refresh.triggered.connect(self.browser.refresh)
+        a.about.triggered.connect(self._on_about_triggered)
+        a.speed.currentIndexChanged.connect(self._on_speed_changed)
+        rv.replay.sig_playing_changed.connect(self._on_replay_playing_changed)
+        rv.sig_verdict_changed.connect(self._on_run_view_verdict_changed)
+        rv.sig_step_changed.connect(self._on_run_view_step_changed)
+        self.browser.sig_run_selected.connect(self._on_browser_run_selected)
+
+    # -- database and runs ---------------------------------------------------------------------
+    def open_database(self, path: Path) -> bool:
+        """Open ``path`` (created when missing); a foreign or corrupt file ends in one message."""
+        try:
+            store = TrajectoryStore(path)
+        except StoreError as exc:
+            self.show_message(str(exc))
+            return False
+        except OSError as exc:
+            self.show_message(f"Cannot open {path}: {exc.strerror or exc}; choose a writable location.")
+            return False
+        if self.store is not None:
+            self.store.close()
+        self.store, self.db_path = store, Path(path)
+        self.run_view.set_store(store)
+        self.browser.set_store(store)
+        self.repair.set_store(store, self._repair_title())
+        self._update_title()
+        self.statusBar().showMessage(f"{self.browser.model.rowCount()} runs in {path}", 5000)
+        return True
+
+    def open_run(self, run_id: int) -> bool:
+        return self.browser.select_run(run_id)
+
+    def start_run(self, request: RunRequest) -> LiveRun | None:
+        """Start a live run of ``request`` as an engine child process (one at a time)."""
+        if self.db_path is None:
+            self.show_message("Open a database first (File › Open database…).")
+            return None
+        if self.live is not None and self.live.active:
+            self.show_message("A run is already going; stop it (Esc) before starting another.")
+            return None
+        if self.live is not None:
+            self.live.deleteLater()
+        live = self.live = LiveRun(request, self.db_path, self)
+        b = live.bridge
+        b.sig_run_started.connect(self._on_live_run_started)
+        b.sig_step_recorded.connect(self._on_live_step_recorded)
+        b.sig_finding_raised.connect(self._on_live_finding_raised)
+        b.sig_run_finished.connect(self._on_live_run_finished)
+        b.sig_engine_failed.connect(self._on_live_engine_failed)
+        b.sig_process_ended.connect(self._on_live_process_ended)
+        live.sig_state_changed.connect(self._on_live_state_changed)
+        live.attach_view(self.run_view.live)
+        live.start()
+        self._refresh_timer.start()
+        return live
+
+    def live_active(self) -> bool:
+        return self.live is not None and self.live.active
+
+    def set_blinded(self, on: bool) -> None:
+        """Hide (True) or show again the runs, verdicts and the commands that show them."""
+        self.pages.setCurrentIndex(BLINDED_PAGE if on else RUNS_PAGE)
+        for action in self.commands.revealing():
+            action.setEnabled(not on)
+        self.commands.repair_sessions.setEnabled(not on and self.repair.available)
+        if not self.repair.available:
+            self.commands.repair_sessions.setToolTip(UNAVAILABLE)
+        if on:
+            self.run_view.replay.pause()
+            self.repair.close()
+
+    def current_run_id(self) -> int | None:
+        """The run shown in the run view (what File › Export acts on)."""
+        return self.run_view.run_id
+
+    def show_message(self, text: str, *, title: str = APP_NAME, error: bool = True) -> None:
+        self.messages.append(text)
+        log.info("message: %s", text)
+        if self.modal_messages:
+            (QMessageBox.warning if error else QMessageBox.information)(self, title, text)
+        else:
+            self.statusBar().showMessage(text, 10000)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.run_view.replay.pause()
+        self.validation.close_windows()
+        self.repair.close()
+        if self.live is not None:
+            self.live.shutdown()
+        self._refresh_timer.stop()
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        super().closeEvent(event)
+
+    def _repair_title(self) -> str:
+        return f"Repair sessions — {self.db_path}"
+
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{APP_NAME} — {self.db_path}" if self.db_path else f"{APP_NAME} — no database")
+
+    # -- menu handlers ---------------------------------------------------------------------------
+    def _on_new_run_triggered(self) -> None:
+        dialog = NewRunDialog(self)
+        if dialog.exec() and (request := dialog.request()) is not None:
+            self.start_run(request)
+
+    def _on_settings_triggered(self) -> None:
+        dialog = SettingsDialog(QSettings(), self)
+        if dialog.exec():
+            self.statusBar().showMessage("Settings saved.", 5000)
+
+    def _on_repair_triggered(self) -> None:
+        self.repair.open(self.store, self._repair_title())
+
+    def _on_validation_blinding_changed(self, on: bool) -> None:
+        self.set_blinded(on)
+        if not on and self.store is not None:  # a promoted label is a new human judgment
+            self.browser.refresh()
+            self.run_view.reload_run()
+
+    def _on_open_db_triggered(self) -> None:
+        if self.live is not None and self.live.active:
+            self.show_message("Stop the live run (Esc) before opening another database.")
+            return
+        start = str(self.db_path.parent) if self.db_path else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open database", start,
+                                              "PlayCoder databases (*.db *.sqlite *.sqlite3);;All files (*)")
+        if path:
+            self.open_database(Path(path))
+
+    def _on_transfer_run_imported(self, run_id: int) -> None:
+        self.browser.refresh()
+        self.browser.select_run(run_id)
+
+    def _on_about_triggered(self) -> None:
+        QMessageBox.about(self, f"About {APP_NAME}",
+                          f"<b>{APP_NAME}</b><p>Test GUI programs by playing them: watch and steer live runs, "
+                          "replay trajectories, judge verdicts.</p><p>Licensed under the GNU GPL, version 3 or "
+                          f"later.</p><p>Database: {self.db_path or '—'}</p>")
+
+    # -- run-control and replay handlers ------------------------------------------------------------
+    def _on_pause_triggered(self) -> None:
+        if self.live is not None:
+            self.live.toggle_pause()
+
+    def _on_step_triggered(self) -> None:
+        if self.live is not None:
+            self.live.step()
+
+    def _on_stop_triggered(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+
+    def _on_replay_triggered(self) -> None:
+        self.run_view.replay.toggle(self.run_view.current_row())
+
+    def _on_speed_changed(self, _index: int) -> None:
+        self.run_view.replay.set_speed(float(self.commands.speed.currentData()))
+
+    def _on_replay_playing_changed(self, playing: bool) -> None:
+        self.commands.set_replaying(playing, self.style())
+
+    # -- view handlers -------------------------------------------------------------------------------
+    def _on_browser_run_selected(self, run_id: int) -> None:
+        if run_id != self.run_view.run_id:
+            self.run_view.open_run(run_id)
+
+    def _on_run_view_verdict_changed(self, _run_id: int) -> None:
+        self.browser.refresh()
+
+    def _on_run_view_step_changed(self, row: int) -> None:
+        total = self.run_view.model.available
+        self.statusBar().showMessage(f"Step {row + 1} of {total}" if row >= 0 else "")
+
+    def _on_refresh_timer_timeout(self) -> None:
+        self.browser.refresh()
+
+    # -- live-run handlers ------------------------------------------------------------------------------
+    def _on_live_run_started(self, event: RunStarted) -> None:
+        self.run_view.set_live_run(event.run_id)
+        self.browser.refresh()
+        self.browser.select_run(event.run_id)
+
+    def _on_live_step_recorded(self, event: StepRecorded) -> None:
+        self.run_view.on_step_recorded(event)
+        self.live_label.setText(f"● run #{event.run_id} · step {event.idx + 1} · {self.live.state if self.live else ''}")
+
+    def _on_live_finding_raised(self, event: FindingRaised) -> None:
+        self.run_view.on_finding_raised(event.run_id)
+
+    def _on_live_run_finished(self, event: RunFinished) -> None:
+        self.browser.refresh()
+        if event.run_id == self.run_view.run_id:
+            self.run_view.reload_run()
+        self.run_view.set_live_run(None)
+        text = f"Run {event.run_id} {event.status}: {event.verdict} after {event.steps} steps"
+        self.statusBar().showMessage(text, 10000)
+        if event.status == "error" and event.error:
+            self.show_message(f"Run {event.run_id} ended with an error: {event.error}")
+
+    def _on_live_engine_failed(self, message: str) -> None:
+        self.show_message(message)
+
+    def _on_live_process_ended(self, _exit_code: int) -> None:
+        self._refresh_timer.stop()
+        self.browser.refresh()
+        self.run_view.set_live_run(None)
+        if self.run_view.run is not None:
+            self.run_view.reload_run()
+
+    def _on_live_state_changed(self, state: str) -> None:
+        self.commands.set_live_controls(state)
+        if state == FINISHED:
+            self.live_label.setText("")
+        else:
+            run = f"run #{self.live.run_id} · " if self.live and self.live.run_id else ""
+            self.live_label.setText(f"● {run}{state}")

@@ -1,0 +1,116 @@
+"""The package layout says how the code works (docs/architecture.md); this keeps the import direction.
+
+Every import anywhere in a module counts (also the lazy ones inside functions and
+under TYPE_CHECKING): a layer that may not import another may not do it late either.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+APP = Path(__file__).resolve().parents[1] / "app"
+
+# package -> the app packages it may import (itself always allowed)
+ENGINE_ALLOWED: dict[str, set[str]] = {
+    "app.engine.play": {"app.engine.errors"},
+    "app.engine.judge": {"app.engine.errors", "app.engine.play"},
+    "app.engine.trace": {"app.engine.errors", "app.engine.play.actions", "app.engine.play.events", "app", "app.paths"},
+    "app.engine.study": {"app.engine.errors", "app.engine.trace", "app.engine.play.actions"},
+    "app.engine.llm": {"app.engine.errors", "app.engine.play", "app.engine.trace", "app.paths"},
+    "app.engine.testers": {"app.engine.errors", "app.engine.play", "app.engine.judge", "app.engine.trace",
+                           "app.engine.llm", "app.paths"},
+}
+VIEWS_FORBIDDEN: dict[str, set[str]] = {
+    "app.views.widgets": {"app.views.shell", "app.views.browser", "app.views.run", "app.views.live",
+                          "app.views.labelling", "app.views.repair", "app.views.settings"},
+    "app.views.run": {"app.views.shell", "app.views.labelling", "app.views.repair", "app.views.settings"},
+    "app.views.live": {"app.views.shell", "app.views.labelling", "app.views.repair", "app.views.run"},
+    "app.views.labelling": {"app.views.shell", "app.views.live", "app.views.run", "app.views.repair"},
+    "app.views.repair": {"app.views.shell", "app.views.live", "app.views.labelling"},
+    "app.views.browser": {"app.views.shell", "app.views.live", "app.views.labelling", "app.views.repair"},
+    "app.views.settings": {"app.views.shell", "app.views.live", "app.views.labelling", "app.views.repair",
+                           "app.views.run"},
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(APP.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for path in APP.rglob("*.py"):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module)
+                names.update(f"{node.module}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+        out[_module_name(path)] = {n for n in names if n == "app" or n.startswith("app.")}
+    return out
+
+
+IMPORTS = _imports()
+MODULES = set(IMPORTS)
+
+
+def _real(name: str) -> str | None:
+    """The app module an imported dotted name refers to (``from pkg import mod`` or ``from mod import obj``)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_engine_never_imports_views_or_commands() -> None:
+    bad = [(m, i) for m, names in IMPORTS.items() if _within(m, "app.engine")
+           for i in names if _within(i, "app.views") or _within(i, "app.commands") or i == "app.cli"]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("package", sorted(ENGINE_ALLOWED))
+def test_engine_layers_import_only_what_they_may(package: str) -> None:
+    allowed = ENGINE_ALLOWED[package] | {package}
+    bad = []
+    for module, names in IMPORTS.items():
+        if not _within(module, package):
+            continue
+        for name in names:
+            real = _real(name)
+            if real and not any(_within(real, a) if a != "app" else real == "app" for a in allowed):
+                bad.append((module, real))
+    assert not bad, f"{package} may import only {sorted(allowed)}: {sorted(set(bad))}"
+
+
+@pytest.mark.parametrize("package", sorted(VIEWS_FORBIDDEN))
+def test_views_windows_keep_to_their_room(package: str) -> None:
+    bad = [(m, n) for m, names in IMPORTS.items() if _within(m, package)
+           for n in names if any(_within(n, f) for f in VIEWS_FORBIDDEN[package])]
+    assert not bad, bad
+
+
+def test_no_import_cycles_between_modules() -> None:
+    graph = nx.DiGraph()
+    for module, names in IMPORTS.items():
+        for name in names:
+            real = _real(name)
+            # a package's __init__ is not a dependency on its children
+            if real and real != module and not _within(module, real):
+                graph.add_edge(module, real)
+    cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    assert not cycles, cycles
+
+
+def test_every_package_says_what_lives_there_and_what_it_may_import() -> None:
+    for init in APP.rglob("__init__.py"):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        assert doc.strip(), f"{init} has no docstring"
