@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)
     t.add_argument("--max-steps", type=int, default=30)
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--in-place", action="store_true",
+                   help="play the target folder itself instead of a scratch copy (a program that saves state changes it)")
     t.add_argument("--provider", choices=["openai", "anthropic", "compatible"], default=None,
                    help="llm tester: model provider (default: $PLAYCODER_PROVIDER or the one whose key is set)")
     t.add_argument("--model", default=None, help="llm tester: model name (default: $PLAYCODER_MODEL)")
@@ -102,14 +104,17 @@ def cmd_test(args: argparse.Namespace) -> int:
     if llm_options and args.tester != "llm":
         raise UserError("--provider, --model and --base-url apply only to --tester llm.")
     config = RunConfig(target=args.target, tester=args.tester, display=args.display,
-                       max_steps=args.max_steps, seed=args.seed, tester_options=llm_options)
+                       max_steps=args.max_steps, seed=args.seed, tester_options=llm_options,
+                       in_place=args.in_place)
     result = Session(config, store, bus=bus, control=control).run()
     store.close()
     summary = result.summary(str(db))
     if args.json:
         print(json.dumps(summary))
     elif not args.events:
-        print(f"run {result.run_id}: {result.verdict} after {result.steps} steps — {result.reason}")
+        window = f" in a {result.window[0]}×{result.window[1]} window" if result.window else ""
+        episodes = f", {result.episodes} episodes" if result.episodes > 1 else ""
+        print(f"run {result.run_id}: {result.verdict} after {result.steps} steps{window}{episodes} — {result.reason}")
         for f in result.findings:
             print(f"  [{f.kind}] step {f.step}: {f.message}")
     if result.status == "error":
@@ -145,7 +150,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for target in targets:
         print(f"playing {target} headlessly on a private Xvfb …", flush=True)
         result = Session(RunConfig(target=target, max_steps=20), store).run()
-        print(f"run {result.run_id}: {result.verdict} after {result.steps} steps — {result.reason}")
+        window = f" in a {result.window[0]}×{result.window[1]} window" if result.window else ""
+        episodes = f", {result.episodes} episodes" if result.episodes > 1 else ""
+        print(f"run {result.run_id}: {result.verdict} after {result.steps} steps{window}{episodes} — {result.reason}")
         failed = failed or result.status == "error"
         if result.run_id is not None:
             report = _write_report(store, result.run_id, args.out)

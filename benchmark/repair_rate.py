@@ -1,20 +1,32 @@
-"""Repair rate of a refiner over the benchmark's bug variants.
+"""Repair rate of a refiner over the benchmark's bug variants, for the tuning and the held-out half.
 
 For every ``benchmark/apps/<app>/bugs/<bug>.patch`` this runs the real CLI,
 ``playcoder repair <app>@<bug> --json``, in its own process (the refiner
-sees only the materialised copy without ``bugs/``), and reports:
+sees only the materialised copy without ``bugs/``, never the label), and
+reports each variant as one of:
 
 * fixed: the loop ended with the unit tests passing and every tester's
   verdict pass (the offline tester, plus the scripted rubric tester where
   the target has a ``[[script]]`` section);
-* detected: the first play or the unit tests failed, so there was something
-  to repair (an undetected variant "passes" with 0 iterations and is not
-  counted as fixed);
-* same-as-reference: every repaired source file has the same ast as the
-  bug-free app (this script reads the reference; the refiner never does);
-* iterations and seconds per variant, and their means.
+* not fixed: the first play or the unit tests failed and no patch made the
+  program pass;
+* not detected: the first play passed and the unit tests passed, so there
+  was nothing to repair (not counted as fixed);
+* no answer: the testers could not judge the program (verdict uncertain), or
+  the repair could not run (error);
 
-    python -m benchmark.repair_rate [--apps calculator flappy] [--refiner offline] [--json out.json]
+plus same-as-reference (every repaired source file has the same ast as the
+bug-free app; this script reads the reference, the refiner never does),
+refused patches (that touched the program's oracles), iterations and seconds.
+
+Every rate counts every variant of its half: the repair rate is fixed /
+variants, and "no answer" and "not detected" count as not fixed.  The
+halves come from :mod:`app.engine.bench.split` (a fixed sha256 rule); the
+refiner's templates may be tuned on the tuning half only, so the held-out
+half is the honest figure.  ``--md FILE`` writes the tables with the commit
+they were measured on; benchmark/README.md takes them from there.
+
+    python -m benchmark.repair_rate [--apps calculator flappy] [--refiner offline] [--json out.json] [--md out.md]
 """
 
 from __future__ import annotations
@@ -34,9 +46,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.engine.bench.provenance import describe_commit, measured_on  # noqa: E402
+from app.engine.bench.split import SPLITS, split_of  # noqa: E402
 from app.engine.play.targetspec import list_apps, load_bugs  # noqa: E402
 
 VARIANT_TIMEOUT_S = 1200
+OUTCOMES = ("fixed", "not fixed", "not detected", "no answer")
+COUNTING = ("every variant counts: the repair rate is fixed / all variants of the half; 'not detected' and "
+            "'no answer' (uncertain or error) count as not fixed")
 
 
 def same_as_reference(repaired: Path, reference: Path) -> bool:
@@ -52,76 +69,128 @@ def same_as_reference(repaired: Path, reference: Path) -> bool:
     return True
 
 
-def run_variant(app: Path, bug: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
-    out = tmp / f"{app.name}-{bug}"
+def run_variant(app: Path, bug: str, args: argparse.Namespace, tmp: Path, index: int) -> dict[str, Any]:
+    # Neutral names: nothing the repair can see (its --out folder, its database) names the bug.
+    out = tmp / f"variant-{index:03d}"
     cmd = [sys.executable, "-m", "app", "repair", f"{app.name}@{bug}", "--json", "--db", str(tmp / f"{out.name}.db"),
            "--out", str(out), "--refiner", args.refiner, "--max-iterations", str(args.max_iterations),
            "--max-steps", str(args.max_steps)]
     t0 = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=VARIANT_TIMEOUT_S, cwd=ROOT)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=VARIANT_TIMEOUT_S, cwd=ROOT)
+        stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired:
+        stdout, stderr, code = "", f"the repair took longer than {VARIANT_TIMEOUT_S} s", -1
     seconds = time.monotonic() - t0
-    lines = proc.stdout.strip().splitlines()
+    lines = stdout.strip().splitlines()
     try:
         summary = json.loads(lines[-1]) if lines else {}
     except ValueError:
         summary = {}
     iterations = summary.get("iterations", [])
-    fixed = bool(summary.get("fixed"))
-    detected = bool(iterations) or not fixed
+    outcome = classify(summary, code)
+    fixed = outcome == "fixed"
     return {
-        "variant": f"{app.name}@{bug}", "exit": proc.returncode, "detected": detected,
-        "fixed": fixed and detected, "iterations": len(iterations), "seconds": round(seconds, 1),
-        "same_as_reference": fixed and detected and same_as_reference(out, app),
+        "variant": f"{app.name}@{bug}", "split": split_of(app.name, bug), "exit": code, "outcome": outcome,
+        "detected": outcome in ("fixed", "not fixed"), "fixed": fixed,
+        "final_verdict": summary.get("final_verdict", "error"), "iterations": len(iterations),
+        "refused": sum(i.get("outcome") == "refused" for i in iterations), "seconds": round(seconds, 1),
+        "same_as_reference": fixed and same_as_reference(out, app),
         "patch": next((i["description"] for i in iterations if i.get("outcome") == "fixed"), ""),
-        "reason": summary.get("reason", proc.stderr.strip()[-300:]),
+        "reason": summary.get("reason", stderr.strip()[-300:]),
     }
 
 
+def classify(summary: dict[str, Any], exit_code: int) -> str:
+    """fixed | not fixed | not detected | no answer, from the repair's JSON summary."""
+    if not summary or summary.get("final_verdict") in ("uncertain", "error", None):
+        return "no answer"
+    iterations = summary.get("iterations", [])
+    if summary.get("fixed"):
+        return "fixed" if iterations else "not detected"
+    return "not fixed"
+
+
+def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts and rates over ``rows``, every row in every denominator."""
+    total = len(rows)
+    fixed = [r for r in rows if r["fixed"]]
+    detected = [r for r in rows if r["detected"]]
+    return {
+        "variants": total, **{o.replace(" ", "_"): sum(r["outcome"] == o for r in rows) for o in OUTCOMES},
+        "repair_rate": round(len(fixed) / total, 3) if total else None,
+        "repair_rate_detected": round(len(fixed) / len(detected), 3) if detected else None,
+        "same_as_reference": sum(r["same_as_reference"] for r in rows),
+        "refused_patches": sum(r["refused"] for r in rows),
+        "mean_iterations_fixed": round(statistics.mean(r["iterations"] for r in fixed), 2) if fixed else None,
+        "mean_seconds_all": round(statistics.mean(r["seconds"] for r in rows), 1) if rows else None,
+    }
+
+
+def markdown(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
+    def pct(v: float | None) -> str:
+        return "n/a" if v is None else f"{v:.0%}"
+
+    lines = [f"## repair rate — refiner `{summary['refiner']}`, at most {summary['max_iterations']} iterations, "
+             f"max {summary['max_steps']} steps, {summary['wall_seconds']:.0f} s wall", "",
+             f"Measured on {describe_commit(summary['measured_on'])}; {COUNTING}.", "",
+             "| half | variants | fixed | not fixed | not detected | no answer | repair rate | same as reference "
+             "| refused patches |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name, t in [*summary["by_split"].items(), ("all", summary["totals"])]:
+        lines.append(f"| {name} | {t['variants']} | {t['fixed']} | {t['not_fixed']} | {t['not_detected']} | "
+                     f"{t['no_answer']} | {pct(t['repair_rate'])} | {t['same_as_reference']} | "
+                     f"{t['refused_patches']} |")
+    lines += ["", "| variant | half | outcome | iterations | seconds | patch or reason |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        why = " ".join(str(r["patch"] or r["reason"]).split())[:110].replace("|", "/")
+        same = " (= reference)" if r["same_as_reference"] else ""
+        lines.append(f"| {r['variant']} | {r['split']} | {r['outcome']}{same} | {r['iterations']} | "
+                     f"{r['seconds']:.0f} | {why} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--apps", nargs="*", default=None)
     parser.add_argument("--refiner", default="offline")
     parser.add_argument("--max-iterations", type=int, default=6)
     parser.add_argument("--max-steps", type=int, default=40)
     parser.add_argument("--json", type=Path, default=None, help="also write the rows and totals here")
+    parser.add_argument("--md", type=Path, default=None, help="also write the Markdown tables here")
     parser.add_argument("--jobs", type=int, default=1, help="variants repaired at once (each has its own Xvfb)")
     args = parser.parse_args(argv)
     apps = [a for a in list_apps() if args.apps is None or a.name in args.apps]
     variants = [(app, bug.id) for app in apps for bug in load_bugs(app)]
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="playcoder-repair-rate-") as tmp:
-        def one(variant: tuple[Path, str]) -> dict[str, Any]:
-            row = run_variant(variant[0], variant[1], args, Path(tmp))
-            mark = "FIXED" if row["fixed"] else ("not detected" if not row["detected"] else "not fixed")
-            print(f"{row['variant']:<36} {mark:<13} it={row['iterations']} {row['seconds']:>6.1f} s"
-                  f"{'  =reference' if row['same_as_reference'] else ''}  {row['patch'] or row['reason']}",
-                  flush=True)
+        def one(item: tuple[int, tuple[Path, str]]) -> dict[str, Any]:
+            index, (app, bug) = item
+            row = run_variant(app, bug, args, Path(tmp), index)
+            print(f"{row['variant']:<36} {row['split']:<9} {row['outcome']:<13} it={row['iterations']} "
+                  f"{row['seconds']:>6.1f} s{'  =reference' if row['same_as_reference'] else ''}  "
+                  f"{row['patch'] or row['reason']}", flush=True)
             return row
 
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            rows = list(pool.map(one, variants))
-    total = len(rows)
-    detected = [r for r in rows if r["detected"]]
-    fixed = [r for r in rows if r["fixed"]]
-    totals = {
-        "variants": total, "detected": len(detected), "fixed": len(fixed),
-        "repair_rate": round(len(fixed) / total, 3) if total else 0.0,
-        "repair_rate_detected": round(len(fixed) / len(detected), 3) if detected else 0.0,
-        "same_as_reference": sum(r["same_as_reference"] for r in rows),
-        "mean_iterations_fixed": round(statistics.mean(r["iterations"] for r in fixed), 2) if fixed else None,
-        "mean_iterations_detected": round(statistics.mean(r["iterations"] for r in detected), 2) if detected else None,
-        "mean_seconds_fixed": round(statistics.mean(r["seconds"] for r in fixed), 1) if fixed else None,
-        "mean_seconds_all": round(statistics.mean(r["seconds"] for r in rows), 1) if rows else None,
-    }
-    print(f"\nrefiner {args.refiner}: fixed {len(fixed)}/{total} variants (repair rate {totals['repair_rate']:.1%}); "
-          f"{len(fixed)}/{len(detected)} of the detected ones ({totals['repair_rate_detected']:.1%}); "
-          f"{totals['same_as_reference']} identical to the reference")
-    print(f"wall time {time.monotonic() - t0:.0f} s with {args.jobs} job(s)")
-    print(f"mean iterations: {totals['mean_iterations_fixed']} over fixed, {totals['mean_iterations_detected']} over "
-          f"detected; mean time: {totals['mean_seconds_fixed']} s per fixed variant, {totals['mean_seconds_all']} s "
-          "per variant")
+            rows = list(pool.map(one, enumerate(variants)))
+    summary = {"refiner": args.refiner, "max_iterations": args.max_iterations, "max_steps": args.max_steps,
+               "wall_seconds": round(time.monotonic() - t0, 1), "measured_on": measured_on(), "counting": COUNTING,
+               "totals": totals(rows), "by_split": {name: totals([r for r in rows if r["split"] == name])
+                                                   for name in SPLITS}}
+    all_ = summary["totals"]
+    print(f"\nrefiner {args.refiner}: fixed {all_['fixed']}/{all_['variants']} variants "
+          f"(repair rate {all_['repair_rate'] or 0:.1%}; {COUNTING})")
+    for name, t in summary["by_split"].items():
+        print(f"  {name}: fixed {t['fixed']}/{t['variants']} ({t['repair_rate'] or 0:.1%}), not fixed "
+              f"{t['not_fixed']}, not detected {t['not_detected']}, no answer {t['no_answer']}, "
+              f"{t['same_as_reference']} identical to the reference, {t['refused_patches']} refused patches")
+    print(f"wall time {summary['wall_seconds']:.0f} s with {args.jobs} job(s)")
     if args.json is not None:
-        args.json.write_text(json.dumps({"rows": rows, "totals": totals}, indent=2))
+        args.json.write_text(json.dumps({"rows": rows, **summary}, indent=2))
+    if args.md is not None:
+        args.md.parent.mkdir(parents=True, exist_ok=True)
+        args.md.write_text(markdown(rows, summary), encoding="utf-8")
     return 0
 
 

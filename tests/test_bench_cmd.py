@@ -34,26 +34,49 @@ def test_detect_summary_by_hand():
     rows = [
         row("a", "pass", "pass"), row("b", "pass", "fail", steps=20),               # one false positive of two
         row("a@x", "fail", "fail", "crash", "easy"), row("a@y", "fail", "pass", "logic"),
-        row("b@z", "fail", "fail", "logic", "easy"), row("b@w", "fail", "error", "logic"),  # error: not judged
+        row("b@z", "fail", "fail", "logic", "easy"), row("b@w", "fail", "error", "logic"),  # no answer: a miss
     ]
     s = detect.summarize(rows, tester="offline", max_steps=15, wall_seconds=12.0, parallel=2)
-    assert s["recall"] == {"hits": 2, "judged": 3, "errors": 1, "rate": pytest.approx(2 / 3)}
-    assert s["false_positive_rate"]["rate"] == 0.5
+    assert s["recall"] == {"hits": 2, "runs": 4, "no_answer": 1, "errors": 1, "uncertain": 0, "rate": 0.5}
+    assert s["false_positive_rate"]["rate"] == 0.5 and s["reference_pass_rate"]["rate"] == 0.5
     assert s["recall_by_type"]["crash"]["rate"] == 1.0
-    assert s["recall_by_type"]["logic"] == {"hits": 1, "judged": 2, "errors": 1, "rate": 0.5}
+    assert s["recall_by_type"]["logic"] == {"hits": 1, "runs": 3, "no_answer": 1, "errors": 1, "uncertain": 0,
+                                            "rate": pytest.approx(1 / 3)}
     assert s["recall_by_difficulty"]["easy"]["rate"] == 1.0 and s["recall_by_difficulty"]["medium"]["rate"] == 0.0
-    assert s["errors"] == 1
+    assert s["no_answer"] == 1 and s["errors"] == 1 and s["uncertain"] == 0
+    assert "count as misses" in s["counting"] and "commit" in s["measured_on"]
     assert s["apps"]["b"]["mean_steps"] == pytest.approx(40 / 3)
-    # 5 judged units, tester (1,0,0,1,0) vs truth (1,1,0,0,0) with pass=1, fail=0.
-    # Krippendorff, nominal: n = 10 values, n_0 = 6, n_1 = 4; two units disagree, so o_01 = o_10 = 2;
-    # D_o = 4/10, D_e = (6*4 + 4*6) / (10*9) = 48/90; alpha = 1 - 0.4 / 0.5333 = 0.25.
-    # Kendall tau-b: of the 10 pairs, C = 2, D = 1, 4 tied in x, 4 tied in y (one in both):
-    # (C - D) / sqrt((10 - 4) * (10 - 4)) = 1/6.
-    assert s["agreement"]["krippendorff_alpha"] == pytest.approx(0.25)
-    assert s["agreement"]["kendall_tau_b"] == pytest.approx(1 / 6)
+    # All 6 runs count; the error run is coded as the wrong answer (pass for a bug variant):
+    # tester (1,0,0,1,0,1) vs truth (1,1,0,0,0,0) with pass=1, fail=0.
+    # Krippendorff, nominal: n = 12 values, n_0 = 7, n_1 = 5; three units disagree, so o_01 = o_10 = 3;
+    # D_o = 6/12, D_e = (7*5 + 5*7) / (12*11) = 70/132; alpha = 1 - 0.5 * 132/70 = 2/35.
+    # Kendall tau-b: C = 2 ((1,1) over both (0,0)), D = 2 ((1,0) twice over (0,1)), so tau-b = 0.
+    assert s["agreement"]["krippendorff_alpha"] == pytest.approx(2 / 35)
+    assert s["agreement"]["kendall_tau_b"] == pytest.approx(0.0)
+    assert s["agreement"]["units"] == 6 and s["agreement"]["no_answer_units"] == 1
     md = detect.markdown(s)
-    assert "| recall (bug variants judged fail) | 67% (2/3), 1 error |" in md
-    assert "| b | pass | fail ✗ |" in md.replace("reference | - | ", "")
+    assert "| recall (bug variants judged fail, of all bug runs) | 50% (2/4) |" in md
+    assert "| logic | 33% (1/3) | 1 (1 error, 0 uncertain) |" in md
+    assert "Rates count every run" in md and "Measured on commit " in md
+    assert "| b | - | reference | - | pass | fail ✗ |" in md
+
+
+def test_detect_reports_the_tuning_and_held_out_halves():
+    from app.engine.bench.split import HELD_OUT, TUNING, split_of
+
+    names = [f"app@bug{i}" for i in range(12)]
+    rows = [detect.DetectRow("app", n, n.split("@")[1], "logic", "easy", "fail", "fail" if i % 3 else "uncertain",
+                             0, 0, 5, 1.0, None, "", "", split_of("app", n.split("@")[1]))
+            for i, n in enumerate(names)]
+    s = detect.summarize(rows, tester="script", max_steps=5, wall_seconds=1.0, parallel=1)
+    for half in (TUNING, HELD_OUT):
+        mine = [r for r in rows if r.split == half]
+        assert s["recall_by_split"][half]["runs"] == len(mine) > 0
+        assert s["recall_by_split"][half]["hits"] == sum(r.verdict == "fail" for r in mine)
+        assert s["recall_by_split"][half]["uncertain"] == sum(r.verdict == "uncertain" for r in mine)
+    assert s["uncertain"] == 4 and s["recall"]["rate"] == pytest.approx(8 / 12)
+    md = detect.markdown(s)
+    assert "| recall, tuning half |" in md and "| recall, held-out half |" in md
 
 
 def test_detect_agreement_is_undefined_without_variation():
@@ -76,7 +99,10 @@ def test_play_summary_by_hand():
 
     results = [cand("a", True, [True] * 3, [True, True, False]), cand("b", False, [True] * 3, [False, True, False]),
                cand("c", True, [False] * 3, [False] * 3)]
+    results[2].verdicts = ["error", "uncertain", "fail"]  # no answer: a Play failure, shown in its own column
     s = play_at_k.summarize(results, [1, 2, 4], 3, tester="offline")
+    assert s["problems"]["p"]["no_answer"] == [1, 1, 0] and "Play failure" in s["counting"]
+    assert "| p | 3 | 2/2/2 | 2 | 1/2/0 | 1/1/0 |" in play_at_k.markdown(s)
     # repeats: Play c = 1, 2, 0 of n = 3 -> Play@1 per repeat 1/3, 2/3, 0 -> mean 1/3,
     # sd = 1/3, se = 1/3/sqrt(3), t(0.975, 2) = 4.302653
     play1 = s["metrics"]["Play@1"]

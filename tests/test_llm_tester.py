@@ -162,7 +162,7 @@ def test_a_crash_fails_the_run_whatever_the_model_says(store):
         verdict = tester.verdict([crash], 2)
     assert verdict.verdict == "fail"
     assert verdict.reason.startswith("crash at step 1: the program exited with code 1")
-    assert "the model said pass" in verdict.reason
+    assert "the tester's overall judgment was pass" in verdict.reason
     prompt = [r for r in server.requests if "Criterion judgment" in r.prompt()][0].prompt()
     assert "[crash] the program exited with code 1" in prompt
 
@@ -182,7 +182,7 @@ def test_a_failed_criterion_fails_the_run(store):
         verdict = tester.verdict([], 2)
     assert verdict.verdict == "fail"
     assert verdict.criteria["score-grows"] == ("fail", "step 1: score stayed 0")
-    assert "criterion score-grows failed (step 1: score stayed 0)" in verdict.reason
+    assert "criteria failed: score-grows (step 1: score stayed 0)" in verdict.reason
 
 
 def test_judgment_failures_leave_criteria_uncertain_and_never_raise(store):
@@ -271,4 +271,4 @@ def test_judgments_get_one_reask_too_and_uncertain_overall_is_no_verdict(store):
     reask = [r for r in server.requests if "Your reply could not be used" in r.prompt()]
     assert len(reask) == 1 and '{"verdict": "uncertain", "evidence_step": null' in reask[0].prompt()
     assert verdict.criteria["board-moves"] == ("pass", "step 1: tiles slid")
-    assert verdict.verdict == "error" and "too few moves to tell" in verdict.reason
+    assert verdict.verdict == "uncertain" and "too few moves to tell" in verdict.reason

@@ -49,7 +49,7 @@ def test_refiner_phases_record_frames_by_hash(tmp_path):
         server.responder = repair_responder(FIX.replace("        if op", "    if op").replace("            return",
                                                                                                "        return"))
         model = LLMChatModel(LLMClient(settings_for(server, provider="compatible", model="fixer")))
-        refiner = LLMRefiner(model, target="calc")
+        refiner = LLMRefiner(model)
         refiner.begin(store, session)
         proposal = refiner.propose(diag, Workspace(prog), 1, None)
         sent = server.requests

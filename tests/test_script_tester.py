@@ -290,13 +290,26 @@ def test_unreached_steps_and_other_seeds_are_uncertain(tmp_path):
     tester = make_script_tester(SCRIPT, tmp_path)
     drive(tester, lambda step, action: frame(), limit=1)
     verdict = tester.verdict([], 1)
-    assert verdict.verdict == "pass" and verdict.criteria["a"][0] == "uncertain"
-    assert "ended before this step" in verdict.criteria["a"][1]
+    assert verdict.verdict == "uncertain" and verdict.criteria["a"][0] == "uncertain"  # nothing judged: no pass
+    assert "ended before this step" in verdict.criteria["a"][1] and "no criterion was judged" in verdict.reason
     pinned = [dict(SCRIPT[1], seed=7)]
     tester = make_script_tester(pinned, tmp_path, seed=0)
     decision, steps = drive(tester, lambda step, action: frame())
-    assert steps == 0 and isinstance(decision.action, Finish)
-    assert "written for seed 7" in tester.verdict([], 0).criteria["b"][1]
+    assert steps == 0 and isinstance(decision.action, Finish) and decision.action.verdict == "uncertain"
+    other_seed = tester.verdict([], 0)
+    assert other_seed.verdict == "uncertain" and "written for seed 7" in other_seed.criteria["b"][1]
+    assert "no scripted case applies to seed 0" in other_seed.reason
+
+
+def test_every_seed_plays_the_cases_written_for_it_or_for_any_seed(tmp_path):
+    """A run picks the cases that apply to its seed; the unpinned ones hold for every seed."""
+    script = [dict(SCRIPT[1], criterion="a", seed=3), dict(SCRIPT[1])]
+    for seed, played in ((3, {"a", "b"}), (4, {"b"})):
+        tester = make_script_tester(script, tmp_path, seed=seed)
+        _, steps = drive(tester, lambda step, action: frame(boxes=[(5, 5, 20, 20, (0, 0, 0))]))
+        verdict = tester.verdict([], steps)
+        judged = {cid for cid, (v, _) in verdict.criteria.items() if v != "uncertain"}
+        assert judged == played and verdict.verdict == "pass", (seed, verdict)
 
 
 def test_a_target_without_script_is_a_user_error(tmp_path):

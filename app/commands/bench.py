@@ -1,4 +1,4 @@
-"""`playcoder bench …`: tester accuracy on the labelled bug suite, and Exec/Pass/Play@k of candidates."""
+"""`playcoder bench …`: tester accuracy on the labelled bug suite, Exec/Pass/Play@k of candidates, the split."""
 
 from __future__ import annotations
 
@@ -113,6 +113,19 @@ def cmd_make_candidates(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_split(args: argparse.Namespace) -> int:
+    from app.engine.bench import detect, split
+
+    halves = split.bundled_split(detect.select_apps(args.apps))
+    text = ("The bundled bug variants by half (tuning: sha256 of \"app@bug\" even; held-out: odd).\n\n"
+            + split.markdown(halves))
+    if args.md:
+        args.md.parent.mkdir(parents=True, exist_ok=True)
+        args.md.write_text(text, encoding="utf-8")
+    sys.stdout.write(text)
+    return 0
+
+
 def register(subparsers: Any) -> None:
     b = subparsers.add_parser("bench", help="benchmarks: tester accuracy on labelled bugs, Exec/Pass/Play@k")
     bsub = b.add_subparsers(dest="bench_command", required=True)
@@ -140,6 +153,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--repeats", type=int, default=1, help="repeated play runs for the t intervals (default 1)")
     common(p, DEFAULT_MAX_STEPS)
     p.set_defaults(handler=cmd_play)
+
+    sp = bsub.add_parser("split", help="list the bug variants of the tuning and the held-out half")
+    sp.add_argument("--apps", default=None, help="comma-separated app names (default: all)")
+    sp.add_argument("--md", type=Path, default=None, metavar="FILE", help="also write the table here")
+    sp.set_defaults(handler=cmd_split)
 
     m = bsub.add_parser("make-candidates", help="write each app's reference and bug variants as a candidates folder")
     m.add_argument("out", type=Path, help="folder to create (PROBLEM/CANDIDATE/…)")

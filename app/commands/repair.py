@@ -1,8 +1,10 @@
 """`playcoder repair TARGET[@BUG]`: the PlayCoder repair loop from the command line.
 
 The target is materialised (a bug variant gets its patch applied in a
-temporary copy) and copied once more into a work folder *without* the
-``bugs/`` folder, so the refiner never sees a bug's description or patch.
+temporary copy) and copied once more into a work folder named after the
+program, *without* the ``bugs/`` folder, so the refiner never sees a bug's
+description or patch.  The label (``app@bug``) is only recorded on the
+session row; no refiner or prompt is given it.
 The loop runs on that copy; ``--out DIR`` keeps the repaired copy.
 
 Exit status: 0 when the program passes at the end (fixed), 1 when it still
@@ -77,7 +79,7 @@ def build_loop(args: argparse.Namespace, store: Any, work: Path, label: str) -> 
         from app.engine.repair.llm_refiner import LLMRefiner
 
         model = make_chat_model({"provider": args.provider, "model": args.model, "base_url": args.base_url})
-        refiner = LLMRefiner(model, max_iterations=args.max_iterations, target=label)
+        refiner = LLMRefiner(model, max_iterations=args.max_iterations)  # never the label: it names the bug
     else:
         refiner = OfflineRefiner(executor, validator, tests)
     config = RepairConfig(target=label, tester=args.tester, max_iterations=args.max_iterations,

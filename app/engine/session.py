@@ -11,10 +11,10 @@ import os
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit, urlunsplit
 
-from app.engine.play.actions import ActionParseError, Finish, action_from_dict, action_to_dict
+from app.engine.play.actions import ActionParseError, Finish, Wait, action_from_dict, action_to_call, action_to_dict
 from app.engine.play.control import RunControl
 from app.engine.play.display import DEFAULT_SCREEN, ISOLATED, XDisplay, open_display
 from app.engine.errors import RunStopped, TargetError, UserError
@@ -22,16 +22,14 @@ from app.engine.play.events import (
     ControlChanged, EventBus, FindingRaised, RunFinished, RunStarted, StepRecorded, VerdictReached, WindowFound,
 )
 from app.engine.play.executor import ActionExecutor, make_executor
-from app.engine.play.observer import SETTLE_CAP_S, Observation, VisualObserver
+from app.engine.play.observer import Observation, VisualObserver
 from app.engine.judge.oracles import Finding, GenericOracles
 from app.engine.trace.store import TrajectoryStore
-from app.engine.play.target import TargetProcess
-from app.engine.play.targetspec import ResolvedTarget, resolve_target
+from app.engine.play.target import TargetProcess, WindowInfo
+from app.engine.play.targetspec import ResolvedTarget, TargetSpec, Timing, resolve_target
 from app.engine.testers import make_tester
 from app.engine.testers.base import Decision, Tester, TesterContext, Verdict
 
-ANIMATED_SETTLE_CAP_S = 0.25
-"""For a window that animates on its own, 'settled' never comes: look after this long."""
 
 
 @dataclass
@@ -41,8 +39,11 @@ class RunConfig:
     display: str = ISOLATED
     max_steps: int = 30
     seed: int = 0
-    settle_cap_s: float = SETTLE_CAP_S
+    settle_cap_s: float | None = None
+    """None: the target's ``timing.settle_cap_ms`` (default 1 s)."""
     tester_options: dict[str, Any] = field(default_factory=dict)
+    in_place: bool = False
+    """Play the target folder itself instead of a scratch copy (a program that saves state changes it)."""
 
 
 @dataclass
@@ -54,11 +55,14 @@ class RunResult:
     steps: int
     findings: list[Finding]
     error: str = ""
+    window: tuple[int, int] | None = None
+    """The target window's size in pixels (what rubric coordinates refer to)."""
+    episodes: int = 1
 
     def summary(self, db: str) -> dict[str, Any]:
         return {
             "run_id": self.run_id, "verdict": self.verdict, "status": self.status, "steps": self.steps,
-            "reason": self.reason,
+            "reason": self.reason, "window": list(self.window) if self.window else None, "episodes": self.episodes,
             "findings": [{"kind": f.kind, "step": f.step, "message": f.message} for f in self.findings],
             "error": self.error, "db": db,
         }
@@ -75,6 +79,9 @@ class Session:
         self.run_id: int | None = None
         self.findings: list[Finding] = []
         self.steps = 0
+        self.episodes = 1
+        self.window: tuple[int, int] | None = None
+        self._play: _Play | None = None
         self._log_flushed = 0
         self.control.on_change(self._on_control_changed)
 
@@ -88,47 +95,31 @@ class Session:
         cfg = self.config
         resolved: ResolvedTarget | None = None
         display: XDisplay | None = None
-        target: TargetProcess | None = None
-        observer: VisualObserver | None = None
-        executor: ActionExecutor | None = None
+        self._play = None
         status, error = "error", ""
         try:
-            resolved = resolve_target(cfg.target)
+            resolved = resolve_target(cfg.target, in_place=cfg.in_place)
             spec = resolved.spec
             tester = self.tester = self.tester or make_tester(cfg.tester, cfg.tester_options)
+            timing = spec.timing
             self.run_id = self.store.create_run(
                 target=spec.label, target_path=str(spec.source), bug=spec.bug, target_rev=spec.revision(),
                 tester=cfg.tester, display=cfg.display, seed=cfg.seed, max_steps=cfg.max_steps,
                 engine_pid=os.getpid(),
-                config={"settle_cap_s": cfg.settle_cap_s, "tester_options": _public_options(cfg.tester_options), "kind": spec.kind},
+                config={"settle_cap_s": self._settle_cap(spec), "tester_options": _public_options(cfg.tester_options),
+                        "kind": spec.kind, "timing": timing.as_dict(), "exit_ok": spec.exit_ok,
+                        "in_place": cfg.in_place},
             )
             attach = getattr(tester, "attach", None)  # testers that record (LLM calls) or cancel (retries)
             if attach is not None:
                 attach(self.store, self.run_id, self.control)
             self.bus.publish(RunStarted(self.run_id, spec.label, cfg.tester, cfg.display, str(self.store.path)))
-            screen = (max(DEFAULT_SCREEN[0], spec.size[0] + 64), max(DEFAULT_SCREEN[1], spec.size[1] + 64))
+            # The private screen is the declared size: a full-screen program gets exactly `size`.
+            screen = spec.size if cfg.display == ISOLATED else DEFAULT_SCREEN
             display = open_display(cfg.display, screen)
-            target = TargetProcess(spec, display, cfg.seed)
-            try:
-                win = target.wait_for_window()
-            except TargetError as exc:
-                if target.alive():
-                    raise
-                # A program that dies before its window appears is a crash, not a usage error.
-                self._record(Finding("crash", str(exc).rstrip("."), None,
-                                     {"log": [t for _, _, t in target.lines()[-12:]]}, fatal=True))
-                raise _EndRun() from exc
-            self.store.update_run(self.run_id, window_width=win.width, window_height=win.height)
-            self.bus.publish(WindowFound(self.run_id, display.name, win.id, win.width, win.height, win.method, win.x, win.y))
-
-            def geometry() -> tuple[int, int, int, int]:
-                w = target.window if target is not None and target.window is not None else win
-                return (w.x, w.y, w.width, w.height)
-
-            observer = VisualObserver(display.name, geometry)
-            executor = make_executor(display.name, display.isolated, win.id, geometry, display.size,
-                                     sleep=self.control.sleep)
-            self._loop(spec, tester, target, observer, executor)
+            play = self._play = _Play(spec, display, cfg.seed, self.control)
+            self._start_target(play)
+            self._loop(spec, tester, play)
             status = "completed"
         except _EndRun:
             status = "completed"
@@ -141,13 +132,8 @@ class Session:
         except Exception as exc:  # an engine bug: keep the run readable and say so
             error = f"internal error: {type(exc).__name__}: {exc}"
         finally:
-            if executor is not None:
-                executor.close()
-            if observer is not None:
-                observer.close()
-            if target is not None:
-                target.shutdown()
-                self._flush_logs(target)
+            if self._play is not None:
+                self._play.close(self._flush_logs)
             if display is not None:
                 display.close()
             if resolved is not None:
@@ -174,25 +160,72 @@ class Session:
                                             note=note, criterion=cid)
             self.bus.publish(VerdictReached(self.run_id, verdict, reason))
             self.bus.publish(RunFinished(self.run_id, status, verdict, self.steps, error))
-        return RunResult(self.run_id, status, verdict, reason, self.steps, list(self.findings), error)
+        return RunResult(self.run_id, status, verdict, reason, self.steps, list(self.findings), error,
+                         self.window, self.episodes)
+
+    # -- the program, started and restarted ---------------------------------------
+    def _settle_cap(self, spec: TargetSpec) -> float:
+        return self.config.settle_cap_s if self.config.settle_cap_s is not None else spec.timing.settle_cap_ms / 1000
+
+    def _start_target(self, play: _Play) -> None:
+        """Start the program and find its window; a program that dies first is a crash (run ends)."""
+        assert self.run_id is not None
+        try:
+            win = play.start()
+        except TargetError as exc:
+            if play.target is None or play.target.alive():
+                raise
+            # A program that dies before its window appears is a crash, not a usage error.
+            self._record(Finding("crash", str(exc).rstrip("."), self.steps if self.episodes > 1 else None,
+                                 {"log": [t for _, _, t in play.target.lines()[-12:]]}, fatal=True))
+            raise _EndRun() from exc
+        screen = play.display.size
+        if play.display.isolated and (win.x + win.width > screen[0] or win.y + win.height > screen[1]):
+            raise TargetError(
+                f"the program opened a {win.width}×{win.height} window, larger than its declared size "
+                f"{screen[0]}×{screen[1]}; set size = [{win.width}, {win.height}] in its playcoder.toml.")
+        self.window = (win.width, win.height)
+        self.store.update_run(self.run_id, window_width=win.width, window_height=win.height)
+        self.bus.publish(WindowFound(self.run_id, play.display.name, win.id, win.width, win.height, win.method,
+                                     win.x, win.y))
+
+    def _new_episode(self, play: _Play, finding: Finding) -> None:
+        """A declared end (exit_ok, code 0): record it, restart the program, keep playing."""
+        self._record(Finding("episode", f"episode {self.episodes} ended: the program exited with code 0 "
+                                        "(exit_ok is declared); restarted it", finding.step,
+                             {"episode": self.episodes, "code": 0}))
+        play.stop(self._flush_logs)
+        self._log_flushed = 0  # the new process's log starts afresh
+        self.episodes += 1
+        self._start_target(play)
 
     # -- the loop ----------------------------------------------------------------
-    def _loop(self, spec: Any, tester: Tester, target: TargetProcess, observer: VisualObserver,
-              executor: ActionExecutor) -> None:
+    def _loop(self, spec: TargetSpec, tester: Tester, play: _Play) -> None:
         cfg = self.config
-        oracles = GenericOracles(target, observer, sleep=self.control.sleep)
-        obs = observer.settle(cap_s=cfg.settle_cap_s)
+        timing = spec.timing
+        cap_static = self._settle_cap(spec)
+        cap_animated = min(cap_static, timing.animated_cap_ms / 1000)
+        react_s, quiet_s = timing.react_ms / 1000, timing.quiet_ms / 1000
+        oracles = play.oracles(timing)
+        obs = play.settle(cap_static, quiet_s)
         for finding in oracles.check_start(obs):
+            if self._ends_episode(spec, finding):
+                self._new_episode(play, finding)
+                oracles = play.oracles(timing)
+                obs = play.settle(cap_static, quiet_s)
+                oracles.check_start(obs)
+                break
             self._record(finding)
             if finding.fatal:
                 return
-        cap = ANIMATED_SETTLE_CAP_S if oracles.animated else cfg.settle_cap_s
         rng = random.Random(cfg.seed)
-        tester.begin(TesterContext(spec, cfg.seed, cfg.max_steps, rng, (obs.frame.width, obs.frame.height)), obs)
+        tester.begin(TesterContext(spec, cfg.seed, cfg.max_steps, rng, (obs.frame.width, obs.frame.height),
+                                   target=play), obs)
         while self.steps < cfg.max_steps:
             human = self.control.checkpoint()
+            target, observer, executor = play.target, play.observer, play.executor
+            assert target is not None and observer is not None and executor is not None
             target.refresh_geometry()
-            before = obs.frame
             started = time.time()
             t0 = time.monotonic()
             if human is not None:
@@ -206,23 +239,48 @@ class Session:
                 decision = tester.decide(self.steps, obs)
                 actor = "tester"
             decide_ms = (time.monotonic() - t0) * 1000.0
+            before = obs.frame
+            if not oracles.animated and not isinstance(decision.action, (Finish, Wait)):
+                # What changed while the tester thought changed by itself (a caret, a clock):
+                # learn it, and compare the action's effect with the window as it is now.
+                now = observer.capture()
+                if not now.same_as(before):
+                    oracles.note_idle(before, now)
+                    before = now
             result = executor.execute(decision.action)
             if isinstance(decision.action, Finish):
                 self._commit_step(actor, decision, result.outcome, before, obs, started, decide_ms, result.act_ms, [])
                 return
-            after = observer.settle(before, cap_s=cap)
-            findings = oracles.check_step(self.steps, decision.action.name, before, after)
+            cap = cap_animated if oracles.animated else cap_static
+            after = observer.settle(before, cap_s=cap, quiet_s=quiet_s, react_s=react_s)
+            findings = oracles.check_step(self.steps, decision.action.name, before, after,
+                                          action_key=action_to_call(decision.action))
             tester.observe(self.steps, before, decision, after, result.outcome)
             if result.outcome == "refused":
                 findings.insert(0, Finding("refused", result.message, self.steps))
-            self._commit_step(actor, decision, result.outcome, before, after, started, decide_ms, result.act_ms, findings)
+            episode_end = next((f for f in findings if self._ends_episode(spec, f)), None)
+            if episode_end is not None:
+                findings = [f for f in findings if f is not episode_end]
+            self._commit_step(actor, decision, result.outcome, before, after, started, decide_ms, result.act_ms,
+                              findings)
             self._flush_logs(target)
             self.control.step_done()
             obs = after
-            if oracles.animated and cap != ANIMATED_SETTLE_CAP_S:
-                cap = ANIMATED_SETTLE_CAP_S
+            if episode_end is not None:
+                self._new_episode(play, episode_end)
+                oracles = play.oracles(timing)
+                obs = play.settle(cap_static, quiet_s)
+                for finding in oracles.check_start(obs):
+                    self._record(finding)
+                    if finding.fatal:
+                        return
+                continue
             if any(f.fatal for f in findings):
                 return
+
+    @staticmethod
+    def _ends_episode(spec: TargetSpec, finding: Finding) -> bool:
+        return spec.exit_ok and finding.kind == "exit" and finding.evidence.get("code") == 0
 
     def _commit_step(self, actor: str, decision: Decision, outcome: str, before: Any, after: Observation,
                      started: float, decide_ms: float, act_ms: float, findings: list[Finding]) -> None:
@@ -280,3 +338,65 @@ def _public_options(options: dict[str, Any]) -> dict[str, Any]:
 
 class _EndRun(Exception):
     """Internal: the run ended early with its findings recorded (e.g. crashed at start)."""
+
+
+class _Play:
+    """The program being played on one display: its process, observer and executor, restartable."""
+
+    def __init__(self, spec: TargetSpec, display: XDisplay, seed: int, control: RunControl) -> None:
+        self.spec = spec
+        self.display = display
+        self.seed = seed
+        self.control = control
+        self.target: TargetProcess | None = None
+        self.observer: VisualObserver | None = None
+        self.executor: ActionExecutor | None = None
+
+    def start(self) -> WindowInfo:
+        target = self.target = TargetProcess(self.spec, self.display, self.seed)
+        win = target.wait_for_window()
+
+        def geometry() -> tuple[int, int, int, int]:
+            w = target.window if target.window is not None else win
+            return (w.x, w.y, w.width, w.height)
+
+        self.observer = VisualObserver(self.display.name, geometry)
+        self.executor = make_executor(self.display.name, self.display.isolated, win.id, geometry, self.display.size,
+                                      sleep=self.control.sleep, hold_s=self.spec.timing.hold_ms / 1000)
+        return win
+
+    # The current process, as testers see it (it changes when a declared exit restarts the program).
+    @property
+    def pid(self) -> int:
+        assert self.target is not None
+        return self.target.pid
+
+    @property
+    def window(self) -> WindowInfo | None:
+        return self.target.window if self.target is not None else None
+
+    def xconn(self) -> Any:
+        assert self.target is not None
+        return self.target.xconn()
+
+    def settle(self, cap_s: float, quiet_s: float) -> Observation:
+        assert self.observer is not None
+        return self.observer.settle(cap_s=cap_s, quiet_s=quiet_s)
+
+    def oracles(self, timing: Timing) -> GenericOracles:
+        assert self.target is not None and self.observer is not None
+        return GenericOracles(self.target, self.observer, sleep=self.control.sleep, timing=timing)
+
+    def stop(self, flush: Callable[[TargetProcess], None]) -> None:
+        if self.executor is not None:
+            self.executor.close()
+            self.executor = None
+        if self.observer is not None:
+            self.observer.close()
+            self.observer = None
+        if self.target is not None:
+            self.target.shutdown()
+            flush(self.target)
+
+    def close(self, flush: Callable[[TargetProcess], None]) -> None:
+        self.stop(flush)

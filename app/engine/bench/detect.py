@@ -7,9 +7,16 @@ processes (:mod:`app.engine.bench.jobs`).  Reported: recall per defect class
 references, Krippendorff's alpha (nominal) and Kendall's tau-b of the tester's
 verdict against the ground truth, and mean steps and seconds per app.
 
-Runs whose verdict is 'error' (the harness could not play the target: no
-Xvfb, a target that never opened a window, a timeout) are not judgments of
-the tester: they are counted and shown, and left out of every rate.
+Every rate counts every run.  A run without an answer — verdict 'error' (the
+harness could not play the target, or the tester gave up: no Xvfb, no
+window, a timeout, a model that answered nothing usable) or 'uncertain' (the
+tester judged no criterion) — is shown in its own column and counts as a
+miss: not a detection for recall, not a pass for the reference pass rate,
+and as the wrong answer in alpha and tau-b.  The false-positive rate is the
+share of *all* reference runs judged 'fail'.
+
+Bug variants are reported by half too (:mod:`app.engine.bench.split`):
+tuning and held-out.  The Markdown and the JSON name the commit measured.
 """
 
 from __future__ import annotations
@@ -26,11 +33,17 @@ from scipy.stats import kendalltau
 
 from app.engine.study.agreement import nominal_alpha
 from app.engine.bench.jobs import ChildRun, prepare_db, run_child, run_parallel
+from app.engine.bench.provenance import describe_commit, measured_on
+from app.engine.bench.split import SPLITS, split_of
+from app.engine.judge.verdict import ERROR, UNCERTAIN, is_answer
 from app.engine.errors import UserError
 from app.engine.play.targetspec import BugInfo, list_apps, load_bugs
 
 REFERENCE = "reference"
 CODES = {"pass": 1.0, "fail": 0.0}
+COUNTING = ("every rate counts every run; runs without an answer (verdict error or uncertain) are shown in their "
+            "own column and count as misses: not detected for recall, not passed for references, and as the wrong "
+            "answer in alpha and tau-b")
 
 
 @dataclass(frozen=True)
@@ -67,10 +80,13 @@ class DetectRow:
     run_id: int | None
     reason: str
     error: str
+    split: str = ""
+    """tuning | held-out for a bug variant, '' for a reference"""
 
     @property
     def judged(self) -> bool:
-        return self.verdict in CODES
+        """The tester answered (pass or fail); error and uncertain are no answer."""
+        return is_answer(self.verdict)
 
     @property
     def correct(self) -> bool:
@@ -117,30 +133,39 @@ def to_row(job: DetectJob, child: ChildRun) -> DetectRow:
     bug = job.bug
     return DetectRow(job.app, job.target, bug.id if bug else None, bug.type if bug else REFERENCE,
                      bug.difficulty if bug else "", job.truth, child.verdict, job.repeat, job.seed, child.steps,
-                     round(child.seconds, 2), child.run_id, child.reason, child.error)
+                     round(child.seconds, 2), child.run_id, child.reason, child.error,
+                     split_of(job.app, bug.id) if bug else "")
 
 
 # -- statistics ------------------------------------------------------------------
 def _rate(rows: list[DetectRow], hit: str) -> dict[str, Any]:
-    judged = [r for r in rows if r.judged]
-    hits = sum(r.verdict == hit for r in judged)
-    return {"hits": hits, "judged": len(judged), "errors": len(rows) - len(judged),
-            "rate": hits / len(judged) if judged else None}
+    """``hit`` verdicts over *every* run; the runs without an answer are counted apart and as misses."""
+    return {"hits": sum(r.verdict == hit for r in rows), "runs": len(rows),
+            "no_answer": sum(not r.judged for r in rows), "errors": sum(r.verdict == ERROR for r in rows),
+            "uncertain": sum(r.verdict == UNCERTAIN for r in rows),
+            "rate": sum(r.verdict == hit for r in rows) / len(rows) if rows else None}
+
+
+def _code(row: DetectRow) -> float:
+    """The tester's verdict as 1 (pass) / 0 (fail); no answer is coded as the wrong answer."""
+    if row.judged:
+        return CODES[row.verdict]
+    return 1.0 - CODES[row.truth]
 
 
 def agreement(rows: list[DetectRow]) -> dict[str, Any]:
-    """Krippendorff's alpha (nominal) and Kendall's tau-b, tester vs ground truth, over judged runs."""
-    judged = [r for r in rows if r.judged]
-    tester = [CODES[r.verdict] for r in judged]
-    truth = [CODES[r.truth] for r in judged]
-    alpha = nominal_alpha([tester, truth], value_domain=[0.0, 1.0]) if judged else None
+    """Krippendorff's alpha (nominal) and Kendall's tau-b, tester vs ground truth, over every run."""
+    tester = [_code(r) for r in rows]
+    truth = [CODES[r.truth] for r in rows]
+    alpha = nominal_alpha([tester, truth], value_domain=[0.0, 1.0]) if rows else None
     tau: float | None = None
-    if len(judged) >= 2:
+    if len(rows) >= 2:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             value = float(kendalltau(tester, truth, variant="b").statistic)
         tau = value if np.isfinite(value) else None
-    return {"krippendorff_alpha": alpha, "kendall_tau_b": tau, "units": len(judged)}
+    return {"krippendorff_alpha": alpha, "kendall_tau_b": tau, "units": len(rows),
+            "no_answer_units": sum(not r.judged for r in rows)}
 
 
 def summarize(rows: list[DetectRow], *, tester: str, max_steps: int, wall_seconds: float,
@@ -166,22 +191,28 @@ def summarize(rows: list[DetectRow], *, tester: str, max_steps: int, wall_second
             "bugs_detected": sum(r.verdict == "fail" for r in app_bugs), "bug_runs": len(app_bugs),
             "reference_passes": sum(r.verdict == "pass" for r in rs if r.bug is None),
             "reference_runs": sum(r.bug is None for r in rs),
+            "no_answer": sum(not r.judged for r in rs),
         }
     targets = {}
     for target, rs in by_target.items():
         first = rs[0]
-        targets[target] = {"app": first.app, "bug": first.bug, "type": first.type, "difficulty": first.difficulty,
+        targets[target] = {"app": first.app, "bug": first.bug, "split": first.split, "type": first.type,
+                           "difficulty": first.difficulty,
                            "truth": first.truth, "verdicts": [r.verdict for r in rs],
                            "reason": next((r.reason or r.error for r in rs if r.verdict != first.truth), first.reason)}
     return {
         "tester": tester, "max_steps": max_steps, "jobs": parallel, "runs": len(rows),
-        "wall_seconds": round(wall_seconds, 1),
+        "wall_seconds": round(wall_seconds, 1), "measured_on": measured_on(), "counting": COUNTING,
         "recall": _rate(bugs, "fail"),
+        "recall_by_split": {name: _rate([r for r in bugs if r.split == name], "fail") for name in SPLITS},
         "false_positive_rate": _rate(refs, "fail"),
+        "reference_pass_rate": _rate(refs, "pass"),
         "recall_by_type": {k: _rate(v, "fail") for k, v in sorted(by_type.items())},
         "recall_by_difficulty": {k: _rate(v, "fail") for k, v in sorted(by_difficulty.items())},
         "agreement": agreement(rows),
-        "errors": sum(not r.judged for r in rows),
+        "no_answer": sum(not r.judged for r in rows),
+        "errors": sum(r.verdict == ERROR for r in rows),
+        "uncertain": sum(r.verdict == UNCERTAIN for r in rows),
         "apps": apps, "targets": targets,
     }
 
@@ -194,12 +225,15 @@ def report_json(rows: list[DetectRow], summary: dict[str, Any]) -> dict[str, Any
 def _pct(rate: dict[str, Any]) -> str:
     if rate["rate"] is None:
         return "n/a"
-    text = f"{rate['rate']:.0%} ({rate['hits']}/{rate['judged']})"
-    return text + (f", {rate['errors']} error" if rate["errors"] else "")
+    return f"{rate['rate']:.0%} ({rate['hits']}/{rate['runs']})"
 
 
 def _num(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.3f}"
+
+
+def _rate_row(label: str, rate: dict[str, Any]) -> str:
+    return f"| {label} | {_pct(rate)} | {rate['no_answer']} ({rate['errors']} error, {rate['uncertain']} uncertain) |"
 
 
 def markdown(summary: dict[str, Any]) -> str:
@@ -209,30 +243,41 @@ def markdown(summary: dict[str, Any]) -> str:
         f"## bench detect — tester `{s['tester']}`, max {s['max_steps']} steps, {s['runs']} runs, "
         f"{s['jobs']} parallel, {s['wall_seconds']:.0f} s wall",
         "",
-        "| target | type | difficulty | truth | verdict | reason |",
-        "| --- | --- | --- | --- | --- | --- |",
+        f"Measured on {describe_commit(s.get('measured_on'))}. Rates count every run: {s.get('counting', COUNTING)}.",
+        "",
+        "| target | half | type | difficulty | truth | verdict | reason |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for target, t in s["targets"].items():
         verdicts = ", ".join(t["verdicts"])
         mark = "" if all(v == t["truth"] for v in t["verdicts"]) else " ✗"
         reason = " ".join(str(t["reason"]).split())[:110].replace("|", "/")
-        lines.append(f"| {target} | {t['type']} | {t['difficulty'] or '-'} | {t['truth']} | {verdicts}{mark} | {reason} |")
-    lines += ["", "| defect class | recall |", "| --- | --- |"]
-    lines += [f"| {k} | {_pct(v)} |" for k, v in s["recall_by_type"].items()]
-    lines += ["", "| difficulty | recall |", "| --- | --- |"]
-    lines += [f"| {k} | {_pct(v)} |" for k, v in s["recall_by_difficulty"].items()]
-    lines += ["", "| app | runs | references passed | bugs detected | mean steps | mean seconds |",
-              "| --- | --- | --- | --- | --- | --- |"]
+        lines.append(f"| {target} | {t.get('split') or '-'} | {t['type']} | {t['difficulty'] or '-'} | {t['truth']} | "
+                     f"{verdicts}{mark} | {reason} |")
+    head = ["| {} | recall (of all runs) | no answer (counted as missed) |", "| --- | --- | --- |"]
+    lines += ["", head[0].format("half"), head[1]]
+    lines += [_rate_row(k, v) for k, v in s["recall_by_split"].items()]
+    lines += ["", head[0].format("defect class"), head[1]]
+    lines += [_rate_row(k, v) for k, v in s["recall_by_type"].items()]
+    lines += ["", head[0].format("difficulty"), head[1]]
+    lines += [_rate_row(k, v) for k, v in s["recall_by_difficulty"].items()]
+    lines += ["", "| app | runs | references passed | bugs detected | no answer | mean steps | mean seconds |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
     for app, a in s["apps"].items():
         lines.append(f"| {app} | {a['runs']} | {a['reference_passes']}/{a['reference_runs']} | "
-                     f"{a['bugs_detected']}/{a['bug_runs']} | {a['mean_steps']:.1f} | {a['mean_seconds']:.1f} |")
+                     f"{a['bugs_detected']}/{a['bug_runs']} | {a['no_answer']} | {a['mean_steps']:.1f} | "
+                     f"{a['mean_seconds']:.1f} |")
     lines += [
         "",
         "| overall | value |", "| --- | --- |",
-        f"| recall (bug variants judged fail) | {_pct(s['recall'])} |",
-        f"| false-positive rate (references judged fail) | {_pct(s['false_positive_rate'])} |",
-        f"| Krippendorff's alpha, nominal (tester vs truth, {ag['units']} runs) | {_num(ag['krippendorff_alpha'])} |",
-        f"| Kendall's tau-b (tester vs truth) | {_num(ag['kendall_tau_b'])} |",
-        f"| runs without a verdict (error) | {s['errors']} |",
+        f"| recall (bug variants judged fail, of all bug runs) | {_pct(s['recall'])} |",
+        f"| recall, tuning half | {_pct(s['recall_by_split']['tuning'])} |",
+        f"| recall, held-out half | {_pct(s['recall_by_split']['held-out'])} |",
+        f"| false-positive rate (references judged fail, of all reference runs) | {_pct(s['false_positive_rate'])} |",
+        f"| reference pass rate (references judged pass, of all reference runs) | {_pct(s['reference_pass_rate'])} |",
+        f"| Krippendorff's alpha, nominal (tester vs truth, all {ag['units']} runs) | {_num(ag['krippendorff_alpha'])} |",
+        f"| Kendall's tau-b (tester vs truth, all runs) | {_num(ag['kendall_tau_b'])} |",
+        f"| runs without an answer (error or uncertain), counted as misses | {s['no_answer']} "
+        f"({s['errors']} error, {s['uncertain']} uncertain) |",
     ]
     return "\n".join(lines) + "\n"

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from app.engine.errors import UserError
+from app.engine.judge.verdict import is_answer
 from app.engine.trace.store import TrajectoryStore
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -52,7 +53,8 @@ class ChildRun:
 
     @property
     def judged(self) -> bool:
-        return self.verdict in ("pass", "fail")
+        """The tester answered (pass or fail); error and uncertain runs are no answer."""
+        return is_answer(self.verdict)
 
 
 def prepare_db(db: Path) -> None:

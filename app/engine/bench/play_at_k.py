@@ -21,7 +21,9 @@ Stages, per candidate:
   or blank render at start (from a ``playcoder test`` child run);
 - Pass: the app's unit tests pass against the candidate (pytest in the copy;
   deterministic, so run once and reused for every repeat);
-- Play: the tester's verdict on that run is 'pass'.
+- Play: the tester's verdict on that run is 'pass'.  Every run counts: a run
+  without an answer (verdict 'error' or 'uncertain') is a Play failure, and
+  is also shown in its own column.
 
 For each repeat, the unbiased estimator gives each problem's @k and the
 problems are averaged; the repeats give a 95% Student-t interval.
@@ -45,10 +47,14 @@ from app.engine.bench.jobs import ChildRun, prepare_db, run_child, run_parallel
 from app.engine.errors import UserError
 from app.engine.bench.metrics import Interval, efficiency_at_k, pass_at_k, t_interval
 from app.engine.judge.oracles import FAILING_KINDS
+from app.engine.judge.verdict import is_answer
+from app.engine.bench.provenance import describe_commit, measured_on
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.targetspec import APPS_DIR, SPEC_FILE, apply_patch, list_apps, load_bugs, load_spec
 
 STAGES = ("exec", "pass", "play")
+COUNTING = ("every run counts: a play run without an answer (verdict error or uncertain) is a Play failure and is "
+            "shown in the no-answer column")
 CANDIDATE_META = "candidate.json"
 PYTEST_TIMEOUT_S = 300.0
 _COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".benchmarks", "bugs")
@@ -264,9 +270,11 @@ def summarize(results: list[CandidateResult], ks: list[int], repeats: int, *, te
             metrics[f"Efficiency@{k}"] = eff
     counts = {p: {"n": len(rs), "exec": [sum(r.exec_ok[i] for r in rs) for i in range(repeats)],
                   "pass": sum(bool(r.passed_tests) for r in rs),
-                  "play": [sum(r.play_ok[i] for r in rs) for i in range(repeats)]} for p, rs in problems.items()}
+                  "play": [sum(r.play_ok[i] for r in rs) for i in range(repeats)],
+                  "no_answer": [sum(not is_answer(r.verdicts[i]) for r in rs) for i in range(repeats)]}
+              for p, rs in problems.items()}
     return {"tester": tester, "repeats": repeats, "ks": ks, "problems": counts, "metrics": metrics, "notes": notes,
-            "candidates": [asdict(r) for r in results]}
+            "counting": COUNTING, "measured_on": measured_on(), "candidates": [asdict(r) for r in results]}
 
 
 def _efficiency(usable: dict[str, list[CandidateResult]], k: int, repeats: int,
@@ -296,10 +304,12 @@ def _interval_dict(iv: Interval, values: list[float]) -> dict[str, Any]:
 def markdown(summary: dict[str, Any]) -> str:
     s = summary
     lines = [f"## bench play — tester `{s['tester']}`, {s['repeats']} repeat(s)", "",
-             "| problem | n | Exec c | Pass c | Play c |", "| --- | --- | --- | --- | --- |"]
+             f"Measured on {describe_commit(s.get('measured_on'))}; {s.get('counting', COUNTING)}.", "",
+             "| problem | n | Exec c | Pass c | Play c | no answer (Play failures) |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for p, c in s["problems"].items():
         lines.append(f"| {p} | {c['n']} | {'/'.join(map(str, c['exec']))} | {c['pass']} | "
-                     f"{'/'.join(map(str, c['play']))} |")
+                     f"{'/'.join(map(str, c['play']))} | {'/'.join(map(str, c.get('no_answer', [])))} |")
     lines += ["", "| metric | mean | 95% t interval |", "| --- | --- | --- |"]
     for key, m in s["metrics"].items():
         if m["mean"] is None:

@@ -11,6 +11,7 @@ wrong.
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -18,18 +19,29 @@ import numpy as np
 from Xlib import X
 from Xlib import error as xerror
 
-from app.engine.play.observer import Frame, Observation, VisualObserver, is_blank
+from app.engine.play.observer import Frame, Observation, VisualObserver, changed_mask, is_blank
 from app.engine.play.target import TargetProcess
+from app.engine.play.targetspec import Timing
 
 FAILING_KINDS = ("crash", "exception", "freeze", "no-response", "blank", "error", "exit")
-"""Finding kinds that make a run fail.  "exit": the program quit by itself while being played —
-a tester never asks it to, so a window that vanishes mid-test is a defect (or an untestable target)."""
-ANIMATION_PROBE_S = 0.5
+"""Finding kinds that make a run fail.  "exit": the program quit by itself while being played and
+its target does not declare ``exit_ok`` — a tester never asks it to."""
+ANIMATION_PROBE_S = 1.0
+"""At start the window is watched this long with no input: long enough to see a caret blink once."""
 ANIMATED_MOTION = 0.3
 """A window whose samples change this often while idle is animating."""
+IDLE_LEARN_S = 1.2
+"""Before calling a window unresponsive, it is watched this long to learn what changes by itself."""
 FREEZE_CONFIRM_S = 0.8
+FREEZE_REPROBE_S = 0.5
+"""While a freeze is suspected, the process and the repaint probe are checked this often."""
 STATIC_STEPS_BEFORE_PROBE = 3
-NO_RESPONSE_TRIES = 10
+RECENT_KEPT = 256
+"""Recent inputs remembered on a still window (a bound on memory, not a judgement setting)."""
+MIN_DISTINCT_INPUTS = 6
+"""No-response needs at least this many different inputs among the recent unanswered ones."""
+SMALL_CHANGE_SHARE = 0.03
+"""Recent answers that together touch less than this share of the window are checked against idle change."""
 REPAINT_TIMEOUT_S = 1.0
 BUSY_CPU_PERCENT = 80.0
 PROBE_COLOUR = 0xFF00FF
@@ -52,87 +64,191 @@ class Finding:
                 "message": self.message, "evidence": self.evidence}
 
 
+@dataclass
+class _Input:
+    """One recent input on a still window and what it changed (before the idle mask)."""
+
+    step: int
+    action: str
+    t: float
+    change: np.ndarray | None
+
+
 class GenericOracles:
+    """Crash, exception, freeze, no-response and blank, judged the same way for every tester.
+
+    Responsiveness is judged on *recent* input to a *still* window: the last
+    ``timing.no_response_tries`` inputs, spanning at least ``timing.no_response_s``,
+    none of which changed anything but what the window changes by itself while
+    idle (a blinking caret, a clock, a hover highlight: the *idle mask*, measured
+    at start, during waits and again before the oracle fires).  A freeze needs
+    ``timing.freeze_s`` of sustained unresponsiveness and never fires on a process
+    that exits meanwhile (the exit is reported instead).
+    """
+
     def __init__(self, target: TargetProcess, observer: VisualObserver,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, timing: Timing | None = None) -> None:
         self.target = target
         self.observer = observer
         self.sleep = sleep
+        self.timing = timing or Timing()
         self.animated = False
-        self.responded = False
-        self.input_tries = 0
         self.static_streak = 0
+        self.idle: np.ndarray | None = None
+        self.recent: deque[_Input] = deque(maxlen=max(RECENT_KEPT, self.timing.no_response_tries))
+        self._verified_at = -1
         self._log_seen = 0
         self._blank_streak = 0
-        self._probe_ok_at_try = -1
         self._exceptions_seen: set[str] = set()
+
+    # -- idle change -----------------------------------------------------
+    def _idle_for(self, frame: Frame) -> np.ndarray:
+        if self.idle is None or self.idle.shape != (frame.height, frame.width):
+            self.idle = np.zeros((frame.height, frame.width), dtype=bool)
+            self.recent.clear()
+        return self.idle
+
+    def learn_idle(self, frame: Frame, duration_s: float) -> float:
+        """Watch the window with no input for ``duration_s``; returns the share of samples that changed."""
+        return self.observer.motion(duration_s, self.sleep, into=self._idle_for(frame))
+
+    def note_idle(self, before: Frame, after: Frame) -> None:
+        """Two frames with no input between them: whatever differs changes by itself."""
+        mask = changed_mask(before, after)
+        idle = self._idle_for(after)
+        if mask is not None and mask.shape == idle.shape:
+            idle |= mask
 
     # -- start -----------------------------------------------------------
     def check_start(self, obs: Observation) -> list[Finding]:
-        self.animated = self.observer.motion(ANIMATION_PROBE_S, self.sleep) >= ANIMATED_MOTION
+        self.animated = self.learn_idle(obs.frame, ANIMATION_PROBE_S) >= ANIMATED_MOTION
         return self._common(obs.frame, None)
 
     # -- after each action --------------------------------------------------
-    def check_step(self, step: int, action_name: str, before: Frame, obs: Observation) -> list[Finding]:
+    def check_step(self, step: int, action_name: str, before: Frame, obs: Observation,
+                   action_key: str | None = None) -> list[Finding]:
+        """Judge one step.  ``action_key`` tells inputs apart (e.g. ``click(10, 20)``); default the name."""
         findings = self._common(obs.frame, step)
         if any(f.fatal for f in findings):
             return findings
         is_input = action_name not in ("wait", "finish")
         changed = obs.changed_bbox is not None
-        if is_input:
-            self.input_tries += 1
-            self.responded = self.responded or changed
+        # Animation is a property of this step, not of the program: a still title screen
+        # can lead to a scrolling game and back to a still game-over screen.
+        was_animated, self.animated = self.animated, not obs.settled
+        if not is_input and action_name == "wait" and obs.settled:
+            self.note_idle(before, obs.frame)
         self.static_streak = 0 if changed else self.static_streak + 1
-        if self.animated and not changed:
+        if was_animated and not changed:
             findings += self._check_stopped_animation(step)
         elif not self.animated and self.static_streak and self.static_streak % STATIC_STEPS_BEFORE_PROBE == 0:
             findings += self._check_unresponsive(step)
-        if (not any(f.fatal for f in findings) and not self.animated and not self.responded
-                and self.input_tries >= NO_RESPONSE_TRIES):
-            alive = self._probe_cached()
-            if alive is not False:
-                findings.append(Finding(
-                    "no-response",
-                    f"none of {self.input_tries} inputs (keys, clicks) changed the window, "
-                    "although it still repaints",
-                    step, {"tries": self.input_tries}, fatal=True))
+        if any(f.fatal for f in findings) or not self.target.alive():
+            return findings + ([] if any(f.fatal for f in findings) else self._common(obs.frame, step))
+        if is_input:
+            if self.animated or was_animated:
+                self.recent.clear()  # a moving window answers nothing we can attribute to input
+            else:
+                self.recent.append(_Input(step, action_key or action_name, time.monotonic(),
+                                          changed_mask(before, obs.frame)))
+                findings += self._check_no_response(step, obs.frame)
         return findings
 
-    def _probe_cached(self) -> bool | None:
-        if self._probe_ok_at_try == self.input_tries:
-            return True
-        ok = repaint_probe(self.target, self.observer, self.sleep)
-        if ok:
-            self._probe_ok_at_try = self.input_tries
-        return ok
+    def _answered(self, item: _Input) -> bool:
+        if item.change is None:
+            return True  # the window changed size: that is an answer
+        idle = self.idle
+        if idle is not None and idle.shape == item.change.shape:
+            return bool((item.change & ~idle).any())
+        return bool(item.change.any())
+
+    def _window(self) -> list[_Input]:
+        """The shortest run of latest inputs with at least ``no_response_tries`` of them over ``no_response_s``."""
+        t = self.timing
+        items = list(self.recent)
+        if len(items) < t.no_response_tries:
+            return []
+        for start in range(len(items) - t.no_response_tries, -1, -1):
+            if items[-1].t - items[start].t >= t.no_response_s:
+                return items[start:]
+        return []
+
+    def _check_no_response(self, step: int, frame: Frame) -> list[Finding]:
+        t = self.timing
+        items = self._window()
+        if not items:
+            return []
+        if len({i.action for i in items}) < min(MIN_DISTINCT_INPUTS, t.no_response_tries):
+            return []  # the same few inputs again and again prove little (a tester stuck on one key)
+        if any(self._answered(i) for i in items):
+            # Answers that are all small may be self-changing pixels not yet learnt (a caret
+            # that did not blink during the start probe): learn, then look again, at most
+            # once per window of recent inputs.
+            union = np.zeros_like(items[0].change) if items[0].change is not None else None
+            for i in items:
+                if i.change is None or union is None or i.change.shape != union.shape:
+                    return []
+                union |= i.change & ~self._idle_for(frame)
+            if union is None or union.mean() >= SMALL_CHANGE_SHARE or step - self._verified_at < t.no_response_tries:
+                return []
+            self._verified_at = step
+            self.learn_idle(frame, IDLE_LEARN_S)
+            if any(self._answered(i) for i in items):
+                return []
+        alive = repaint_probe(self.target, self.observer, self.sleep)
+        if alive is False:
+            return self._sustained_freeze(step, "it stopped answering input and did not repaint its window")
+        span = items[-1].t - items[0].t
+        self.recent.clear()
+        return [Finding(
+            "no-response",
+            f"none of the last {len(items)} inputs ({len({i.action for i in items})} different, over {span:.1f} s) "
+            "changed the window beyond what it changes by itself, although it still repaints",
+            step, {"tries": len(items), "seconds": round(span, 2), "first_step": items[0].step,
+                   "idle_share": round(float(self.idle.mean()), 4) if self.idle is not None else 0.0},
+            fatal=True)]
 
     def _check_stopped_animation(self, step: int) -> list[Finding]:
         if self.observer.motion(FREEZE_CONFIRM_S, self.sleep) > 0:
+            self.animated = True
             return []
-        cpu = self.target.cpu_percent(0.2)
         repainted = repaint_probe(self.target, self.observer, self.sleep)
-        if repainted:
+        if repainted is not False:
             self.animated = False  # it stopped moving on purpose (a pause or an end screen)
             return []
-        return [Finding(
-            "freeze",
-            f"the window stopped repainting: it animated before step {step} and has been still for "
-            f"{FREEZE_CONFIRM_S:g} s since" + (f"; the process uses {cpu:.0f}% CPU" if cpu is not None else ""),
-            step, {"cpu_percent": cpu, "repaint_probe": repainted}, fatal=True)]
+        return self._sustained_freeze(step, f"the window stopped repainting: it animated before step {step}")
 
     def _check_unresponsive(self, step: int) -> list[Finding]:
         repainted = repaint_probe(self.target, self.observer, self.sleep)
         if repainted is not False:
-            if repainted:
-                self._probe_ok_at_try = self.input_tries
             return []
+        return self._sustained_freeze(step, "the program stopped handling X events: it did not repaint its window "
+                                            "after it was covered")
+
+    def _sustained_freeze(self, step: int, what: str) -> list[Finding]:
+        """A failed repaint probe is a suspicion; a freeze needs ``timing.freeze_s`` of it.
+
+        A program that sleeps on a game-over screen and then exits (or restarts) is not
+        frozen: when it exits meanwhile, the exit is reported (or, declared, ends an episode).
+        """
+        started = time.monotonic()
+        deadline = started + self.timing.freeze_s
+        while time.monotonic() < deadline:
+            if not self.target.alive():
+                return self._common(self.observer.last or self.observer.capture(), step)
+            self.sleep(FREEZE_REPROBE_S)
+            if not self.target.alive():
+                return self._common(self.observer.last or self.observer.capture(), step)
+            if repaint_probe(self.target, self.observer, self.sleep) is not False:
+                return []
         cpu = self.target.cpu_percent(0.2)
         busy = cpu is not None and cpu >= BUSY_CPU_PERCENT
         return [Finding(
             "freeze",
-            "the program stopped handling X events: it did not repaint its window after it was covered"
-            + (f" and it is busy at {cpu:.0f}% CPU" if busy else ""),
-            step, {"cpu_percent": cpu, "repaint_probe": False}, fatal=True)]
+            f"{what}, and stayed so for {self.timing.freeze_s:g} s"
+            + (f"; the process is busy at {cpu:.0f}% CPU" if busy else
+               (f"; the process uses {cpu:.0f}% CPU" if cpu is not None else "")),
+            step, {"cpu_percent": cpu, "repaint_probe": False, "seconds": self.timing.freeze_s}, fatal=True)]
 
     # -- process, log and render ---------------------------------------------
     def _common(self, frame: Frame, step: int | None) -> list[Finding]:
@@ -151,7 +267,10 @@ class GenericOracles:
             tail = [text for stream, _, text in self.target.lines()[-12:] if stream == "stderr"]
             has_tb = any(TRACEBACK_MARK in text for _, _, text in self.target.lines())
             if code == 0 and not has_tb:
-                findings.append(Finding("exit", "the program exited normally (code 0)", step, {"code": code}, fatal=True))
+                findings.append(Finding(
+                    "exit", "the program exited by itself with code 0 while being played; if it is meant to end "
+                    "(a game over that quits), declare exit_ok = true in its playcoder.toml",
+                    step, {"code": code}, fatal=True))
             else:
                 last = next((t for t in reversed(tail) if t.strip()), "")
                 findings.append(Finding(

@@ -22,10 +22,16 @@ from app.engine.play.actions import (
     Action, ActionHistory, Click, DoubleClick, Drag, Finish, Hotkey, Press, RightClick, Scroll, Type, Wait,
 )
 from app.engine.errors import RunStopped
+from app.engine.play.xwidgets import toplevels
 
-KEY_HOLD_S = 0.03
-"""Keys are held this long so games that poll key state see them."""
+KEY_HOLD_S = 0.1
+"""Keys are held this long (as a person does, ~100 ms) so games that poll key state once a frame see them."""
+BUTTON_HOLD_S = 0.1
+"""Mouse buttons are held this long: a common pygame pattern reads ``mouse.get_pressed()`` after
+MOUSEBUTTONDOWN, which is already False when press and release arrive in the same frame."""
 DOUBLE_CLICK_GAP_S = 0.05
+DOUBLE_CLICK_HOLD_S = 0.04
+"""Shorter holds inside a double click, so both clicks fall within the toolkit's double-click time."""
 DRAG_STEPS = 12
 TYPE_GAP_S = 0.004
 KEY_ALIASES = {
@@ -57,6 +63,7 @@ class Backend(Protocol):
     def key(self, name: str, down: bool) -> None: ...
     def type_char(self, ch: str) -> None: ...
     def focus(self) -> None: ...
+    def park(self, x: int, y: int) -> None: ...
     def sync(self) -> None: ...
     def close(self) -> None: ...
 
@@ -82,6 +89,24 @@ class XTestBackend:
         self.conn = xdisplay.Display(display_name)
         self.window = self.conn.create_resource_object("window", window_id)
         self._spare: int | None = None
+        self._parking: Any = None
+
+    def park(self, x: int, y: int) -> None:
+        """Move the pointer onto a 1x1 input-only window of ours at (x, y), above everything.
+
+        The target then gets a LeaveNotify wherever the point is, so a hover highlight goes
+        away even when the window fills the whole screen.
+        """
+        try:
+            if self._parking is None:
+                root = self.conn.screen().root
+                self._parking = root.create_window(x, y, 1, 1, 0, 0, X.InputOnly, X.CopyFromParent,
+                                                   override_redirect=True)
+                self._parking.map()
+            self._parking.configure(x=x, y=y, stack_mode=X.Above)
+        except xerror.XError:
+            self._parking = None
+        self.move(x, y)
 
     def move(self, x: int, y: int) -> None:
         xtest.fake_input(self.conn, X.MotionNotify, x=x, y=y)
@@ -123,10 +148,21 @@ class XTestBackend:
             xtest.fake_input(self.conn, X.KeyRelease, shift_code)
         self.conn.sync()
 
+    def _key_window(self) -> Any:
+        """Where keys go: the target's dialog when one is stacked above the main window (as a
+        window manager focuses a new dialog; on a private Xvfb nobody else does), else the main window."""
+        tops = [t for t in toplevels(self.conn, self.window.id) if t.kind != "popup"]
+        if tops and tops[-1].kind == "dialog":
+            return self.conn.create_resource_object("window", tops[-1].id)
+        return self.window
+
     def focus(self) -> None:
         try:
-            self.window.configure(stack_mode=X.Above)
-            self.window.set_input_focus(X.RevertToParent, X.CurrentTime)
+            window = self._key_window()
+            window.configure(stack_mode=X.Above)
+            if self._parking is not None:  # keep the parked pointer off the target (no hover)
+                self._parking.configure(stack_mode=X.Above)
+            window.set_input_focus(X.RevertToParent, X.CurrentTime)
             self.conn.sync()
         except (xerror.XError, xerror.BadMatch):
             pass  # not viewable right now; the key still goes to the focused window
@@ -178,6 +214,9 @@ class PyAutoGuiBackend:
     def focus(self) -> None:
         self._focus.focus()
 
+    def park(self, x: int, y: int) -> None:
+        self.move(x, y)
+
     def sync(self) -> None:
         pass
 
@@ -189,7 +228,8 @@ class ActionExecutor:
     """Validates and performs actions; keeps the history of what was done."""
 
     def __init__(self, backend: Backend, geometry: Callable[[], tuple[int, int, int, int]],
-                 sleep: Callable[[float], None] = time.sleep, park_pointer: tuple[int, int] | None = None) -> None:
+                 sleep: Callable[[float], None] = time.sleep, park_pointer: tuple[int, int] | None = None,
+                 hold_s: float | None = None) -> None:
         """``geometry`` returns the window's (left, top, width, height) in screen coordinates.
         ``park_pointer``: screen point the pointer returns to after mouse actions, so hover
         effects do not count as the program's response (isolated displays only)."""
@@ -197,6 +237,8 @@ class ActionExecutor:
         self.geometry = geometry
         self.sleep = sleep
         self.park_pointer = park_pointer
+        self.key_hold_s = KEY_HOLD_S if hold_s is None else hold_s
+        self.button_hold_s = BUTTON_HOLD_S if hold_s is None else hold_s
         self.history = ActionHistory()
 
     def close(self) -> None:
@@ -225,14 +267,17 @@ class ActionExecutor:
             if i:
                 self.sleep(DOUBLE_CLICK_GAP_S)
             self.backend.button(button, True)
+            self.backend.sync()
+            self.sleep(self.button_hold_s if count == 1 else min(self.button_hold_s, DOUBLE_CLICK_HOLD_S))
             self.backend.button(button, False)
+            self.backend.sync()
         self._park()
 
     def _park(self) -> None:
         if self.park_pointer is not None:
             self.backend.sync()
             self.sleep(0.02)  # let the press/release reach the target before the pointer leaves
-            self.backend.move(*self.park_pointer)
+            self.backend.park(*self.park_pointer)
         self.backend.sync()
 
     def _perform(self, action: Action) -> str:
@@ -270,7 +315,7 @@ class ActionExecutor:
             for k in keys:
                 b.key(k, True)
             b.sync()
-            self.sleep(KEY_HOLD_S)
+            self.sleep(self.key_hold_s)
             for k in reversed(keys):
                 b.key(k, False)
             b.sync()
@@ -293,9 +338,10 @@ class ActionExecutor:
 
 def make_executor(display_name: str, isolated: bool, window_id: int,
                   geometry: Callable[[], tuple[int, int, int, int]], screen: tuple[int, int],
-                  sleep: Callable[[float], None] = time.sleep) -> ActionExecutor:
+                  sleep: Callable[[float], None] = time.sleep, hold_s: float | None = None) -> ActionExecutor:
     backend: Backend = XTestBackend(display_name, window_id) if isolated else PyAutoGuiBackend(display_name, window_id)
-    # The right edge's middle: outside any window we place (they fit in screen - 64 px) and not a
-    # corner, where pyautogui's failsafe would fire for a later desktop run on the same display.
+    # The right edge's middle, on a 1x1 input-only window of ours (XTestBackend.park), so the target
+    # sees the pointer leave even when it fills the screen; not a corner, where pyautogui's failsafe
+    # would fire for a later desktop run on the same display.
     park = (screen[0] - 1, screen[1] // 2) if isolated else None
-    return ActionExecutor(backend, geometry, sleep=sleep, park_pointer=park)
+    return ActionExecutor(backend, geometry, sleep=sleep, park_pointer=park, hold_s=hold_s)

@@ -1,10 +1,12 @@
 """VisualObserver: capture the target window, detect change, settle and motion.
 
 Instead of the paper's fixed 1 s sleep after every action, :meth:`settle`
-polls the window and returns as soon as it has been still for
-:data:`QUIET_S` (or at :data:`SETTLE_CAP_S` for a window that keeps moving).
-:meth:`motion` tells an animating window from a static one by sampling it
-while nothing is sent.
+first waits up to ``react_s`` for the window to *react* (a program may need
+70 ms and a frame to build its next scene), then polls until it has been still
+for :data:`QUIET_S` (or at :data:`SETTLE_CAP_S` for a window that keeps
+moving).  :meth:`motion` tells an animating window from a static one by
+sampling it while nothing is sent, and can collect the pixels that change by
+themselves (a blinking caret, a clock) so they are not taken for a response.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ QUIET_S = 0.08
 """A window unchanged for this long after an action counts as settled."""
 SETTLE_CAP_S = 1.0
 """Never wait longer than the paper's fixed delay."""
+REACT_S = 0.3
+"""How long a still window is watched for a first reaction before it counts as unchanged."""
 POLL_S = 0.008
 FRAME_CACHE = 3
 """Frames kept in memory, as the paper's tester keeps."""
@@ -61,14 +65,28 @@ class Observation:
     samples: int
 
 
-def changed_bbox(a: Frame | None, b: Frame) -> BBox | None:
-    """Bounding box (x0, y0, x1, y1), exclusive ends, of pixels that differ; None if equal."""
+def changed_mask(a: Frame, b: Frame) -> np.ndarray | None:
+    """Boolean (height, width) array of pixels that differ; None when the sizes differ."""
+    if (a.width, a.height) != (b.width, b.height):
+        return None
+    diff = np.abs(a.array()[:, :, :3].astype(np.int16) - b.array()[:, :, :3].astype(np.int16)).max(axis=2)
+    return np.asarray(diff > CHANNEL_NOISE)
+
+
+def changed_bbox(a: Frame | None, b: Frame, ignore: np.ndarray | None = None) -> BBox | None:
+    """Bounding box (x0, y0, x1, y1), exclusive ends, of pixels that differ; None if equal.
+
+    ``ignore``: a boolean mask (height, width) of pixels whose change does not count
+    (what the window changes by itself while idle).
+    """
     if a is None or (a.width, a.height) != (b.width, b.height):
         return (0, 0, b.width, b.height)
     if a.bgrx == b.bgrx:
         return None
-    diff = np.abs(a.array()[:, :, :3].astype(np.int16) - b.array()[:, :, :3].astype(np.int16)).max(axis=2)
-    mask = diff > CHANNEL_NOISE
+    mask = changed_mask(a, b)
+    assert mask is not None
+    if ignore is not None and ignore.shape == mask.shape:
+        mask = mask & ~ignore
     rows = np.flatnonzero(mask.any(axis=1))
     if rows.size == 0:
         return None
@@ -103,16 +121,25 @@ class VisualObserver:
         return self.frames[-1] if self.frames else None
 
     def settle(self, reference: Frame | None = None, *, cap_s: float = SETTLE_CAP_S, quiet_s: float = QUIET_S,
-               sleep: Callable[[float], None] = time.sleep) -> Observation:
-        """Wait until the window stops changing (or ``cap_s``); compare with ``reference``."""
+               react_s: float = 0.0, sleep: Callable[[float], None] = time.sleep) -> Observation:
+        """Wait for a reaction, then until the window stops changing (or ``cap_s``); compare with ``reference``.
+
+        With ``react_s`` > 0 and a ``reference``, a window identical to the reference is
+        watched for up to ``react_s`` before it counts as unchanged: stillness right after
+        an input is not yet an answer.
+        """
         start = time.monotonic()
         frame = self.capture()
         last_change = start
         samples = 1
         settled = False
+        reacted = reference is None or react_s <= 0 or not frame.same_as(reference)
         while True:
             now = time.monotonic()
-            if now - last_change >= quiet_s:
+            if not reacted and now - start >= react_s:
+                reacted = True
+                last_change = min(last_change, now - quiet_s)  # still since the action: settled
+            if reacted and now - last_change >= quiet_s:
                 settled = True
                 break
             if now - start >= cap_s:
@@ -122,12 +149,17 @@ class VisualObserver:
             samples += 1
             if not nxt.same_as(frame):
                 last_change = time.monotonic()
+                reacted = True
             frame = nxt
         elapsed = (time.monotonic() - start) * 1000.0
         return Observation(frame, settled, elapsed, changed_bbox(reference, frame) if reference else None, samples)
 
-    def motion(self, duration_s: float, sleep: Callable[[float], None] = time.sleep) -> float:
-        """Fraction of consecutive samples over ``duration_s`` that differed (0 = static)."""
+    def motion(self, duration_s: float, sleep: Callable[[float], None] = time.sleep,
+               into: np.ndarray | None = None) -> float:
+        """Fraction of consecutive samples over ``duration_s`` that differed (0 = static).
+
+        ``into``: a boolean (height, width) mask that collects every pixel seen changing.
+        """
         prev = self.capture()
         changes = total = 0
         end = time.monotonic() + duration_s
@@ -135,7 +167,12 @@ class VisualObserver:
             sleep(max(POLL_S, 0.03))
             cur = self.capture()
             total += 1
-            changes += not cur.same_as(prev)
+            if not cur.same_as(prev):
+                changes += 1
+                if into is not None:
+                    mask = changed_mask(prev, cur)
+                    if mask is not None and mask.shape == into.shape:
+                        into |= mask
             prev = cur
         return changes / total if total else 0.0
 

@@ -17,20 +17,71 @@ from pathlib import Path
 from typing import Any
 
 from app.engine.errors import TargetError
+from app.engine.play.executor import ActionRefused, keysym_for
 from app.engine.play.scriptspec import ScriptCase, parse_script
 
 SPEC_FILE = "playcoder.toml"
 KINDS = ("game", "app")
 APPS_DIR = Path(__file__).resolve().parents[3] / "benchmark" / "apps"
 _TOP_KEYS = {"name", "kind", "command", "window", "size", "goal", "keys", "criteria", "env", "startup_timeout",
-             "script", "unit_tests"}
-_COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "bugs")
+             "script", "unit_tests", "exit_ok", "timing"}
+_COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "bugs", ".git", ".venv", "venv",
+                                      "node_modules")
 
 
 @dataclass(frozen=True)
 class Criterion:
     id: str
     text: str
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How long the engine waits and watches; ``[timing]`` in playcoder.toml (docs/targets.md).
+
+    Built-in defaults < the target's ``[timing]`` table; every run records the values it used.
+    """
+
+    react_ms: int = 300
+    """After an input, how long a still window is watched for a first reaction (slow scene builds)."""
+    quiet_ms: int = 80
+    """A window unchanged this long (after reacting) counts as settled."""
+    settle_cap_ms: int = 1000
+    """Never wait longer than this for a window to settle (the paper's fixed delay)."""
+    animated_cap_ms: int = 250
+    """For a window that animated at the last step, look after this long."""
+    freeze_s: float = 5.0
+    """Sustained unresponsiveness (no repaint, no exit) for this long is a freeze."""
+    no_response_s: float = 4.0
+    """Inputs must have gone unanswered over at least this long before ``no-response``."""
+    no_response_tries: int = 12
+    """... and over at least this many recent inputs on a still window."""
+    hold_ms: int = 100
+    """Keys and mouse buttons are held this long, as a person does."""
+
+    def as_dict(self) -> dict[str, float]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+TIMING_LIMITS: dict[str, tuple[float, float]] = {
+    "react_ms": (0, 5000), "quiet_ms": (10, 2000), "settle_cap_ms": (50, 30000), "animated_cap_ms": (20, 5000),
+    "freeze_s": (0.5, 120), "no_response_s": (0, 600), "no_response_tries": (2, 1000), "hold_ms": (0, 2000),
+}
+
+
+def parse_timing(raw: Any, fail: Any) -> Timing:
+    if not isinstance(raw, dict):
+        raise fail('"timing" must be a table such as [timing] with react_ms = 300')
+    unknown = set(raw) - set(TIMING_LIMITS)
+    if unknown:
+        raise fail(f"unknown timing key(s) {', '.join(sorted(unknown))}; allowed are {', '.join(sorted(TIMING_LIMITS))}")
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        lo, hi = TIMING_LIMITS[key]
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not lo <= value <= hi:
+            raise fail(f'"timing.{key}" must be a number between {lo:g} and {hi:g}')
+        values[key] = int(value) if key.endswith(("_ms", "_tries")) else float(value)
+    return Timing(**values)
 
 
 @dataclass(frozen=True)
@@ -64,6 +115,9 @@ class TargetSpec:
     """Scripted rubric cases ([[script]]), played by the script tester."""
     unit_tests: tuple[str, ...] = ("test_*.py",)
     """Glob patterns (relative to the folder) of the app's own unit tests, for `bench play`."""
+    exit_ok: bool = False
+    """An exit with code 0 ends an episode (the engine restarts the program), not the run."""
+    timing: Timing = field(default_factory=Timing)
 
     @property
     def label(self) -> str:
@@ -126,6 +180,12 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     keys = data.get("keys", [])
     if not isinstance(keys, list) or not all(isinstance(k, str) and k for k in keys):
         raise fail('"keys" must be a list of key names such as ["space", "r"]')
+    for k in keys:
+        bad = unknown_key(k)
+        if bad is not None:
+            what = f"{bad!r} is not a key name" if bad else "one of its parts is empty"
+            raise fail(f'"keys" has {k!r}, but {what}; use key names such as "space", "enter", "a", "F5" '
+                       'or combos such as "ctrl+s"')
     criteria_raw = data.get("criteria", [])
     if not isinstance(criteria_raw, list):
         raise fail('"criteria" must be an array of tables ([[criteria]] with id and text)')
@@ -143,6 +203,10 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 1 <= timeout <= 300:
         raise fail('"startup_timeout" must be a number of seconds between 1 and 300')
     script = parse_script(data.get("script", []), {c.id for c in criteria}, where)
+    exit_ok = data.get("exit_ok", False)
+    if not isinstance(exit_ok, bool):
+        raise fail('"exit_ok" must be true or false')
+    timing = parse_timing(data.get("timing", {}), fail)
     unit_tests = data.get("unit_tests", ["test_*.py"])
     if not isinstance(unit_tests, list) or not unit_tests or not all(isinstance(u, str) and u for u in unit_tests):
         raise fail('"unit_tests" must be a list of file patterns such as ["test_*.py"]')
@@ -150,8 +214,30 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
         name=name.strip(), kind=kind, command=tuple(command), folder=folder, source=source,
         size=(size[0], size[1]), window_title=title, goal=goal, keys=tuple(keys), criteria=tuple(criteria),
         env=dict(env), startup_timeout=float(timeout), bug=bug,
-        script=script, unit_tests=tuple(unit_tests),
+        script=script, unit_tests=tuple(unit_tests), exit_ok=exit_ok, timing=timing,
     )
+
+
+def split_combo(key: str) -> tuple[str, ...]:
+    """The key names of a hinted key: "ctrl+s" -> ("ctrl", "s"), "+" -> ("+",), "ctrl++" -> ("ctrl", "+")."""
+    if key == "+" or "+" not in key:
+        return (key,)
+    head, _, last = key.rpartition("+")
+    if last == "" and head.endswith("+"):  # "ctrl++": the last key is "+" itself
+        return (*split_combo(head[:-1]), "+")
+    return (*head.split("+"), last)
+
+
+def unknown_key(key: str) -> str | None:
+    """The first part of a key or combo that is no key name ("" for an empty part), or None if all are."""
+    for part in split_combo(key):
+        if not part.strip():
+            return part
+        try:
+            keysym_for(part)
+        except ActionRefused:
+            return part
+    return None
 
 
 def load_bugs(folder: Path) -> list[BugInfo]:
@@ -196,8 +282,14 @@ class ResolvedTarget:
             self.tempdir = None
 
 
-def resolve_target(arg: str) -> ResolvedTarget:
-    """Turn a TARGET argument into a runnable spec (see the module docstring)."""
+def resolve_target(arg: str, *, in_place: bool = False) -> ResolvedTarget:
+    """Turn a TARGET argument into a runnable spec (see the module docstring).
+
+    The program is played in a scratch copy (a program that saves state must not
+    rewrite the user's folder), unless ``in_place`` asks for the folder itself.  The
+    copy's name is neutral: it never carries a bug id (what a program or a refiner
+    sees of its path must not tell which bug it is).
+    """
     base, _, bug = arg.partition("@")
     folder = Path(base).expanduser()
     if not folder.is_dir() and (APPS_DIR / base).is_dir():
@@ -206,18 +298,24 @@ def resolve_target(arg: str) -> ResolvedTarget:
         names = ", ".join(p.name for p in list_apps()) or "none"
         raise TargetError(f"{base} is not a folder; give a target folder with {SPEC_FILE} or a bundled app ({names}).")
     folder = folder.resolve()
-    if not bug:
+    if not bug and in_place:
         return ResolvedTarget(load_spec(folder))
     patch = folder / "bugs" / f"{bug}.patch"
-    if not patch.is_file():
+    if bug and not patch.is_file():
         known = ", ".join(sorted(p.stem for p in (folder / "bugs").glob("*.patch"))) or "none"
         raise TargetError(f"{folder.name} has no bug variant {bug!r}; known variants: {known}.")
-    tmp = tempfile.TemporaryDirectory(prefix=f"playcoder-{folder.name}-{bug}-")
+    load_spec(folder)  # a malformed spec is reported against the user's own file, before any copy
+    tmp = tempfile.TemporaryDirectory(prefix="playcoder-play-")
     copy = Path(tmp.name) / folder.name
-    shutil.copytree(folder, copy, ignore=_COPY_IGNORE)
-    apply_patch(copy, patch)
     try:
-        spec = load_spec(copy, source=folder, bug=bug)
+        shutil.copytree(folder, copy, ignore=_COPY_IGNORE, symlinks=True)
+        if bug:
+            apply_patch(copy, patch)
+        spec = load_spec(copy, source=folder, bug=bug or None)
+    except OSError as exc:
+        tmp.cleanup()
+        raise TargetError(f"cannot make a scratch copy of {folder} ({exc.strerror or exc}); "
+                          "free some space in the temp folder or pass --in-place.") from exc
     except TargetError:
         tmp.cleanup()
         raise

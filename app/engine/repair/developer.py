@@ -7,6 +7,9 @@ put into the file (replacing an existing definition of that name, or
 appended), and validated (syntax, compile, imports) before the write is
 kept — through the same staging-copy application as a refiner's patch.
 The program then goes to PlayTester and, when it fails, to PlayRefiner.
+The model sees the task and the file, named relative to the program folder;
+the program's oracles (unit tests, ``playcoder.toml``, reference pictures)
+are not written.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 
 from app.engine.errors import UserError
 from app.engine.repair.chat import ChatModel, ChatTurn, load_prompt
+from app.engine.repair.oracle_guard import OracleGuard
 from app.engine.repair.patching import apply_atomically
 from app.engine.repair.sandbox import Workspace
 from app.engine.repair.tools import ValidationReport, Validator
@@ -56,6 +60,9 @@ class PlayDeveloper:
 
     def develop(self, task: DevTask) -> DevResult:
         workspace = Workspace(task.folder)
+        if OracleGuard.of(workspace).protects(workspace.relative(task.file)):
+            raise DeveloperError(f"{task.file} is one of the program's oracles (unit tests, playcoder.toml, reference "
+                                 "pictures, tests folders); PlayDeveloper writes program files only.")
         name, params = _parse_signature(task.signature)
         path = workspace.resolve(task.file)
         existing = path.read_text(encoding="utf-8") if path.is_file() else ""

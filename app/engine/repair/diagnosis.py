@@ -3,14 +3,24 @@
 Built from the store (the run's findings with their step frames, the
 target's log) and from the sandboxed unit-test report; it is the input of
 both refiners and the text recorded in ``patches.diagnosis``.
+
+What a refiner sees is built from the program copy and the run's findings
+only: never the target's label, a bug id or bug metadata.  Absolute paths in
+the text (tracebacks, log lines, test output) are rewritten relative to the
+program copy by :func:`relative_paths`, because the folders a copy was made
+in (``/tmp/playcoder-…``) can carry a label and say nothing about the program.
 """
 
 from __future__ import annotations
 
+import re
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from app.engine.judge.oracles import FAILING_KINDS, TRACEBACK_MARK
+from app.engine.judge.verdict import PASS, UNCERTAIN
 from app.engine.repair.localize import TraceFrame, parse_traceback
 from app.engine.repair.sandbox import Workspace
 from app.engine.repair.tools import TestReport
@@ -18,6 +28,9 @@ from app.engine.trace.store import TrajectoryStore
 
 LOG_TAIL_LINES = 40
 MAX_TEST_FAILURES_SHOWN = 6
+SANDBOX_ROOT = "program"
+"""The folder name of a sandbox copy of the program (:meth:`~app.engine.repair.sandbox.Executor.copy_of`)."""
+ABSOLUTE_PATH = re.compile(r"(?<![\w.~-])/[^\s\"'`<>|:;,()\[\]{}]+")
 
 
 @dataclass(frozen=True)
@@ -48,10 +61,13 @@ class Diagnosis:
     """Every play run of this state (the tester's, and the rubric tester's when there is one)."""
     notes: list[str] = field(default_factory=list)
     """Feedback from earlier cycles (a rejected patch and why)."""
+    root: str = ""
+    """The program copy's folder: paths under it are shown relative to it."""
 
     @property
     def tester_failed(self) -> bool:
-        return self.verdict != "pass"
+        """A tester failed the program or could not play it; *uncertain* is neither a pass nor a failure."""
+        return self.verdict not in (PASS, UNCERTAIN)
 
     @property
     def tests_failed(self) -> bool:
@@ -102,7 +118,7 @@ class Diagnosis:
         if self.log_tail and (self.exception or self.tester_failed):
             out.append("Program log (tail):\n" + "\n".join(self.log_tail[-15:]))
         out.extend(f"Note: {n}" for n in self.notes)
-        return "\n".join(out)
+        return relative_paths("\n".join(out), self.root)
 
     def frame_hashes(self) -> list[str]:
         seen: list[str] = []
@@ -116,7 +132,8 @@ class Diagnosis:
 def build_diagnosis(store: TrajectoryStore, run_id: int | None, workspace: Workspace, tests: TestReport | None,
                     *, verdict: str = "", reason: str = "", validation: str = "") -> Diagnosis:
     """Read a play run back from the store and join it with the unit-test report."""
-    diag = Diagnosis(run_id, verdict or "pass", reason, tests=tests, validation=validation)
+    diag = Diagnosis(run_id, verdict or "pass", reason, tests=tests, validation=validation,
+                     root=workspace.root.as_posix())
     if run_id is not None:
         run = store.run(run_id)
         diag.verdict = verdict or str(run.get("verdict") or "error")
@@ -148,3 +165,30 @@ def build_diagnosis(store: TrajectoryStore, run_id: int | None, workspace: Works
             frames, exc, _ = parse_traceback(msg.splitlines(), workspace)
             diag.test_frames.extend(fr for fr in frames if not fr.path.split("/")[-1].startswith("test_"))
     return diag
+
+
+def relative_paths(text: str, root: str | Path) -> str:
+    """``text`` with absolute paths into the program copy, a sandbox copy or a temporary folder made relative.
+
+    A path under ``root`` becomes relative to it; a path in the temporary
+    folder keeps only what follows the copy's own folder (``root``'s name, or
+    ``program`` for a sandbox copy), or else only its file name.  Other
+    absolute paths (the Python installation) are left as they are.
+    """
+    base = Path(root).as_posix().rstrip("/") if root else ""
+    name = base.rsplit("/", 1)[-1] if base else ""
+    temp = Path(tempfile.gettempdir()).resolve().as_posix().rstrip("/")
+
+    def fix(m: re.Match[str]) -> str:
+        path = m.group(0)
+        if base and (path == base or path.startswith(base + "/")):
+            return path[len(base) + 1:] or "."
+        if not (path.startswith(temp + "/") or path.startswith("/tmp/")):
+            return path
+        parts = path.split("/")
+        for i, part in enumerate(parts[:-1]):
+            if part in (name, SANDBOX_ROOT) and i >= 2:
+                return "/".join(parts[i + 1:])
+        return parts[-1] or "."
+
+    return ABSOLUTE_PATH.sub(fix, text)

@@ -10,6 +10,9 @@
    re-test — done by the loop (:mod:`~app.engine.repair.loop`) exactly as
    for the offline refiner: staging copy, gate, swap, PlayTester run.
 
+The model sees the program copy (named by its folder) and the diagnosis,
+nothing else: no target label, bug id or bug metadata reaches a prompt.
+
 A malformed answer is no crash: the proposal carries the error, the loop
 records it with the cycle and tells the model about it next iteration.
 """
@@ -37,11 +40,9 @@ IDENTIFIER = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{3,})\b")
 class LLMRefiner:
     name = "llm"
 
-    def __init__(self, model: ChatModel, *, max_iterations: int = 6, target: str = "",
-                 max_context_chars: int = MAX_CONTEXT_CHARS) -> None:
+    def __init__(self, model: ChatModel, *, max_iterations: int = 6, max_context_chars: int = MAX_CONTEXT_CHARS) -> None:
         self.model = model
         self.max_iterations = max_iterations
-        self.target = target
         self.max_context_chars = max_context_chars
         self.system = load_prompt("repair_system").template
         self.diagnosis_prompt = load_prompt("repair_diagnosis")
@@ -54,7 +55,7 @@ class LLMRefiner:
 
     def propose(self, diag: Diagnosis, workspace: Workspace, iteration: int, baseline: TestReport | None) -> Proposal:
         ask = self.diagnosis_prompt.substitute(
-            iteration=iteration, max_iterations=self.max_iterations, target=self.target or workspace.root.name,
+            iteration=iteration, max_iterations=self.max_iterations, program=workspace.root.name,
             diagnosis=diag.text(), context=self.code_context(diag, workspace))
         images = tuple(diag.frame_hashes()[-MAX_IMAGES:])
         first = ChatTurn("user", ask, images)

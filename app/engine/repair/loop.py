@@ -2,7 +2,17 @@
 
 The program passes when its unit tests pass and every tester's verdict is
 pass (the offline tester, plus the scripted rubric tester when it exists
-and the target has a ``[[script]]`` section).  A repair session is a run
+and the target has a ``[[script]]`` section).  A tester that says
+*uncertain* neither fails nor passes the program: a repair whose first play
+is uncertain has nothing to repair, and a patch after which the testers are
+uncertain is not counted as a fix (the session ends "not confirmed").
+
+Refiners see the program copy and the runs' findings only (paths inside
+the texts are made relative to the copy, see
+:mod:`~app.engine.repair.diagnosis`), and may not change the program's
+oracles: a patch that touches a unit test, ``playcoder.toml``, a reference
+picture or a tests folder is refused and recorded with outcome ``refused``
+(:mod:`~app.engine.repair.oracle_guard`).  A repair session is a run
 row of kind ``repair`` (the anchor); every cycle is a ``patches`` row on
 it: iteration, diagnosis text, unified diff, files, validation output, the
 re-test run id, tokens and seconds.  ``files`` and ``validation`` are JSON
@@ -26,7 +36,8 @@ from app.engine.play.display import ISOLATED
 from app.engine.errors import RunStopped, UserError
 from app.engine.repair.checks import Gate
 from app.engine.repair.diagnosis import Diagnosis, build_diagnosis
-from app.engine.repair.patching import PatchError, apply_atomically
+from app.engine.repair.oracle_guard import OracleGuard, refusal_text
+from app.engine.repair.patching import PatchError, apply_atomically, unified_diff
 from app.engine.repair.proposal import Proposal, Refiner
 from app.engine.repair.records import CycleRecord
 from app.engine.repair.sandbox import Workspace
@@ -34,6 +45,7 @@ from app.engine.repair.tools import TestReport, UnitTestRunner, Validator
 from app.engine.session import RunConfig, Session
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.targetspec import SPEC_FILE
+from app.engine.judge.verdict import ERROR, FAIL, PASS, UNCERTAIN
 
 MAX_ITERATIONS = 6
 """T in the paper."""
@@ -45,7 +57,7 @@ EXIT_KIND = "exit"
 @dataclass
 class RepairConfig:
     target: str
-    """The label recorded for the session (e.g. ``calculator@wrong-subtraction``)."""
+    """The label recorded for the session row (e.g. ``calculator@wrong-subtraction``); never shown to a refiner."""
     tester: str = "offline"
     max_iterations: int = MAX_ITERATIONS
     max_steps: int = 40
@@ -96,6 +108,8 @@ class RepairLoop:
         self.on_cycle = on_cycle
         self.session_run: int | None = None
         self.runs: list[int] = []
+        self.guard = OracleGuard.of(workspace)
+        """The oracle files as they were when the repair started (read-only to the refiner)."""
 
     # -- playing -------------------------------------------------------------------
     def testers(self) -> list[str]:
@@ -112,21 +126,21 @@ class RepairLoop:
 
     def play(self) -> PlayOutcome:
         cfg = self.config
-        ids, verdict, reasons = [], "pass", []
+        ids, verdicts, reasons = [], [], []
         for tester in self.testers():
             result = Session(RunConfig(target=str(self.workspace.root), tester=tester, display=cfg.display,
                                        max_steps=cfg.max_steps, seed=cfg.seed), self.store).run()
             if result.run_id is not None:
                 ids.append(result.run_id)
             exited = next((f for f in result.findings if f.kind == EXIT_KIND), None)
-            if result.verdict != "pass" or exited is not None:
-                verdict = "error" if result.verdict == "error" and verdict == "pass" else "fail"
+            verdict = FAIL if exited is not None else result.verdict
+            verdicts.append(verdict)
             why = result.reason or result.error
-            if exited is not None and result.verdict == "pass":
+            if exited is not None and result.verdict != FAIL:
                 why = f"the program exited by itself while being played (step {exited.step}); {why}"
-            reasons.append(f"{tester}: {'fail' if exited is not None else result.verdict} — {why}")
+            reasons.append(f"{tester}: {verdict} — {why}")
         self.runs.extend(ids)
-        return PlayOutcome(ids, verdict, "; ".join(reasons))
+        return PlayOutcome(ids, _combined(verdicts), "; ".join(reasons))
 
     def diagnose(self, play: PlayOutcome, tests: TestReport | None) -> Diagnosis:
         diag = build_diagnosis(self.store, play.run_id, self.workspace, tests, verdict=play.verdict,
@@ -174,11 +188,15 @@ class RepairLoop:
         baseline: TestReport | None = self.tests.run(self.workspace)
         play = self.play()
         diag = self.diagnose(play, baseline)
+        if not diag.failing and diag.verdict == UNCERTAIN:
+            result.final_verdict = UNCERTAIN
+            result.reason = f"nothing to repair and nothing confirmed: the testers could not judge the program ({play.reason})"
+            return
         if not diag.failing:
-            result.fixed, result.final_verdict = True, "pass"
+            result.fixed, result.final_verdict = True, PASS
             result.reason = "the program already passes: its unit tests pass and the tester says pass"
             return
-        result.final_verdict = "fail"
+        result.final_verdict = FAIL
         for iteration in range(1, cfg.max_iterations + 1):
             self.control.checkpoint()
             started = time.monotonic()
@@ -187,8 +205,13 @@ class RepairLoop:
             if self.on_cycle is not None:
                 self.on_cycle(cycle)
             if cycle.outcome == "fixed":
-                result.fixed, result.final_verdict = True, "pass"
+                result.fixed, result.final_verdict = True, PASS
                 result.reason = f"fixed in iteration {iteration}: {cycle.description}"
+                return
+            if cycle.outcome == UNCERTAIN:
+                result.final_verdict = UNCERTAIN
+                result.reason = (f"not confirmed: after iteration {iteration} nothing fails any more, but the testers "
+                                 f"could not judge the program ({cycle.error})")
                 return
             if done:
                 result.reason = f"stopped after iteration {iteration}: {cycle.error or cycle.description}"
@@ -210,8 +233,18 @@ class RepairLoop:
             cycle.validation = proposal.error
             diag.notes.append(f"iteration {iteration} produced no patch: {cycle.error}")
             return self._record(cycle, started), diag, baseline, proposal.exhausted
+        refused = self.guard.refused(proposal.edits)
+        if refused:
+            cycle.outcome, cycle.error = "refused", refusal_text(refused)
+            cycle.validation = cycle.error
+            current = {rel: self.workspace.read_text(rel) for rel in proposal.edits
+                       if self.workspace.resolve(rel).is_file()}
+            cycle.diff = unified_diff(current, proposal.edits)
+            diag.notes.append(f"iteration {iteration}: the patch was refused: {cycle.error}")
+            self.refiner.rejected(proposal, cycle.error)
+            return self._record(cycle, started), diag, baseline, False
         before = self.workspace.snapshot()
-        gate = Gate(self.validator, self.tests, baseline)
+        gate = Gate(self.validator, self.tests, baseline, guard=self.guard)
         try:
             applied, check = apply_atomically(self.workspace, proposal.edits, gate)
         except PatchError as exc:
@@ -229,6 +262,9 @@ class RepairLoop:
         play = self.play()
         cycle.retest_run, cycle.retest_runs, cycle.verdict = play.run_id, play.run_ids, play.verdict
         new = self.diagnose(play, check.tests)
+        if not new.failing and new.verdict == UNCERTAIN:
+            cycle.outcome, cycle.error = UNCERTAIN, play.reason
+            return self._record(cycle, started), new, check.tests, True
         if not new.failing:
             cycle.outcome = "fixed"
             return self._record(cycle, started), new, check.tests, True
@@ -263,10 +299,19 @@ def _diagnosis_text(diag: Diagnosis, proposal: Proposal) -> str:
     return text
 
 
+def _combined(verdicts: list[str]) -> str:
+    """One verdict for a state played by several testers: any fail fails, then error, then uncertain."""
+    for v in (FAIL, ERROR, UNCERTAIN):
+        if v in verdicts:
+            return v
+    return PASS if verdicts and all(v == PASS for v in verdicts) else ERROR
+
+
 def _improved(old: Diagnosis, new: Diagnosis) -> bool:
     old_failed = set(old.tests.failed) if old.tests is not None else set()
     new_failed = set(new.tests.failed) if new.tests is not None else set()
-    tests_better = new_failed < old_failed
+    new_passed = set(new.tests.passed) if new.tests is not None else set()
+    tests_better = new_failed <= old_failed and bool(old_failed & new_passed)
     tester_better = old.tester_failed and not new.tester_failed
     tester_worse = new.tester_failed and (not old.tester_failed or new.primary_kind != old.primary_kind)
     return (tests_better or tester_better) and not tester_worse

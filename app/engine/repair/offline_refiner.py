@@ -1,7 +1,12 @@
 """The offline PlayRefiner: search-based repair over mutation templates, no model, no network.
 
 It sees only the program copy, its unit tests and the play runs (never a
-benchmark's bug metadata or patches).  Candidates come from
+benchmark's bug metadata or patches), and never mutates the program's oracles
+(unit tests, ``playcoder.toml``, reference pictures, tests folders).
+
+Its templates and fix patterns may be improved against the *tuning* half of
+the bundled bugs only (:mod:`app.engine.bench.split`); the *held-out* half
+measures them.  Candidates come from
 :mod:`~app.engine.repair.mutations`, ranked by where the failure points
 (:mod:`~app.engine.repair.localize`):
 
@@ -33,6 +38,7 @@ from app.engine.repair.localize import (
     Location, merge, spectrum_locations, static_locations, tested_modules, traceback_locations,
 )
 from app.engine.repair.mutations import Mutation, Mutator, referenced_names
+from app.engine.repair.oracle_guard import OracleGuard
 from app.engine.repair.proposal import Proposal
 from app.engine.repair.sandbox import Executor, Limits, Workspace
 from app.engine.repair.tools import TestReport, UnitTestRunner, Validator
@@ -95,6 +101,7 @@ class OfflineRefiner:
         checked = 0
         wall = max(MIN_CANDIDATE_TEST_S, CANDIDATE_TEST_FACTOR * (baseline.seconds if baseline is not None else 0.0))
         limits = Limits(wall_s=wall, cpu_s=int(wall) + 1)
+        guard = OracleGuard.of(workspace)
         with self.executor.copy_of(workspace) as staging:
             for cand in self.candidates(diag, workspace):
                 m = cand.mutation
@@ -108,7 +115,7 @@ class OfflineRefiner:
                 checked += 1
                 original = staging.read_text(m.path)
                 staging.write_text(m.path, m.new_source)
-                gate = Gate(self.validator, self.tests, baseline, files=[m.path], limits=limits,
+                gate = Gate(self.validator, self.tests, baseline, files=[m.path], limits=limits, guard=guard,
                             require_improvement=cand.source == "tests" or (diag.tests_failed and not diag.tester_failed))
                 result = gate(staging)
                 staging.write_text(m.path, original)
@@ -130,10 +137,13 @@ class OfflineRefiner:
     # -- candidates ----------------------------------------------------------------
     def candidates(self, diag: Diagnosis, workspace: Workspace) -> Iterator[Candidate]:
         self._workspace = workspace
-        program = [f for f in workspace.files((".py",)) if not f.split("/")[-1].startswith("test_")]
+        guard = OracleGuard.of(workspace)
+        program = [f for f in workspace.files((".py",)) if not guard.protects(f)]
         mutators: dict[str, Mutator | None] = {}
 
         def mutator(path: str) -> Mutator | None:
+            if guard.protects(path):
+                return None  # the oracles are read-only: never a candidate
             if path not in mutators:
                 try:
                     mutators[path] = Mutator(path, workspace.read_text(path), self.module_names)

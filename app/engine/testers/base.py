@@ -1,15 +1,20 @@
-"""The tester protocol the session loop talks to."""
+"""The tester protocol the session loop talks to.
+
+``Verdict`` is the verdict rule's outcome (:mod:`app.engine.judge.verdict`), re-exported here.
+"""
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import InitVar, dataclass
+from typing import Callable, Protocol
 
 from app.engine.play.actions import Action
 from app.engine.play.observer import Frame, Observation
 from app.engine.judge.oracles import Finding
+from app.engine.judge.verdict import Verdict
 from app.engine.play.targetspec import TargetSpec
+from app.engine.play.xwidgets import TargetLike, TargetWindows, Widget
 
 
 @dataclass(frozen=True)
@@ -20,14 +25,6 @@ class Decision:
     tokens_out: int | None = None
 
 
-@dataclass(frozen=True)
-class Verdict:
-    verdict: str  # "pass" | "fail" | "error"
-    reason: str
-    criteria: dict[str, tuple[str, str]] = field(default_factory=dict)
-    """criterion id -> (pass | fail | uncertain, evidence note)"""
-
-
 @dataclass
 class TesterContext:
     spec: TargetSpec
@@ -35,6 +32,18 @@ class TesterContext:
     max_steps: int
     rng: random.Random
     window_size: tuple[int, int]
+    widgets: Callable[[], list[Widget]] | None = None
+    """The target's widgets read from the X window tree, main-window-relative (play/xwidgets.py);
+    an empty list for toolkits that draw into one window (then testers look at images)."""
+    windows: TargetWindows | None = None
+    """The target's other top-level windows (dialogs, popups) and a window manager's close for them."""
+    target: InitVar[TargetLike | None] = None
+    """Given the running target, ``widgets`` and ``windows`` are read from its X tree."""
+
+    def __post_init__(self, target: TargetLike | None) -> None:
+        if target is not None:
+            self.windows = self.windows or TargetWindows(target)
+            self.widgets = self.widgets or self.windows.widgets
 
 
 class Tester(Protocol):
@@ -46,4 +55,7 @@ class Tester(Protocol):
 
     def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None: ...
 
-    def verdict(self, findings: list[Finding], steps: int) -> Verdict: ...
+    def verdict(self, findings: list[Finding], steps: int) -> Verdict:
+        """The run's verdict: the tester's findings and criterion judgments through
+        :func:`app.engine.judge.verdict.decide`, never its own arithmetic."""
+        ...

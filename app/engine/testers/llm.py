@@ -19,11 +19,14 @@ action tells us nothing about the program, so we neither count it as a
 failure of the program nor play on with a guessed action.  Provider failures
 after retries end the run the same way.
 
-The verdict combines the model's judgments with the generic oracles: a
-failing oracle finding (crash, exception, freeze, no response, blank) makes
-the run fail whatever the model says, and so does any criterion judged
-``fail``; otherwise the overall verdict call decides.  Judgment calls never
-end the run: a call that fails leaves its criterion ``uncertain``.
+The tester supplies evidence — the oracles' findings, its criterion
+judgments and the model's overall judgment (the verdict call, else its
+finish) — and the rule of :mod:`app.engine.judge.verdict` gives the verdict:
+a failing oracle finding or a criterion judged ``fail`` fails the run, and a
+pass needs at least one criterion judged ``pass`` (or, for a target without
+criteria, an overall ``pass``); with no criterion judged the run is
+``uncertain``.  Judgment calls never end the run: a call that fails leaves
+its criterion ``uncertain``.
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ from app.engine.llm.messages import ChatRequest, ImagePart, Message
 from app.engine.llm.prompts import Prompts
 from app.engine.llm.shots import Shot, bbox_text, crop_part, to_picture, to_window
 from app.engine.play.observer import BBox, Frame, Observation
-from app.engine.judge.oracles import FAILING_KINDS, Finding
+from app.engine.judge.oracles import Finding
+from app.engine.judge.verdict import Evidence, decide, is_answer
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.targetspec import Criterion
 from app.engine.testers.base import Decision, TesterContext, Verdict
@@ -171,7 +175,6 @@ class LLMTester:
     def verdict(self, findings: list[Finding], steps: int) -> Verdict:
         """Never raises: a failed or stopped judgment leaves criteria uncertain, the oracles still count."""
         criteria = self.ctx.spec.criteria if self.ctx is not None else ()
-        failing = [f for f in findings if f.kind in FAILING_KINDS]
         judged: dict[str, tuple[str, str]] = {c.id: ("uncertain", "not judged") for c in criteria}
         overall: tuple[str, str] | None = None
         if self.ctx is None or not self.strategy:
@@ -184,20 +187,10 @@ class LLMTester:
                 overall = self._overall(findings, judged)
             except RunStopped:
                 pass
-        if failing:
-            f = failing[0]
-            where = f" at step {f.step}" if f.step is not None else " at start"
-            said = f"; the model said {overall[0]}: {overall[1]}" if overall and overall[0] != "error" else ""
-            return Verdict("fail", f"{f.kind}{where}: {f.message}{said}", judged)
-        failed = [(cid, note) for cid, (v, note) in judged.items() if v == "fail"]
-        if failed:
-            return Verdict("fail", "; ".join(f"criterion {cid} failed ({note})" for cid, note in failed), judged)
-        if overall is not None and overall[0] in ("pass", "fail"):
-            return Verdict(overall[0], overall[1], judged)
-        if self.finished is not None and self.finished.verdict in ("pass", "fail"):
-            return Verdict(self.finished.verdict, f"the model finished with: {self.finished.reason}", judged)
-        why = overall[1] if overall else "the verdict call failed or was stopped"
-        return Verdict("error", f"the LLM tester reached no verdict: {why}", judged)
+        if not is_answer(overall[0] if overall else None) and self.finished is not None \
+                and is_answer(self.finished.verdict):
+            overall = (self.finished.verdict, f"the model finished with: {self.finished.reason}")
+        return decide(Evidence(findings, steps, judges_criteria=True, criteria=judged, overall=overall))
 
     def _judge(self, criterion: Criterion, findings: list[Finding]) -> tuple[str, str]:
         images, legend = self._evidence_images()

@@ -17,7 +17,8 @@ from scipy import ndimage
 
 from app.engine.play.actions import Action, Click, Press
 from app.engine.play.observer import Frame, Observation
-from app.engine.judge.oracles import FAILING_KINDS, Finding
+from app.engine.judge.oracles import Finding
+from app.engine.judge.verdict import Evidence, decide
 from app.engine.testers.base import Decision, TesterContext, Verdict
 
 MAX_WIDGETS = 24
@@ -103,18 +104,10 @@ class OfflineExplorer:
         self.states.add(state_hash(after.frame))
 
     def verdict(self, findings: list[Finding], steps: int) -> Verdict:
-        failing = [f for f in findings if f.kind in FAILING_KINDS]
+        """The verdict rule over the oracles' findings; this tester judges no criteria by design."""
         criteria = {}
         if self.ctx is not None:
             criteria = {c.id: ("uncertain", "the offline tester does not judge game logic")
                         for c in self.ctx.spec.criteria}
-        if failing:
-            first = failing[0]
-            where = f" at step {first.step}" if first.step is not None else " at start"
-            return Verdict("fail", f"{first.kind}{where}: {first.message}", criteria)
-        return Verdict(
-            "pass",
-            f"no generic oracle fired in {steps} steps over {len(self.states)} distinct screens; "
-            "game logic and rubric criteria were not judged by the offline tester",
-            criteria,
-        )
+        return decide(Evidence(findings, steps, judges_criteria=False, criteria=criteria,
+                               scope=f"over {len(self.states)} distinct screens"))

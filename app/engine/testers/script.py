@@ -8,8 +8,12 @@ re-measured after short waits until it holds or its time is up — the only
 waits the tester adds on its own.  A criterion fails when any of its
 expectations fails, is uncertain when one could not be measured (not reached
 within --max-steps, no OCR, no reference picture, a case written for another
-seed), and passes otherwise.  The run fails when a criterion fails or a
-generic oracle fired.
+seed), and passes otherwise.  Only the cases written for the run's seed (or
+for any seed) are played.  The verdict comes from the rule in
+:mod:`app.engine.judge.verdict`: the run fails when a criterion fails or a
+generic oracle fired, and passes only when at least one criterion passed; a
+run whose cases were all written for another seed, or whose criteria all
+stayed uncertain, is *uncertain*.
 
 ``record_refs=True`` (used by ``python -m benchmark.record_refs`` on a
 reference app, never by ``playcoder test``) saves the frame of every
@@ -26,7 +30,8 @@ from app.engine.play.actions import Finish, Wait
 from app.engine.errors import UserError
 from app.engine.judge.expectations import ExpectationChecker, Measurement
 from app.engine.play.observer import Frame, Observation
-from app.engine.judge.oracles import FAILING_KINDS, Finding
+from app.engine.judge.oracles import Finding
+from app.engine.judge import verdict as rule
 from app.engine.play.scriptspec import Expectation, ScriptCase
 from app.engine.testers.base import Decision, TesterContext, Verdict
 
@@ -123,8 +128,7 @@ class ScriptTester:
         self.polling = False
         if self.pos >= len(self.plan.steps):
             verdict = self._judge([])
-            return Decision(Finish("fail" if verdict.verdict == "fail" else "pass", verdict.reason),
-                            news + "script finished")
+            return Decision(Finish(verdict.verdict, verdict.reason), news + "script finished")
         ci, si = self.plan.steps[self.pos]
         self.pos += 1
         self.current = (ci, si)
@@ -230,21 +234,12 @@ class ScriptTester:
         return out
 
     def _judge(self, findings: list[Finding]) -> Verdict:
+        """The verdict rule over the oracles' findings and the criteria the played cases judged."""
         criteria = self.criteria()
-        failing = [f for f in findings if f.kind in FAILING_KINDS]
-        failed = [cid for cid, (v, _) in criteria.items() if v == "fail"]
-        unsure = [cid for cid, (v, _) in criteria.items() if v == "uncertain"]
-        tail = f"; uncertain: {', '.join(unsure)}" if unsure else ""
-        if failing:
-            first = failing[0]
-            where = f" at step {first.step}" if first.step is not None else " at start"
-            extra = f"; criteria failed: {', '.join(failed)}" if failed else ""
-            return Verdict("fail", f"{first.kind}{where}: {first.message}{extra}", criteria)
-        if failed:
-            return Verdict("fail", "criteria failed: " + "; ".join(f"{cid} ({criteria[cid][1]})" for cid in failed)
-                           + tail, criteria)
-        passed = [cid for cid, (v, _) in criteria.items() if v == "pass"]
-        return Verdict("pass", f"every scripted expectation held ({len(passed)} criteria passed){tail}", criteria)
+        if self.plan.cases and len(self.plan.skipped) == len(self.plan.cases) and self.ctx is not None:
+            note = f"no scripted case applies to seed {self.ctx.seed}: {next(iter(self.plan.skipped.values()))}"
+            criteria = {cid: ("uncertain", note) if v == "uncertain" else (v, n) for cid, (v, n) in criteria.items()}
+        return rule.decide(rule.Evidence(findings, self.pos, judges_criteria=True, criteria=criteria))
 
     def _case(self, ci: int) -> ScriptCase:
         return self.plan.cases[ci]
