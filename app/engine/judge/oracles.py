@@ -11,7 +11,7 @@ wrong.
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -178,8 +178,11 @@ class GenericOracles:
         items = self._window()
         if not items:
             return []
-        if len({i.action for i in items}) < min(MIN_DISTINCT_INPUTS, t.no_response_tries):
-            return []  # the same few inputs again and again prove little (a tester stuck on one key)
+        counts = Counter(i.action for i in items)
+        if len(counts) < min(MIN_DISTINCT_INPUTS, t.no_response_tries) and (len(counts) < 2 or min(counts.values()) < 2):
+            # The same input again and again proves little (a tester stuck on one key); fewer
+            # different inputs count once each has been tried twice (the tester went round its options).
+            return []
         if any(self._answered(i) for i in items):
             # Answers that are all small may be self-changing pixels not yet learnt (a caret
             # that did not blink during the start probe): learn, then look again, at most

@@ -124,22 +124,20 @@ class VisualObserver:
                react_s: float = 0.0, sleep: Callable[[float], None] = time.sleep) -> Observation:
         """Wait for a reaction, then until the window stops changing (or ``cap_s``); compare with ``reference``.
 
-        With ``react_s`` > 0 and a ``reference``, a window identical to the reference is
-        watched for up to ``react_s`` before it counts as unchanged: stillness right after
-        an input is not yet an answer.
+        With ``react_s`` > 0 and a ``reference``, the window is watched for at least
+        ``react_s`` (unless ``cap_s`` is shorter): stillness right after an input is not yet an
+        answer, and neither is the quick press feedback of a button whose real effect (a
+        scene built in 150 ms) comes later.
         """
         start = time.monotonic()
         frame = self.capture()
         last_change = start
         samples = 1
         settled = False
-        reacted = reference is None or react_s <= 0 or not frame.same_as(reference)
+        watch_s = react_s if reference is not None else 0.0
         while True:
             now = time.monotonic()
-            if not reacted and now - start >= react_s:
-                reacted = True
-                last_change = min(last_change, now - quiet_s)  # still since the action: settled
-            if reacted and now - last_change >= quiet_s:
+            if now - start >= watch_s and now - last_change >= quiet_s:
                 settled = True
                 break
             if now - start >= cap_s:
@@ -149,7 +147,6 @@ class VisualObserver:
             samples += 1
             if not nxt.same_as(frame):
                 last_change = time.monotonic()
-                reacted = True
             frame = nxt
         elapsed = (time.monotonic() - start) * 1000.0
         return Observation(frame, settled, elapsed, changed_bbox(reference, frame) if reference else None, samples)

@@ -2,21 +2,37 @@
 
 It explores by state coverage: every distinct screen (perceptual hash) keeps a
 count of the actions tried there, and the explorer takes the least-tried
-action — the target's hinted keys first, then clicks on detected widgets.  It
-judges only what the generic oracles see (crash, exception, freeze, no
-response, blank render); it cannot judge game logic and says so in its verdict.
+action — the target's hinted keys (and combos such as ctrl+s) first, then clicks
+on widgets.  It judges only what the generic oracles see (crash, exception,
+freeze, no response, blank render); it cannot judge game logic and says so in
+its verdict.
+
+Widgets come from the X window tree when the toolkit has native child windows
+(Tk, Motif, Xt: exact rectangles, also for buttons that share the window's grey)
+and from the image otherwise (SDL/pygame, Qt).  Before keys it clicks into a
+text field, so they reach a focused widget; regions where typing shows are
+masked out of the state and key runs are capped, so typing cannot starve the
+buttons.  A dialog of the target (another top-level window) is explored for a
+few steps, then escaped: Escape, its own controls, then the window manager's
+close (WM_DELETE_WINDOW); when stuck on few screens it backs off to actions
+that led to less-visited screens.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
+from dataclasses import dataclass
+from typing import Iterable
 
 import imagehash
 import numpy as np
+from PIL import ImageDraw
 from scipy import ndimage
 
-from app.engine.play.actions import Action, Click, Press
+from app.engine.play.actions import Action, Click, Hotkey, Press, Wait, action_to_call
 from app.engine.play.observer import Frame, Observation
+from app.engine.play.targetspec import split_combo
+from app.engine.play.xwidgets import TopLevel, Widget
 from app.engine.judge.oracles import Finding
 from app.engine.judge.verdict import Evidence, decide
 from app.engine.testers.base import Decision, TesterContext, Verdict
@@ -25,9 +41,33 @@ MAX_WIDGETS = 24
 MIN_WIDGET_PX = 6
 BACKGROUND_TOLERANCE = 24
 DOWNSAMPLE = 2
+MAX_KEY_RUN = 3
+"""At most this many key actions in a row while something can be clicked: typing that makes every
+screen new must not starve the buttons (New, Save, menus)."""
+DIALOG_PATIENCE = 3
+"""Steps spent exploring a newly opened dialog (its own controls) before escaping it."""
+DIALOG_CLICKS = 2
+"""After Escape, clicks on a dialog's own controls before asking it to close as a window manager would."""
+CLOSE_WAIT_S = 0.2
+STUCK_STEPS = 10
+STUCK_SCREENS = 2
+"""This many steps over at most this many screens, none of them new: stuck; back off to the actions
+that led to less-visited screens."""
+FIELD_LUMINANCE = 228
+FIELD_SHARE = 0.6
+FIELD_MIN = (30, 12)
+"""A text field (entry, list, editor) looks like a bright, mostly uniform box at least this large."""
+SURFACE_SHARE = 0.25
+"""An X widget this large (share of the window) that is no text field is a drawing surface (a
+canvas): the image detector looks inside it as well."""
+MASK_MAX_SHARE = 0.6
+"""Typing regions larger than this share of the window are not masked out of the state."""
+TEXT_CLASSES = ("entry", "text", "tentry", "spinbox", "tspinbox", "combobox", "tcombobox", "xmtext",
+                "xmtextfield", "edit")
+Box = tuple[int, int, int, int]
 
 
-def detect_widgets(frame: Frame) -> list[tuple[int, int, int, int]]:
+def detect_widgets(frame: Frame) -> list[Box]:
     """Boxes (x0, y0, x1, y1) of regions that stand out from the dominant colour.
 
     Cheap and toolkit-agnostic: quantise, take the most common colour as the
@@ -56,8 +96,109 @@ def detect_widgets(frame: Frame) -> list[tuple[int, int, int, int]]:
     return boxes[:MAX_WIDGETS]
 
 
-def state_hash(frame: Frame) -> str:
-    return str(imagehash.phash(frame.image(), hash_size=8))
+def _colour_keys(arr: np.ndarray) -> np.ndarray:
+    q = arr[..., :3].astype(np.int32) // 16
+    return np.asarray(q[..., 0] * 256 + q[..., 1] * 16 + q[..., 2])
+
+
+def _bright(key: int) -> bool:
+    b, g, r = (key // 256) * 16 + 8, ((key // 16) % 16) * 16 + 8, (key % 16) * 16 + 8  # frames are BGRX
+    return 0.299 * r + 0.587 * g + 0.114 * b >= FIELD_LUMINANCE
+
+
+def detect_fields(frame: Frame) -> list[Box]:
+    """Boxes of bright, nearly uniform rectangles: text entries, lists and editors in an image.
+
+    For windows that draw their widgets themselves: the light colours among the most common
+    ones are labelled into connected regions, and solid, field-sized ones are kept.
+    """
+    keys = _colour_keys(frame.array()[::DOWNSAMPLE, ::DOWNSAMPLE])
+    h, w = keys.shape
+    counts = np.bincount(keys.ravel())
+    min_w, min_h = FIELD_MIN[0] // DOWNSAMPLE, FIELD_MIN[1] // DOWNSAMPLE
+    boxes: list[Box] = []
+    for key in np.argsort(counts)[::-1][:4]:
+        if counts[key] < min_w * min_h:
+            break
+        if not _bright(int(key)):
+            continue
+        labels, _ = ndimage.label(keys == key)
+        for i, sl in enumerate(ndimage.find_objects(labels), 1):
+            if sl is None:
+                continue
+            ys, xs = sl
+            bw, bh = xs.stop - xs.start, ys.stop - ys.start
+            if bw < min_w or bh < min_h or bw * bh > 0.7 * w * h:
+                continue
+            if (labels[sl] == i).sum() < 0.7 * bw * bh:
+                continue
+            boxes.append((xs.start * DOWNSAMPLE, ys.start * DOWNSAMPLE, xs.stop * DOWNSAMPLE, ys.stop * DOWNSAMPLE))
+    boxes.sort(key=lambda b: (b[1], b[0]))
+    return boxes[:MAX_WIDGETS]
+
+
+def looks_like_field(frame: Frame, widget: Widget) -> bool:
+    """A text entry, list or editor: named so by its class, or a bright, mostly uniform box of field size."""
+    if widget.cls.lower() in TEXT_CLASSES or widget.cls == "field":
+        return True
+    w, h = widget.width, widget.height
+    if w < FIELD_MIN[0] or h < FIELD_MIN[1] or not (w >= 2.5 * h or w * h >= 0.05 * frame.width * frame.height):
+        return False
+    crop = frame.array()[max(0, widget.y0 + 2):max(0, widget.y1 - 2):2, max(0, widget.x0 + 2):max(0, widget.x1 - 2):2]
+    if crop.size == 0:
+        return False
+    counts = np.bincount(_colour_keys(crop).ravel())
+    top = int(counts.argmax())
+    return bool(counts[top] >= FIELD_SHARE * crop.shape[0] * crop.shape[1] and _bright(top))
+
+
+def state_hash(frame: Frame, masks: Iterable[Box] = ()) -> str:
+    """Perceptual hash of a screen; ``masks`` (typing regions) are blanked first."""
+    image = frame.image()
+    boxes = list(masks)
+    if boxes:
+        image = image.copy()
+        draw = ImageDraw.Draw(image)
+        for x0, y0, x1, y1 in boxes:
+            draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=(128, 128, 128))
+    return str(imagehash.phash(image, hash_size=8))
+
+
+def _rect(w: Widget) -> Box:
+    return (w.x0, w.y0, w.x1, w.y1)
+
+
+def _is_key(action: Action) -> bool:
+    return isinstance(action, (Press, Hotkey))
+
+
+def _overlap(a: Box, b: Box) -> int:
+    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def hinted_action(key: str) -> Action:
+    """A hinted key of playcoder.toml as an action: "space" -> Press, "ctrl+s" -> Hotkey."""
+    parts = split_combo(key)
+    return Press(parts[0]) if len(parts) == 1 else Hotkey(tuple(p.lower() if len(p) > 1 else p for p in parts))
+
+
+@dataclass
+class _View:
+    """What the explorer sees at one step: widgets, text fields and the target's other windows."""
+
+    widgets: list[Widget]
+    fields: list[Widget]
+    clicks: dict[Action, Widget]
+    dialog: TopLevel | None
+    source: str  # "x" | "image" | "grid"
+
+
+@dataclass
+class _DialogState:
+    since: int
+    escaped: bool = False
+    clicks: int = 0
+    close_sent: bool = False
 
 
 class OfflineExplorer:
@@ -68,40 +209,220 @@ class OfflineExplorer:
         self.ctx: TesterContext | None = None
         self.tried: dict[str, dict[Action, int]] = defaultdict(lambda: defaultdict(int))
         self.states: set[str] = set()
+        """Distinct screens seen (unmasked hashes)."""
         self.keys: list[Action] = []
+        self.global_tries: dict[Action, int] = defaultdict(int)
+        self.responses: dict[Action, int] = defaultdict(int)
+        self.visits: dict[str, int] = defaultdict(int)
+        self.results: dict[tuple[str, Action], str] = {}
+        self.typing: set[Box] = set()
+        """Regions where keys changed the screen (text fields): masked out of the state, so text
+        growing one character at a time does not make every screen new."""
+        self.focused: Box | None = None
+        self.focus_failed: dict[Box, int] = defaultdict(int)
+        self.pending_key: Action | None = None
+        self.key_run = 0
+        self.recent: deque[str] = deque(maxlen=STUCK_STEPS)
+        self.steps_since_new = 0
+        self.dialogs: dict[int, _DialogState] = {}
+        self._last: tuple[str, Action] | None = None
+        self._view: _View | None = None
 
     def begin(self, ctx: TesterContext, first: Observation) -> None:
         self.ctx = ctx
-        self.keys = [Press(k) for k in ctx.spec.keys]
+        self.keys = [hinted_action(k) for k in ctx.spec.keys]
         self.states.add(state_hash(first.frame))
 
-    def _candidates(self, frame: Frame) -> list[Action]:
-        actions: list[Action] = list(self.keys)
-        if self.click_widgets or not actions:
-            for x0, y0, x1, y1 in detect_widgets(frame):
-                actions.append(Click((x0 + x1) // 2, (y0 + y1) // 2))
-        if not actions:
-            w, h = frame.width, frame.height
-            actions = [Click(w * i // 4, h * j // 4) for i in (1, 2, 3) for j in (1, 2, 3)]
-        return actions
+    # -- seeing ----------------------------------------------------------------------
+    def _look(self, frame: Frame) -> _View:
+        assert self.ctx is not None
+        xw = self.ctx.widgets() if self.ctx.widgets is not None else []
+        others = self.ctx.windows.others() if self.ctx.windows is not None else []
+        area = frame.width * frame.height
+        source = "x" if xw else "image"
+        if xw:
+            widgets = list(xw)
+            fields = [w for w in widgets if looks_like_field(frame, w)]
+            surfaces = [w for w in widgets if w.area >= SURFACE_SHARE * area and w not in fields]
+            for box in detect_widgets(frame) if surfaces else []:
+                cx, cy = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
+                inside = [w for w in widgets if w.contains(cx, cy)]
+                if inside and all(w in surfaces for w in inside):
+                    widgets.append(Widget(*box, top=inside[-1].top, source="image"))
+        else:
+            widgets = [Widget(*b, source="image") for b in detect_widgets(frame)]
+            widgets += [Widget(*b, cls="field", source="image") for b in detect_fields(frame)]
+            fields = [w for w in widgets if w.cls == "field"]
+        clicks: dict[Action, Widget] = {}
+        for w in widgets:
+            clicks.setdefault(Click(*w.center), w)
+        return _View(widgets, fields, clicks, others[-1] if others else None, source)
 
+    def _state(self, frame: Frame, view: _View) -> str:
+        state = state_hash(frame, self.typing)
+        if view.dialog is not None:  # a dialog placed outside the captured region still changes the state
+            state += f"+{view.dialog.kind}:{view.dialog.title}:{view.dialog.width}x{view.dialog.height}"
+        return state
+
+    def _stuck(self) -> bool:
+        return (len(self.recent) == STUCK_STEPS and len(set(self.recent)) <= STUCK_SCREENS
+                and self.steps_since_new >= STUCK_STEPS)
+
+    # -- deciding ----------------------------------------------------------------------
     def decide(self, step: int, obs: Observation) -> Decision:
         assert self.ctx is not None, "begin() first"
-        state = state_hash(obs.frame)
+        view = self._view = self._look(obs.frame)
+        state = self._state(obs.frame, view)
+        if self._last is not None:
+            self.results[self._last] = state
+        self.visits[state] += 1
+        self._track_dialogs(step, view)
+        decision = self._escape(step, view) or self._choose(state, view)
+        self._last = (state, decision.action)
+        self.tried[state][decision.action] += 1
+        self.global_tries[decision.action] += 1
+        return decision
+
+    def _track_dialogs(self, step: int, view: _View) -> None:
+        assert self.ctx is not None
+        open_ids = {t.id for t in self.ctx.windows.others()} if self.ctx.windows is not None else set()
+        if view.dialog is not None:
+            open_ids.add(view.dialog.id)
+        for gone in set(self.dialogs) - open_ids:
+            del self.dialogs[gone]
+            self.focused = None  # the keyboard focus went back to the main window
+        if view.dialog is not None and view.dialog.id not in self.dialogs:
+            self.dialogs[view.dialog.id] = _DialogState(step)
+            self.focused = None
+            self.pending_key = None
+
+    def _escape(self, step: int, view: _View) -> Decision | None:
+        """Leave a dialog or popup that stays open: Escape, its own controls, then a window manager's close."""
+        d = view.dialog
+        if d is None:
+            return None
+        ds = self.dialogs[d.id]
+        age = step - ds.since
+        reach = [w for w in view.widgets if w.top == d.id]
+        what = f"{d.kind} {d.title!r}" if d.title else f"{d.kind} window 0x{d.id:x}"
+        if age < DIALOG_PATIENCE and reach and not self._stuck():
+            return None  # explore it first: _choose keeps to its controls
+        if not ds.escaped:
+            ds.escaped = True
+            self.pending_key = None
+            return Decision(Press("escape"), f"escape modal: the {what} has been open for {age} steps; "
+                                             "Escape first (keys go to the dialog)")
+        if ds.clicks < DIALOG_CLICKS and reach:
+            buttons = [w for w in reach if w not in view.fields] or reach
+            target = min(buttons, key=lambda w: (self.global_tries[Click(*w.center)], w.y0, w.x0))
+            ds.clicks += 1
+            return Decision(Click(*target.center),
+                            f"escape modal: Escape left the {what} open; click one of its own controls "
+                            f"({ds.clicks}/{DIALOG_CLICKS}: OK, Cancel or Close are usually there)")
+        if not ds.close_sent and d.kind == "dialog" and self.ctx is not None and self.ctx.windows is not None:
+            ds.close_sent = True
+            if self.ctx.windows.close(d.id):
+                return Decision(Wait(CLOSE_WAIT_S),
+                                f"escape modal: the {what} is still open; the explorer asked it to close the way "
+                                "a window manager's close button does (WM_DELETE_WINDOW) and waits for it")
+        return None  # back off: _choose prefers actions that led to less-visited screens
+
+    def _choose(self, state: str, view: _View) -> Decision:
+        assert self.ctx is not None
         counts = self.tried[state]
-        candidates = self._candidates(obs.frame)
-        least = min(counts[a] for a in candidates)
-        fresh = [a for a in candidates if counts[a] == least]
-        keys_first = [a for a in fresh if isinstance(a, Press)]
-        pool = keys_first if keys_first and least == 0 else fresh
-        action = self.ctx.rng.choice(pool)
-        counts[action] += 1
-        kind = "hinted key" if isinstance(action, Press) else "detected widget"
-        return Decision(action, f"explore: {kind}, tried {least}× on screen {state[:6]} "
-                                f"({len(self.states)} distinct screens so far)")
+        clicks: list[Action] = list(view.clicks) if self.click_widgets or not self.keys else []
+        d = view.dialog
+        if d is not None and not self.dialogs[d.id].escaped:
+            in_dialog = [a for a in clicks if view.clicks[a].top == d.id]
+            clicks = in_dialog or clicks
+        if not clicks and not self.keys:
+            w, h = self.ctx.window_size
+            clicks = [Click(w * i // 4, h * j // 4) for i in (1, 2, 3) for j in (1, 2, 3)]
+        pool: list[Action] = list(self.keys) + clicks
+        balance = ""
+        if clicks and self.key_run >= MAX_KEY_RUN:
+            pool, balance = clicks, f"; a click after {self.key_run} keys in a row"
+        stuck = self._stuck()
+        if self.pending_key is not None and self.pending_key in pool:
+            action, least = self.pending_key, counts[self.pending_key]
+            kind = "hinted key after the focus click"
+        else:
+            least = min(counts[a] for a in pool)
+            if stuck:
+                def rank(a: Action) -> tuple[int, ...]:
+                    known = self.results.get((state, a))
+                    return (self.visits[known] if known is not None else 0, counts[a], self.global_tries[a])
+            else:
+                fresh = [a for a in pool if counts[a] == least]
+                keys_first = [a for a in fresh if _is_key(a)]
+                if keys_first and least == 0 and self.key_run < MAX_KEY_RUN:
+                    fresh = keys_first
+                pool = fresh
+
+                def rank(a: Action) -> tuple[int, ...]:
+                    dead = int(self.global_tries[a] >= 2 and self.responses[a] == 0)
+                    known = self.results.get((state, a))
+                    return (dead, self.global_tries[a], self.visits[known] if known is not None else 0)
+            best = min(rank(a) for a in pool)
+            action = self.ctx.rng.choice([a for a in pool if rank(a) == best])
+            kind = self._kind(action, view)
+        self.pending_key = None
+        if _is_key(action) and view.fields and self.focused is None:
+            field = min(view.fields, key=lambda f: (
+                self.focus_failed[_rect(f)], _rect(f) not in self.typing,
+                not (f.width >= 2.5 * f.height and f.height <= 48), self.global_tries[Click(*f.center)], f.y0, f.x0))
+            self.pending_key = action
+            self.focused = _rect(field)
+            return Decision(Click(*field.center), f"focus: click into the text field at {_rect(field)} before "
+                                                  f"sending {action_to_call(action)}, so the keys reach a focused widget")
+        if isinstance(action, Click) and action in view.clicks and view.clicks[action] in view.fields:
+            self.focused = _rect(view.clicks[action])
+        mode = "back off (stuck on few screens): prefer actions that led to less-visited screens; " if stuck else ""
+        return Decision(action, f"explore: {mode}{kind}, tried {least}× on screen {state[:6]} "
+                                f"({len(self.states)} distinct screens so far){balance}")
+
+    @staticmethod
+    def _kind(action: Action, view: _View) -> str:
+        if isinstance(action, Hotkey):
+            return "hinted hotkey"
+        if isinstance(action, Press):
+            return "hinted key"
+        widget = view.clicks.get(action)
+        if widget is None:
+            return "grid point"
+        where = " in a dialog" if view.dialog is not None and widget.top == view.dialog.id else ""
+        name = "X-tree widget" if widget.source == "x" else "detected widget"
+        return f"{'text field' if widget in view.fields else name}{where}"
 
     def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None:
-        self.states.add(state_hash(after.frame))
+        raw = state_hash(after.frame)
+        self.steps_since_new = 0 if raw not in self.states else self.steps_since_new + 1
+        self.states.add(raw)
+        self.recent.append(raw)
+        action = decision.action
+        changed = after.changed_bbox is not None and outcome == "ok"
+        self.responses[action] += int(changed)
+        if isinstance(action, Wait):
+            return
+        if not _is_key(action):
+            self.key_run = 0
+            return
+        self.key_run += 1
+        view = self._view
+        if view is None or decision.rationale.startswith("escape modal"):
+            return
+        if changed and after.changed_bbox is not None:
+            self._learn_typing(after.changed_bbox, view, after.frame.width * after.frame.height)
+        elif view.fields and self.focused is not None:
+            self.focus_failed[self.focused] += 1
+            self.focused = None  # keys did nothing: focus another field before the next ones
+
+    def _learn_typing(self, bbox: Box, view: _View, area: int) -> None:
+        """Keys changed ``bbox``: when widgets hold the whole change, they are where typing shows."""
+        hits = [w for w in view.widgets if w.area <= MASK_MAX_SHARE * area and _overlap(_rect(w), bbox) > 0]
+        covered = sum(_overlap(_rect(w), bbox) for w in hits)
+        if hits and covered >= 0.9 * (bbox[2] - bbox[0]) * (bbox[3] - bbox[1]):
+            self.typing.update(_rect(w) for w in hits)
 
     def verdict(self, findings: list[Finding], steps: int) -> Verdict:
         """The verdict rule over the oracles' findings; this tester judges no criteria by design."""
