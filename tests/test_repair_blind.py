@@ -8,8 +8,9 @@ for the bug id and for the *distinctive* words of the bug's description
 here).  To keep it fast the plays are a stand-in that records a run in the
 store the way a session does (a finding, a frame, a program log whose
 traceback names the copy by absolute paths, including an old-style temporary
-folder that carried the bug id); the unit tests, the diagnosis, the prompts
-and the model calls are real.  One variant per kind of evidence is also
+folder that carried the bug id), and a unit-test report is reused between
+variants whose tested files are identical; the unit-test runs, the
+diagnosis, the prompts and the model calls are real.  One variant per kind of evidence is also
 repaired end to end through `python -m app repair` with real plays.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import json
 import re
 import subprocess
@@ -33,6 +35,8 @@ from app.commands.repair import build_loop, materialise
 from app.engine.play.display import ISOLATED
 from app.engine.play.targetspec import BugInfo, list_apps, load_bugs
 from app.engine.repair.loop import PlayOutcome, RepairLoop
+from app.engine.repair.sandbox import Workspace
+from app.engine.repair.tools import TestReport as UnitTestReport, UnitTestRunner
 from app.engine.trace.store import TrajectoryStore
 
 from conftest import APPS, ROOT, needs_xvfb
@@ -68,12 +72,27 @@ def _source_words(folder: Path) -> set[str]:
                            and p.suffix in (".py", ".toml", ".md", ".txt")))
 
 
+def _string_constants(path: Path) -> str:
+    return " ".join(n.value for n in ast.walk(ast.parse(path.read_text()))
+                    if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+
 PROMPT_WORDS = _words(" ".join(p.read_text() for p in (ROOT / "resources" / "prompts").glob("repair_*.md")))
+"""The fixed text of every repair prompt."""
+ENGINE_WORDS = _words(" ".join(_string_constants(ROOT / "app" / "engine" / "repair" / name)
+                               for name in ("diagnosis.py", "loop.py", "checks.py", "oracle_guard.py")))
+"""The fixed text the engine writes a diagnosis, its notes and the gate's reasons with."""
+FINDING = "the program printed a traceback and kept running"
+EXCEPTION = "RuntimeError: something went wrong"
+CRITERION_NOTE = "case 1, step 0: region [0, 0, 10, 10] did not change"
+RUN_WORDS = _words(" ".join([FINDING, EXCEPTION, CRITERION_NOTE, "Traceback (most recent call last) started seed"]))
+"""What the stand-in play recorded: the run's findings, which the refiner is meant to see."""
 
 
 def distinctive_words(app: Path, bug: BugInfo, work: Path | None = None) -> set[str]:
     """Words of the bug's description and repro that are in neither the app's source nor common English."""
-    known = _source_words(app) | (_source_words(work) if work is not None else set()) | COMMON_ENGLISH | PROMPT_WORDS
+    known = _source_words(app) | (_source_words(work) if work is not None else set()) | COMMON_ENGLISH | PROMPT_WORDS \
+        | ENGINE_WORDS | RUN_WORDS
     return _words(" ".join([bug.description, *bug.repro])) - known
 
 
@@ -119,12 +138,12 @@ def stand_in_play(self: RepairLoop) -> PlayOutcome:
     # old-style temporary folder whose name carried the label (what must never reach a prompt).
     label_dir = f"/tmp/playcoder-{self.config.target.replace('@', '-')}-x1/{root.name}"
     tb = ["Traceback (most recent call last):", f'  File "{root}/main.py", line {line}, in {func}',
-          f'  File "{label_dir}/main.py", line {line}, in {func}', "RuntimeError: something went wrong"]
+          f'  File "{label_dir}/main.py", line {line}, in {func}', EXCEPTION]
     run = store.create_run(kind="test", target=root.name, target_path=str(root), tester="offline", seed=0,
                            max_steps=1)
     t0 = float(store.run(run)["started_at"])
     frame = store.put_image(Image.new("RGB", (64, 48), (20, 120, 200)))
-    message = "the program printed a traceback and kept running"
+    message = FINDING
     store.add_step(run, 0, {"action": {"action": "press", "key": "space"}, "outcome": "ok", "rationale": "explore",
                             "frame_before": frame, "frame_after": frame, "findings": ["exception"],
                             "started_at": t0 + 0.1, "ended_at": t0 + 0.4},
@@ -135,9 +154,26 @@ def stand_in_play(self: RepairLoop) -> PlayOutcome:
     criterion = (spec.get("criteria") or [{"id": "works"}])[0]["id"]
     store.finish_run(run, status="completed", verdict="fail", reason=f"exception at step 0: {message}")
     store.add_judgment(run, source="tester", author="tester", verdict="fail", criterion=criterion,
-                       note="case 1, step 0: region [0, 0, 10, 10] did not change")
+                       note=CRITERION_NOTE)
     self.runs.append(run)
     return PlayOutcome([run], "fail", f"offline: fail — exception at step 0: {message}")
+
+
+_REAL_TEST_RUN = UnitTestRunner.run
+_TEST_REPORTS: dict[str, UnitTestReport] = {}
+
+
+def reused_test_run(self: UnitTestRunner, workspace: Workspace, extra_args: Any = (), limits: Any = None) -> UnitTestReport:
+    """The real unit-test run, reused between variants whose tested files are identical.
+
+    The bundled apps' unit tests import the logic modules only, never ``main.py`` (benchmark/apps/README.md), so
+    variants that differ only in ``main.py`` get the same report; it is still a real pytest run of that code.
+    """
+    key = hashlib.sha256("\0".join(f"{rel}\0{workspace.read_text(rel)}" for rel in workspace.files((".py",))
+                                    if rel != "main.py").encode()).hexdigest()
+    if key not in _TEST_REPORTS:
+        _TEST_REPORTS[key] = _REAL_TEST_RUN(self, workspace, extra_args, limits)
+    return _TEST_REPORTS[key]
 
 
 def no_patch(rec: Recorded) -> Reply:
@@ -165,6 +201,7 @@ def repair_variant(server: OpenAIServer, index: int, app: Path, bug: BugInfo, tm
 @pytest.mark.parametrize("app", list_apps(), ids=lambda p: p.name)
 def test_no_prompt_of_any_variant_names_the_bug(app, tmp_path, monkeypatch):
     monkeypatch.setattr(RepairLoop, "play", stand_in_play)
+    monkeypatch.setattr(UnitTestRunner, "run", reused_test_run)
     variants = [(i, bug) for i, (a, bug) in enumerate(VARIANTS) if a == app]
     with OpenAIServer() as server:
         server.responder = no_patch
@@ -182,6 +219,22 @@ def test_no_prompt_of_any_variant_names_the_bug(app, tmp_path, monkeypatch):
         first = mine[0].prompt()
         assert f'The program "{app.name}" fails' in first and "something went wrong" in first
         assert f"at main.py:{_first_function((work / 'main.py').read_text())[0]}" in first
+
+
+def recorded_words(db: Path, runs: list[int]) -> set[str]:
+    """Every word the play runs recorded: reasons, findings with their evidence, logs, judgment notes."""
+    store = TrajectoryStore(db)
+    try:
+        texts: list[str] = []
+        for run in runs:
+            row = store.run(run)
+            texts += [str(row.get("reason") or ""), str(row.get("error") or "")]
+            texts += [f"{f['message']} {json.dumps(f.get('evidence'))}" for f in store.findings(run)]
+            texts += [str(r["text"]) for r in store.logs(run)]
+            texts += [str(j.get("note") or "") for j in store.judgments(run)]
+    finally:
+        store.close()
+    return _words(" ".join(texts))
 
 
 # -- end to end: the real CLI, real plays ---------------------------------------------------------------
@@ -205,7 +258,9 @@ def test_cli_repair_requests_carry_no_bug_id(target, tmp_path):
         requests = list(server.requests)
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
     assert summary["target"] == target and len(requests) == 2, (summary, proc.stderr[-2000:])
-    distinctive = distinctive_words(app, bug, tmp_path / "out")
+    # The real runs' findings, logs and judgments are what the refiner is meant to see (a real traceback says
+    # "AttributeError"); a distinctive word anywhere else in a request came from somewhere it must not.
+    distinctive = distinctive_words(app, bug, tmp_path / "out") - recorded_words(tmp_path / "r.db", summary["runs"])
     for rec in requests:
         text = request_text(rec.body)
         assert not leaks(text, bug_id, distinctive), leaks(text, bug_id, distinctive)

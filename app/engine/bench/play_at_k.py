@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
@@ -50,6 +49,7 @@ from app.engine.judge.oracles import FAILING_KINDS
 from app.engine.judge.verdict import is_answer
 from app.engine.bench.provenance import describe_commit, measured_on
 from app.engine.trace.store import TrajectoryStore
+from app.engine.play import sandbox
 from app.engine.play.targetspec import APPS_DIR, SPEC_FILE, apply_patch, list_apps, load_bugs, load_spec
 
 STAGES = ("exec", "pass", "play")
@@ -168,13 +168,14 @@ def run_unit_tests(folder: Path) -> tuple[bool | None, str]:
     files = sorted({str(p.relative_to(folder)) for pattern in spec.unit_tests for p in folder.glob(pattern)})
     if not files:
         return None, "no unit test files match " + ", ".join(spec.unit_tests)
-    try:
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files], cwd=folder,
-                              capture_output=True, text=True, timeout=PYTEST_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+    limits = sandbox.Limits(wall_s=PYTEST_TIMEOUT_S, cpu_s=int(PYTEST_TIMEOUT_S))
+    jail = sandbox.Jail(folder, env={"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy",
+                                     "PYTHONDONTWRITEBYTECODE": "1"}, limits=limits, import_from_folder=True)
+    out = sandbox.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files], jail)
+    if out.timed_out:
         return False, f"the unit tests took longer than {PYTEST_TIMEOUT_S:g} s"
-    tail = next((line for line in reversed(proc.stdout.splitlines()) if line.strip()), "")
-    return proc.returncode == 0, tail.strip()
+    tail = next((line for line in reversed(out.stdout.splitlines()) if line.strip()), "")
+    return out.returncode == 0, tail.strip()
 
 
 def exec_ok(child: ChildRun, store: TrajectoryStore) -> bool:

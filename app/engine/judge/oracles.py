@@ -185,19 +185,24 @@ class GenericOracles:
             return []
         if any(self._answered(i) for i in items):
             # Answers that are all small may be self-changing pixels not yet learnt (a caret
-            # that did not blink during the start probe): learn, then look again, at most
-            # once per window of recent inputs.
-            union = np.zeros_like(items[0].change) if items[0].change is not None else None
+            # that did not blink during the start probe).
+            union = np.zeros((frame.height, frame.width), dtype=bool)
             for i in items:
-                if i.change is None or union is None or i.change.shape != union.shape:
+                if i.change is None or i.change.shape != union.shape:
                     return []
                 union |= i.change & ~self._idle_for(frame)
-            if union is None or union.mean() >= SMALL_CHANGE_SHARE or step - self._verified_at < t.no_response_tries:
+            if union.mean() >= SMALL_CHANGE_SHARE:
                 return []
-            self._verified_at = step
-            self.learn_idle(frame, IDLE_LEARN_S)
-            if any(self._answered(i) for i in items):
-                return []
+        if step - self._verified_at < t.no_response_tries:
+            return []  # looked closely a moment ago
+        # The idle mask accumulated over the run is only a reason to look closely: a caret
+        # that moved as text was typed has been learnt at places that now hold real answers.
+        # Decide on what changes by itself *now*.
+        self._verified_at = step
+        self.idle = np.zeros((frame.height, frame.width), dtype=bool)
+        self.learn_idle(frame, IDLE_LEARN_S)
+        if any(self._answered(i) for i in items):
+            return []
         alive = repaint_probe(self.target, self.observer, self.sleep)
         if alive is False:
             return self._sustained_freeze(step, "it stopped answering input and did not repaint its window")
@@ -234,16 +239,25 @@ class GenericOracles:
         A program that sleeps on a game-over screen and then exits (or restarts) is not
         frozen: when it exits meanwhile, the exit is reported (or, declared, ends an episode).
         """
-        started = time.monotonic()
-        deadline = started + self.timing.freeze_s
+        region, damaged = LAST_PROBE.get(id(self.observer), (None, None))
+        deadline = time.monotonic() + self.timing.freeze_s
         while time.monotonic() < deadline:
             if not self.target.alive():
                 return self._common(self.observer.last or self.observer.capture(), step)
             self.sleep(FREEZE_REPROBE_S)
             if not self.target.alive():
                 return self._common(self.observer.last or self.observer.capture(), step)
-            if repaint_probe(self.target, self.observer, self.sleep) is not False:
-                return []
+            # No new probe (it would paint another part of a frozen window): the question is
+            # only whether the program has repainted what the first probe exposed.
+            if region is None or damaged is None:
+                if repaint_probe(self.target, self.observer, self.sleep) is True:
+                    return []
+                region, damaged = LAST_PROBE.get(id(self.observer), (None, None))
+                continue
+            x, y, w, h = region
+            now = self.observer.capture().array()[y:y + h, x:x + w, :3]
+            if not np.array_equal(now, damaged):
+                return []  # the program drew over what the probe exposed: it is alive
         cpu = self.target.cpu_percent(0.2)
         busy = cpu is not None and cpu >= BUSY_CPU_PERCENT
         return [Finding(
@@ -288,7 +302,8 @@ class GenericOracles:
                 findings.append(Finding(
                     "exception", "an exception was printed while the program kept running: " + last,
                     step, {"log": tail}))
-        if is_blank(frame):
+        region = LAST_PROBE.get(id(self.observer), (None, None))[0]
+        if is_blank(frame) and not (region is not None and probe_residue(frame, region)):
             self._blank_streak += 1
             if self._blank_streak >= 2:
                 findings.append(Finding("blank", "the window shows nothing but one colour", step, fatal=True))
@@ -317,6 +332,22 @@ def _busiest_region(frame: Frame) -> tuple[int, int, int, int]:
     return best[0], best[1], rw, rh
 
 
+LAST_PROBE: dict[int, tuple[tuple[int, int, int, int], np.ndarray | None]] = {}
+"""Per observer: the window region (x, y, w, h) the last repaint probe covered, and what the
+region showed when the probe gave up (None when the program repainted it)."""
+
+
+def probe_residue(frame: Frame, region: tuple[int, int, int, int], share: float = 0.9) -> bool:
+    """True when the region still shows the probe's colour: the program has not repainted it."""
+    x, y, w, h = region
+    area = frame.array()[y:y + h, x:x + w, :3].astype(np.int32)
+    if area.size == 0:
+        return False
+    r, g, b = (PROBE_COLOUR >> 16) & 0xFF, (PROBE_COLOUR >> 8) & 0xFF, PROBE_COLOUR & 0xFF
+    hits = (area[:, :, 2] == r) & (area[:, :, 1] == g) & (area[:, :, 0] == b)  # BGRX
+    return bool(hits.mean() >= share)
+
+
 def repaint_probe(target: TargetProcess, observer: VisualObserver,
                   sleep: Callable[[float], None] = time.sleep) -> bool | None:
     """Cover the middle of the window, uncover it, and see whether the program repaints.
@@ -329,6 +360,7 @@ def repaint_probe(target: TargetProcess, observer: VisualObserver,
         return None
     before = observer.capture()
     rx, ry, rw, rh = _busiest_region(before)
+    LAST_PROBE[id(observer)] = ((rx, ry, rw, rh), None)
     region = before.array()[ry:ry + rh, rx:rx + rw, :3]
     if int(region.max()) - int(region.min()) < 8:
         return None
@@ -351,4 +383,5 @@ def repaint_probe(target: TargetProcess, observer: VisualObserver,
         now = observer.capture().array()[ry:ry + rh, rx:rx + rw, :3]
         if np.array_equal(now, region):
             return True
+    LAST_PROBE[id(observer)] = ((rx, ry, rw, rh), now.copy())
     return False

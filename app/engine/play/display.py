@@ -103,6 +103,7 @@ def start_xvfb(size: tuple[int, int] = DEFAULT_SCREEN, depth: int = 24) -> XDisp
                 "-nolisten", "tcp", "-noreset", "+extension", "XTEST", "+extension", "X-Resource",
             ],
             pass_fds=(write_fd,),
+            env={"PATH": os.environ.get("PATH", os.defpath)},  # the X server needs no key, so it gets none
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

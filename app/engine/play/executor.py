@@ -159,9 +159,13 @@ class XTestBackend:
     def focus(self) -> None:
         try:
             window = self._key_window()
-            window.configure(stack_mode=X.Above)
-            if self._parking is not None:  # keep the parked pointer off the target (no hover)
-                self._parking.configure(stack_mode=X.Above)
+            if self._parking is not None:
+                # Raise the window just below the parked pointer's window, never above it: with a
+                # screen the window's size the parking point lies over the window, and crossing
+                # events there make Tk hand the focus back to PointerRoot (keys then go nowhere).
+                window.configure(sibling=self._parking, stack_mode=X.Below, onerror=xerror.CatchError())
+            else:
+                window.configure(stack_mode=X.Above)
             window.set_input_focus(X.RevertToParent, X.CurrentTime)
             self.conn.sync()
         except (xerror.XError, xerror.BadMatch):

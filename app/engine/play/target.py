@@ -4,12 +4,15 @@ The window is found by process id, never by guessing: first ``_NET_WM_PID``
 (set by SDL, Qt, GTK), then the X-Resource extension's client PID (works for
 Tk, which sets no ``_NET_WM_PID``), and the configured title only as a last
 resort.
+
+The program runs in :mod:`~app.engine.play.sandbox`: inside its PID namespace
+it writes its *namespace* PID (``2``) into ``_NET_WM_PID``, while X-Resource
+reports the host PID (the X server sees the host side of the socket).
+:func:`find_window` accepts both.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import threading
 import time
@@ -23,19 +26,19 @@ from Xlib import error as xerror
 from Xlib.ext import res as xres
 from Xlib.xobject.drawable import Window
 
-from app.engine.play.display import XDisplay, die_with_parent, stop_process
-from app.engine.errors import TargetError
+from app.engine.play import sandbox
+from app.engine.play.display import XDisplay
+from app.engine.errors import TargetError, UserError
 from app.engine.play.targetspec import TargetSpec
 
-SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
-"""Environment variables never passed to a target program."""
 WINDOW_POLL_S = 0.05
+STOP_GRACE_S = 2.0
 LogLine = tuple[str, float, str]
 
 
 def target_environment(spec: TargetSpec, display: str, seed: int) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.upper().endswith(SECRET_ENV_SUFFIXES)}
-    env.update(
+    """What a target gets on top of the sandbox's whitelist (PATH, locale, HOME, TMPDIR); secrets never pass."""
+    env = dict(
         DISPLAY=display,
         PYTHONHASHSEED=str(seed),
         PLAYCODER_SEED=str(seed),
@@ -44,9 +47,8 @@ def target_environment(spec: TargetSpec, display: str, seed: int) -> dict[str, s
         SDL_AUDIODRIVER="dummy",
         PYGAME_HIDE_SUPPORT_PROMPT="1",
     )
-    env.pop("QT_QPA_PLATFORM", None)  # a Qt target must open a real X window
     env.update(spec.env)
-    return env
+    return {k: v for k, v in env.items() if not sandbox.is_secret(k, v)}
 
 
 @dataclass(frozen=True)
@@ -72,19 +74,15 @@ class TargetProcess:
         self._lock = threading.Lock()
         self._readers: list[threading.Thread] = []
         command = [sys.executable if part in ("python", "python3") else part for part in spec.command]
+        jail = sandbox.Jail(spec.folder, display=display.name, network=spec.network,
+                            env=target_environment(spec, display.name, seed), limits=sandbox.TARGET_LIMITS)
         try:
-            self.proc: subprocess.Popen[bytes] = subprocess.Popen(
-                command,
-                cwd=spec.folder,
-                env=target_environment(spec, display.name, seed),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                preexec_fn=die_with_parent,
-            )
-        except OSError as exc:
-            raise TargetError(f"could not start {' '.join(command)} in {spec.folder} ({exc}); check the target's command.") from exc
+            self.sandboxed = sandbox.start(command, jail)
+        except UserError as exc:
+            raise TargetError(f"could not start {' '.join(command)} in {spec.folder}: {str(exc).rstrip('.')}.") from exc
+        self.proc = self.sandboxed.popen
+        self.confined = self.sandboxed.confined
+        """False when bubblewrap could not run here (said once on stderr): only limits contain the target."""
         self.started_at = time.time()
         assert self.proc.stdout is not None and self.proc.stderr is not None
         for name, stream in (("stdout", self.proc.stdout), ("stderr", self.proc.stderr)):
@@ -116,14 +114,16 @@ class TargetProcess:
     # -- process -------------------------------------------------------------
     @property
     def pid(self) -> int:
-        return self.proc.pid
+        """The host PID of the program itself (a process-group leader, in its own session)."""
+        return self.sandboxed.pid
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return self.sandboxed.poll() is None
 
     @property
     def returncode(self) -> int | None:
-        return self.proc.poll()
+        """Like subprocess: negative for a program killed by a signal."""
+        return self.sandboxed.poll()
 
     def cpu_percent(self, interval: float) -> float | None:
         """CPU use of the target over ``interval`` seconds (100 = one core busy)."""
@@ -133,7 +133,7 @@ class TargetProcess:
             return None
 
     def shutdown(self) -> int | None:
-        code = stop_process(self.proc, group=True)
+        code = self.sandboxed.stop(STOP_GRACE_S)
         self.drain_output(1.0)
         if self._x is not None:
             try:
@@ -164,7 +164,7 @@ class TargetProcess:
                     f"the target exited with code {self.returncode} before showing a window"
                     f"{': ' + tail if tail else ''}; run its command by hand to see why."
                 )
-            found = find_window(self.xconn(), self.pid, self.spec.window_title)
+            found = find_window(self.xconn(), self.sandboxed.root_pid, self.spec.window_title)
             if found is not None:
                 self.window = found
                 return found
@@ -226,8 +226,15 @@ def _candidates(conn: xdisplay.Display) -> list[tuple[Window, int]]:
 
 
 def find_window(conn: xdisplay.Display, pid: int, title: str | None = None) -> WindowInfo | None:
-    """The largest viewable window of ``pid`` (or its children), by the methods above."""
+    """The largest viewable window of ``pid`` (or its descendants), by the methods above.
+
+    ``_NET_WM_PID`` may hold a host PID or, for a sandboxed program, its PID
+    inside its namespace; a namespace PID (a small number any other sandbox
+    may use too) counts only when X-Resource, if the server has it, confirms
+    the window's client is one of ours.
+    """
     pids = _pids_of(pid)
+    inner = set(sandbox.namespace_pids(pids).values())
     viewable = _candidates(conn)
     net_wm_pid = conn.intern_atom("_NET_WM_PID")
     by_method: dict[str, list[Window]] = {"net_wm_pid": [], "xres": [], "title": []}
@@ -235,10 +242,12 @@ def find_window(conn: xdisplay.Display, pid: int, title: str | None = None) -> W
     for win, _depth in viewable:
         try:
             prop = win.get_full_property(net_wm_pid, X.AnyPropertyType)
-            if prop is not None and len(prop.value) and int(prop.value[0]) in pids:
+            claimed = int(prop.value[0]) if prop is not None and len(prop.value) else None
+            client = _xres_pid(conn, win.id) if has_res else None
+            if claimed in pids or (claimed in inner and (client is None or client in pids)):
                 by_method["net_wm_pid"].append(win)
                 continue
-            if has_res and _xres_pid(conn, win.id) in pids:
+            if client in pids:
                 by_method["xres"].append(win)
                 continue
             if title and title in (_title(conn, win) or ""):

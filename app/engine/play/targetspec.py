@@ -22,9 +22,13 @@ from app.engine.play.scriptspec import ScriptCase, parse_script
 
 SPEC_FILE = "playcoder.toml"
 KINDS = ("game", "app")
+NETWORKS = ("none", "loopback")
+"""What a target may reach (play/sandbox.py): nothing, or a loopback of its own."""
 APPS_DIR = Path(__file__).resolve().parents[3] / "benchmark" / "apps"
+WILD_DIR = APPS_DIR.parent / "wild"
+"""Programs written the ordinary way, not for the tester (benchmark/wild/README.md)."""
 _TOP_KEYS = {"name", "kind", "command", "window", "size", "goal", "keys", "criteria", "env", "startup_timeout",
-             "script", "unit_tests", "exit_ok", "timing"}
+             "script", "unit_tests", "exit_ok", "timing", "network"}
 _COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "bugs", ".git", ".venv", "venv",
                                       "node_modules")
 
@@ -118,6 +122,8 @@ class TargetSpec:
     exit_ok: bool = False
     """An exit with code 0 ends an episode (the engine restarts the program), not the run."""
     timing: Timing = field(default_factory=Timing)
+    network: str = "none"
+    """``none`` or ``loopback``: the target runs in a network namespace of its own either way."""
 
     @property
     def label(self) -> str:
@@ -207,6 +213,9 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     if not isinstance(exit_ok, bool):
         raise fail('"exit_ok" must be true or false')
     timing = parse_timing(data.get("timing", {}), fail)
+    network = data.get("network", "none")
+    if network not in NETWORKS:
+        raise fail(f'"network" must be "none" or "loopback", not {network!r}')
     unit_tests = data.get("unit_tests", ["test_*.py"])
     if not isinstance(unit_tests, list) or not unit_tests or not all(isinstance(u, str) and u for u in unit_tests):
         raise fail('"unit_tests" must be a list of file patterns such as ["test_*.py"]')
@@ -215,6 +224,7 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
         size=(size[0], size[1]), window_title=title, goal=goal, keys=tuple(keys), criteria=tuple(criteria),
         env=dict(env), startup_timeout=float(timeout), bug=bug,
         script=script, unit_tests=tuple(unit_tests), exit_ok=exit_ok, timing=timing,
+        network=network,
     )
 
 
@@ -263,10 +273,9 @@ def load_bugs(folder: Path) -> list[BugInfo]:
 
 
 def list_apps() -> list[Path]:
-    """The bundled sample targets under benchmark/apps."""
-    if not APPS_DIR.is_dir():
-        return []
-    return sorted(p for p in APPS_DIR.iterdir() if (p / SPEC_FILE).is_file())
+    """The bundled sample targets: benchmark/apps, then benchmark/wild (names are unique across both)."""
+    return [p for suite in (APPS_DIR, WILD_DIR) if suite.is_dir()
+            for p in sorted(suite.iterdir()) if (p / SPEC_FILE).is_file()]
 
 
 @dataclass
@@ -292,8 +301,8 @@ def resolve_target(arg: str, *, in_place: bool = False) -> ResolvedTarget:
     """
     base, _, bug = arg.partition("@")
     folder = Path(base).expanduser()
-    if not folder.is_dir() and (APPS_DIR / base).is_dir():
-        folder = APPS_DIR / base
+    if not folder.is_dir():
+        folder = next((suite / base for suite in (APPS_DIR, WILD_DIR) if (suite / base).is_dir()), folder)
     if not folder.is_dir():
         names = ", ".join(p.name for p in list_apps()) or "none"
         raise TargetError(f"{base} is not a folder; give a target folder with {SPEC_FILE} or a bundled app ({names}).")

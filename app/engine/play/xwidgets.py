@@ -31,7 +31,7 @@ from Xlib.xobject.drawable import Window
 
 MIN_WIDGET_PX = 4
 """Narrower or lower windows are borders and separators, not widgets."""
-WRAPPER_SHARE = 0.92
+WRAPPER_SHARE = 0.97
 """A window this close to the whole client in both dimensions is a wrapper (Tk's '.' inside its frame)."""
 SMALL_CONTAINER_SHARE = 0.08
 """A window with children is kept only if it is this small (share of the client's area) ..."""

@@ -70,6 +70,9 @@ class Gate:
             if self.baseline is not None and self.baseline.ran:
                 return False, "the program's unit tests no longer run after the patch"
             return True, "built; the program has no unit tests"
+        had_tests = bool(self.baseline is not None and (self.baseline.passed or self.baseline.failed))
+        if report.error and had_tests and not report.passed and not report.failed:
+            return False, f"the program's unit tests no longer run after the patch ({report.error})"
         if report.error:
             return False, f"the unit tests did not finish ({report.error})"
         before = set(self.baseline.failed) if self.baseline is not None else set()

@@ -179,7 +179,7 @@ class RepairLoop:
             result.runs = list(self.runs)
             result.seconds = time.monotonic() - t0
             self.store.finish_run(self.session_run, status=status,
-                                  verdict=("pass" if result.fixed else "fail") if status == "completed" else None,
+                                  verdict=_session_verdict(result) if status == "completed" else None,
                                   reason=result.reason, error="" if status == "completed" else result.reason)
         return result
 
@@ -297,6 +297,13 @@ def _diagnosis_text(diag: Diagnosis, proposal: Proposal) -> str:
     if proposal.analysis:
         text += "\n\nRefiner analysis:\n" + proposal.analysis.strip()
     return text
+
+
+def _session_verdict(result: RepairResult) -> str:
+    """pass when fixed, uncertain when the testers could not confirm either way, else fail."""
+    if result.fixed:
+        return PASS
+    return UNCERTAIN if result.final_verdict == UNCERTAIN else FAIL
 
 
 def _combined(verdicts: list[str]) -> str:

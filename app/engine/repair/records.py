@@ -5,7 +5,7 @@ JSON in two TEXT columns:
 
 * ``files``: ``{"session": <anchor run id>, "target": label, "files": [...],
   "before_run": run id the cycle started from, "retest_runs": [...],
-  "description": ..., "outcome": fixed|kept|reverted|rejected|no-patch|error,
+  "description": ..., "outcome": fixed|kept|reverted|rejected|refused|uncertain|no-patch|error,
   "refiner": offline|llm}``
 * ``validation``: ``{"text": gate output, "gate": {...}, "verdict": re-test
   verdict, "error": ..., "log": [candidates tried]}``

@@ -2,7 +2,8 @@
 
 A validation set freezes a seeded random draw of completed runs by the tester's
 own verdict (``runs.verdict``: 'pass' counts as a success, 'fail' as a
-failure), like the paper's 100 successes + 100 failures.  Each annotator sees
+failure; an 'uncertain' run is no answer to validate and is never drawn),
+like the paper's 100 successes + 100 failures.  Each annotator sees
 the items in an order derived from the set seed and their name with sha256, so
 the order is stable across machines and Python versions (``hash()`` is not).
 
@@ -36,6 +37,8 @@ SUCCESS = "pass"
 """The tester verdict sampled as a success."""
 FAILURE = "fail"
 """The tester verdict sampled as a failure."""
+NO_ANSWER = "uncertain"
+"""A completed run whose tester judged nothing: not a success nor a failure, so never sampled (only counted)."""
 LABELS = ("pass", "fail", "unsure")
 """What an annotator may say about a run; 'unsure' counts as a missing value in the statistics."""
 PROMOTABLE = ("pass", "fail")
@@ -129,8 +132,10 @@ def _candidates(store: TrajectoryStore, verdict: str, tester: str | None) -> lis
 
 
 def candidate_counts(store: TrajectoryStore, tester: str | None = None) -> dict[str, int]:
-    """How many runs :func:`sample_set` could draw from, by tester verdict: ``{"pass": n, "fail": m}``."""
-    return {SUCCESS: len(_candidates(store, SUCCESS, tester)), FAILURE: len(_candidates(store, FAILURE, tester))}
+    """How many runs :func:`sample_set` could draw from, by tester verdict: ``{"pass": n, "fail": m}``,
+    plus ``"uncertain"``: completed runs the tester gave no answer on, which a set never samples."""
+    return {SUCCESS: len(_candidates(store, SUCCESS, tester)), FAILURE: len(_candidates(store, FAILURE, tester)),
+            NO_ANSWER: len(_candidates(store, NO_ANSWER, tester))}
 
 
 def _too_few(found: int, needed: int, verdict: str, option: str) -> UserError:

@@ -49,6 +49,8 @@ DIALOG_PATIENCE = 3
 DIALOG_CLICKS = 2
 """After Escape, clicks on a dialog's own controls before asking it to close as a window manager would."""
 CLOSE_WAIT_S = 0.2
+TRAP_WEIGHT = 3
+"""An action that opened a dialog the explorer had to escape counts as tried this many times more."""
 STUCK_STEPS = 10
 STUCK_SCREENS = 2
 """This many steps over at most this many screens, none of them new: stuck; back off to the actions
@@ -59,7 +61,11 @@ FIELD_MIN = (30, 12)
 """A text field (entry, list, editor) looks like a bright, mostly uniform box at least this large."""
 SURFACE_SHARE = 0.25
 """An X widget this large (share of the window) that is no text field is a drawing surface (a
-canvas): the image detector looks inside it as well."""
+canvas): the image detector looks inside it as well, as inside a menubar (a bar across the top
+drawn in one window) and inside dialogs and popups without child windows (a posted menu)."""
+BAR_RATIO = 4
+JOIN_PX = 6
+BORDER_PX = 3
 MASK_MAX_SHARE = 0.6
 """Typing regions larger than this share of the window are not masked out of the state."""
 TEXT_CLASSES = ("entry", "text", "tentry", "spinbox", "tspinbox", "combobox", "tcombobox", "xmtext",
@@ -67,11 +73,12 @@ TEXT_CLASSES = ("entry", "text", "tentry", "spinbox", "tspinbox", "combobox", "t
 Box = tuple[int, int, int, int]
 
 
-def detect_widgets(frame: Frame) -> list[Box]:
+def detect_widgets(frame: Frame, join_px: int = 0) -> list[Box]:
     """Boxes (x0, y0, x1, y1) of regions that stand out from the dominant colour.
 
     Cheap and toolkit-agnostic: quantise, take the most common colour as the
     background, label connected foreground blobs and keep plausible sizes.
+    ``join_px``: blobs this close side by side are one (the letters of a word).
     """
     arr = frame.array()[::DOWNSAMPLE, ::DOWNSAMPLE, :3].astype(np.int16)
     flat = (arr // 16).reshape(-1, 3)
@@ -79,6 +86,8 @@ def detect_widgets(frame: Frame) -> list[Box]:
     dominant = np.bincount(keys).argmax()
     bg = np.array([dominant // 256, (dominant // 16) % 16, dominant % 16]) * 16 + 8
     mask = np.abs(arr - bg).max(axis=2) > BACKGROUND_TOLERANCE
+    if join_px > 0:
+        mask = ndimage.binary_dilation(mask, structure=np.ones((1, 2 * (join_px // DOWNSAMPLE) + 1), dtype=bool))
     labels, count = ndimage.label(mask)
     boxes = []
     h, w = mask.shape
@@ -94,6 +103,31 @@ def detect_widgets(frame: Frame) -> list[Box]:
         boxes.append((xs.start * DOWNSAMPLE, ys.start * DOWNSAMPLE, xs.stop * DOWNSAMPLE, ys.stop * DOWNSAMPLE))
     boxes.sort(key=lambda b: (b[1], b[0]))
     return boxes[:MAX_WIDGETS]
+
+
+def crop(frame: Frame, box: Box) -> Frame:
+    """The part of ``frame`` inside ``box`` (clipped to the frame)."""
+    x0, y0 = max(0, box[0]), max(0, box[1])
+    x1, y1 = min(frame.width, box[2]), min(frame.height, box[3])
+    part = np.ascontiguousarray(frame.array()[y0:max(y0, y1), x0:max(x0, x1)])
+    return Frame(max(0, x1 - x0), max(0, y1 - y0), part.tobytes(), frame.t)
+
+
+def parts_of(frame: Frame, widget: Widget) -> list[Widget]:
+    """Controls drawn inside one window (a menubar's menus, a canvas's shapes, a menu's items).
+
+    The region is detected on its own, against its own background; one blob only is the
+    widget's own label, not parts of it, and gives nothing.
+    """
+    inset = (widget.x0 + BORDER_PX, widget.y0 + BORDER_PX, widget.x1 - BORDER_PX, widget.y1 - BORDER_PX)
+    region = crop(frame, inset)  # without the border, whose relief lines would join everything inside
+    if region.width < 2 * MIN_WIDGET_PX or region.height < 2 * MIN_WIDGET_PX:
+        return []
+    boxes = detect_widgets(region, join_px=JOIN_PX)
+    if len(boxes) < 2:
+        return []
+    x, y = max(0, inset[0]), max(0, inset[1])
+    return [Widget(x + b[0], y + b[1], x + b[2], y + b[3], top=widget.top, source="image") for b in boxes]
 
 
 def _colour_keys(arr: np.ndarray) -> np.ndarray:
@@ -189,13 +223,19 @@ class _View:
     widgets: list[Widget]
     fields: list[Widget]
     clicks: dict[Action, Widget]
-    dialog: TopLevel | None
-    source: str  # "x" | "image" | "grid"
+    others: list[TopLevel]
+    """The target's other top-level windows (dialogs, popups), bottom to top."""
+
+    @property
+    def dialog(self) -> TopLevel | None:
+        """The topmost of them: the one a person would deal with first."""
+        return self.others[-1] if self.others else None
 
 
 @dataclass
 class _DialogState:
     since: int
+    opener: Action | None = None
     escaped: bool = False
     clicks: int = 0
     close_sent: bool = False
@@ -225,6 +265,8 @@ class OfflineExplorer:
         self.recent: deque[str] = deque(maxlen=STUCK_STEPS)
         self.steps_since_new = 0
         self.dialogs: dict[int, _DialogState] = {}
+        self.traps: dict[Action, int] = defaultdict(int)
+        """Actions that opened a dialog which had to be escaped: backed off from."""
         self._last: tuple[str, Action] | None = None
         self._view: _View | None = None
 
@@ -237,18 +279,28 @@ class OfflineExplorer:
     def _look(self, frame: Frame) -> _View:
         assert self.ctx is not None
         xw = self.ctx.widgets() if self.ctx.widgets is not None else []
-        others = self.ctx.windows.others() if self.ctx.windows is not None else []
+        tops = self.ctx.windows.toplevels() if self.ctx.windows is not None else []
+        main = next((t for t in tops if t.kind == "main"), None)
+        others = [t for t in tops if t.kind != "main"]
         area = frame.width * frame.height
-        source = "x" if xw else "image"
+        if main is not None:  # dialogs and popups without child windows (a posted menu) are one region
+            for t in others:
+                if not any(w.top == t.id for w in xw):
+                    x0, y0 = t.x - main.x, t.y - main.y
+                    region = Widget(max(0, x0), max(0, y0), min(frame.width, x0 + t.width),
+                                    min(frame.height, y0 + t.height), top=t.id, source="window")
+                    if region.width > 0 and region.height > 0:
+                        xw = [*xw, region]
         if xw:
-            widgets = list(xw)
-            fields = [w for w in widgets if looks_like_field(frame, w)]
-            surfaces = [w for w in widgets if w.area >= SURFACE_SHARE * area and w not in fields]
-            for box in detect_widgets(frame) if surfaces else []:
-                cx, cy = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
-                inside = [w for w in widgets if w.contains(cx, cy)]
-                if inside and all(w in surfaces for w in inside):
-                    widgets.append(Widget(*box, top=inside[-1].top, source="image"))
+            fields = [w for w in xw if looks_like_field(frame, w)]
+            widgets = []
+            for w in xw:
+                surface = w.area >= SURFACE_SHARE * area
+                menubar = w.y0 <= 2 and w.width >= 0.8 * frame.width and w.width >= BAR_RATIO * w.height
+                parts = parts_of(frame, w) if (surface or menubar or w.source == "window") and w not in fields else []
+                if surface or not parts:  # a canvas's own surface may matter; a menubar's empty middle does not
+                    widgets.append(w)
+                widgets += parts
         else:
             widgets = [Widget(*b, source="image") for b in detect_widgets(frame)]
             widgets += [Widget(*b, cls="field", source="image") for b in detect_fields(frame)]
@@ -256,7 +308,7 @@ class OfflineExplorer:
         clicks: dict[Action, Widget] = {}
         for w in widgets:
             clicks.setdefault(Click(*w.center), w)
-        return _View(widgets, fields, clicks, others[-1] if others else None, source)
+        return _View(widgets, fields, clicks, others)
 
     def _state(self, frame: Frame, view: _View) -> str:
         state = state_hash(frame, self.typing)
@@ -284,15 +336,12 @@ class OfflineExplorer:
         return decision
 
     def _track_dialogs(self, step: int, view: _View) -> None:
-        assert self.ctx is not None
-        open_ids = {t.id for t in self.ctx.windows.others()} if self.ctx.windows is not None else set()
-        if view.dialog is not None:
-            open_ids.add(view.dialog.id)
+        open_ids = {t.id for t in view.others}
         for gone in set(self.dialogs) - open_ids:
             del self.dialogs[gone]
             self.focused = None  # the keyboard focus went back to the main window
         if view.dialog is not None and view.dialog.id not in self.dialogs:
-            self.dialogs[view.dialog.id] = _DialogState(step)
+            self.dialogs[view.dialog.id] = _DialogState(step, self._last[1] if self._last is not None else None)
             self.focused = None
             self.pending_key = None
 
@@ -310,6 +359,8 @@ class OfflineExplorer:
         if not ds.escaped:
             ds.escaped = True
             self.pending_key = None
+            if ds.opener is not None:
+                self.traps[ds.opener] += 1
             return Decision(Press("escape"), f"escape modal: the {what} has been open for {age} steps; "
                                              "Escape first (keys go to the dialog)")
         if ds.clicks < DIALOG_CLICKS and reach:
@@ -329,46 +380,32 @@ class OfflineExplorer:
 
     def _choose(self, state: str, view: _View) -> Decision:
         assert self.ctx is not None
-        counts = self.tried[state]
         clicks: list[Action] = list(view.clicks) if self.click_widgets or not self.keys else []
+        fields = view.fields
+        keys = list(self.keys)
         d = view.dialog
-        if d is not None and not self.dialogs[d.id].escaped:
+        if d is not None and not self.dialogs[d.id].escaped:  # explore the new dialog's own controls first
             in_dialog = [a for a in clicks if view.clicks[a].top == d.id]
             clicks = in_dialog or clicks
-        if not clicks and not self.keys:
+            fields = [f for f in fields if f.top == d.id]
+            if d.kind == "popup" and in_dialog:
+                keys = []  # a posted menu: choose an item
+        if not clicks and not keys:
             w, h = self.ctx.window_size
             clicks = [Click(w * i // 4, h * j // 4) for i in (1, 2, 3) for j in (1, 2, 3)]
-        pool: list[Action] = list(self.keys) + clicks
+        pool: list[Action] = keys + clicks
         balance = ""
         if clicks and self.key_run >= MAX_KEY_RUN:
             pool, balance = clicks, f"; a click after {self.key_run} keys in a row"
         stuck = self._stuck()
         if self.pending_key is not None and self.pending_key in pool:
-            action, least = self.pending_key, counts[self.pending_key]
-            kind = "hinted key after the focus click"
+            action, least, kind = self.pending_key, self._count(state, self.pending_key), "hinted key after the focus click"
         else:
-            least = min(counts[a] for a in pool)
-            if stuck:
-                def rank(a: Action) -> tuple[int, ...]:
-                    known = self.results.get((state, a))
-                    return (self.visits[known] if known is not None else 0, counts[a], self.global_tries[a])
-            else:
-                fresh = [a for a in pool if counts[a] == least]
-                keys_first = [a for a in fresh if _is_key(a)]
-                if keys_first and least == 0 and self.key_run < MAX_KEY_RUN:
-                    fresh = keys_first
-                pool = fresh
-
-                def rank(a: Action) -> tuple[int, ...]:
-                    dead = int(self.global_tries[a] >= 2 and self.responses[a] == 0)
-                    known = self.results.get((state, a))
-                    return (dead, self.global_tries[a], self.visits[known] if known is not None else 0)
-            best = min(rank(a) for a in pool)
-            action = self.ctx.rng.choice([a for a in pool if rank(a) == best])
+            action, least = self._pick(state, pool, stuck)
             kind = self._kind(action, view)
         self.pending_key = None
-        if _is_key(action) and view.fields and self.focused is None:
-            field = min(view.fields, key=lambda f: (
+        if _is_key(action) and fields and self.focused is None:
+            field = min(fields, key=lambda f: (
                 self.focus_failed[_rect(f)], _rect(f) not in self.typing,
                 not (f.width >= 2.5 * f.height and f.height <= 48), self.global_tries[Click(*f.center)], f.y0, f.x0))
             self.pending_key = action
@@ -381,6 +418,38 @@ class OfflineExplorer:
         return Decision(action, f"explore: {mode}{kind}, tried {least}× on screen {state[:6]} "
                                 f"({len(self.states)} distinct screens so far){balance}")
 
+    def _count(self, state: str, action: Action) -> int:
+        """Tries of ``action`` on ``state``; one that opened a dialog the explorer had to escape counts more."""
+        return self.tried[state][action] + TRAP_WEIGHT * self.traps[action]
+
+    def _pick(self, state: str, pool: list[Action], stuck: bool) -> tuple[Action, int]:
+        """The least-tried action (hinted keys first when untried); ties go to actions that responded before,
+        were tried less overall and led to less-visited screens.  When stuck, the screen an action led to
+        decides first."""
+        assert self.ctx is not None
+        counts = {a: self._count(state, a) for a in pool}
+        least = min(counts.values())
+
+        def seen(a: Action) -> int:
+            known = self.results.get((state, a))
+            return self.visits[known] if known is not None else 0
+
+        if stuck:
+            def rank(a: Action) -> tuple[int, ...]:
+                return (seen(a), counts[a], self.global_tries[a])
+        else:
+            pool = [a for a in pool if counts[a] == least]
+            keys_first = [a for a in pool if _is_key(a)]
+            if keys_first and least == 0 and self.key_run < MAX_KEY_RUN:
+                pool = keys_first
+
+            def rank(a: Action) -> tuple[int, ...]:
+                dead = int(self.global_tries[a] >= 2 and self.responses[a] == 0)
+                return (dead, self.global_tries[a], seen(a))
+        best = min(rank(a) for a in pool)
+        action = self.ctx.rng.choice([a for a in pool if rank(a) == best])
+        return action, counts[action]
+
     @staticmethod
     def _kind(action: Action, view: _View) -> str:
         if isinstance(action, Hotkey):
@@ -391,7 +460,7 @@ class OfflineExplorer:
         if widget is None:
             return "grid point"
         where = " in a dialog" if view.dialog is not None and widget.top == view.dialog.id else ""
-        name = "X-tree widget" if widget.source == "x" else "detected widget"
+        name = {"x": "X-tree widget", "window": "window"}.get(widget.source, "detected widget")
         return f"{'text field' if widget in view.fields else name}{where}"
 
     def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None:
@@ -418,11 +487,9 @@ class OfflineExplorer:
             self.focused = None  # keys did nothing: focus another field before the next ones
 
     def _learn_typing(self, bbox: Box, view: _View, area: int) -> None:
-        """Keys changed ``bbox``: when widgets hold the whole change, they are where typing shows."""
-        hits = [w for w in view.widgets if w.area <= MASK_MAX_SHARE * area and _overlap(_rect(w), bbox) > 0]
-        covered = sum(_overlap(_rect(w), bbox) for w in hits)
-        if hits and covered >= 0.9 * (bbox[2] - bbox[0]) * (bbox[3] - bbox[1]):
-            self.typing.update(_rect(w) for w in hits)
+        """Keys changed ``bbox``: the text fields it touches are where typing shows."""
+        self.typing.update(_rect(f) for f in view.fields
+                           if f.area <= MASK_MAX_SHARE * area and _overlap(_rect(f), bbox) > 0)
 
     def verdict(self, findings: list[Finding], steps: int) -> Verdict:
         """The verdict rule over the oracles' findings; this tester judges no criteria by design."""

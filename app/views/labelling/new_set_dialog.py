@@ -95,7 +95,9 @@ class NewSetDialog(QDialog):
     def _on_tester_changed(self, _index: int, initial: bool = False) -> None:
         counts = validation.candidate_counts(self.store, self.tester())
         good, bad = counts[validation.SUCCESS], counts[validation.FAILURE]
-        self.available_label.setText(f"Available: {good} completed runs the tester passed, {bad} it failed.")
+        unsure = counts.get(validation.NO_ANSWER, 0)
+        self.available_label.setText(f"Available: {good} completed runs the tester passed, {bad} it failed"
+                                     + (f" ({unsure} uncertain runs are never sampled)." if unsure else "."))
         if initial:
             self.successes_spin.setValue(min(PAPER_GROUP_SIZE, good))
             self.failures_spin.setValue(min(PAPER_GROUP_SIZE, bad))

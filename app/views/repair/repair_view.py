@@ -27,7 +27,8 @@ from app.views.widgets.frame_view import FrameView
 
 CYCLE_ROLE = Qt.ItemDataRole.UserRole + 1
 OUTCOME_TEXT = {"fixed": "fixed", "kept": "kept (progress)", "reverted": "reverted", "rejected": "rejected by the gate",
-                "no-patch": "no patch", "error": "patch error"}
+                "no-patch": "no patch", "error": "patch error", "refused": "refused (touched the oracles)",
+                "uncertain": "not confirmed (testers uncertain)"}
 
 
 class RepairView(QWidget):
@@ -133,8 +134,8 @@ class RepairView(QWidget):
             return
         first: QTreeWidgetItem | None = None
         for session in repair_sessions(self.store):
-            state = "fixed" if session.verdict == "pass" else session.status if session.status != "completed" \
-                else "not fixed"
+            state = {"pass": "fixed", "uncertain": "not confirmed"}.get(str(session.verdict), "not fixed") \
+                if session.status == "completed" else session.status
             top = QTreeWidgetItem([f"#{session.run_id} {session.target} — {state} ({session.refiner}, "
                                    f"{session.cycles} cycle(s))"])
             top.setToolTip(0, session.reason)

@@ -26,7 +26,12 @@ def press(label):
         show("")
         state.update(acc=None, op=None, fresh=True)
     else:
-        value = float(text or 0)
+        try:
+            value = float(text or 0)
+        except ValueError:  # "1.2.3" or "Error"
+            show("Error")
+            state.update(acc=None, op=None, fresh=True)
+            return
         if state["op"] is not None and state["acc"] is not None:
             a, op = state["acc"], state["op"]
             value = {"+": a + value, "-": a - value, "*": a * value, "/": a / value if value else 0.0}[op]

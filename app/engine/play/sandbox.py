@@ -1,0 +1,799 @@
+"""The one place the engine starts a program it did not write (STYLE.md rule 16).
+
+Played targets, their unit tests, tracers and import checks all start here.
+With bubblewrap (``bwrap``) a program gets:
+
+* its own PID namespace: it sees only its own processes in ``/proc`` (never
+  the engine's ``environ``), and when its first process ends the namespace's
+  init ends and the kernel kills everything left in it (``setsid`` daemons
+  included);
+* its own network namespace: nothing but a private loopback, for
+  ``network = "none"`` (the default) and ``network = "loopback"`` alike;
+  there is no mode that shares the host's network;
+* a read-only view of the system (``/usr``, ``/etc``, ``/opt``, ``/sys``, the
+  Python it runs with and its site-packages); ``/home``, ``/root``, the real
+  HOME, ``/run``, ``/var``, ``/srv`` and ``/mnt`` are absent;
+* its program folder as a private **copy in a size-limited tmpfs** mounted at
+  the folder's own path (the real folder stays untouched), a private
+  size-limited ``/tmp`` holding HOME, and a size-limited ``/dev/shm``: the
+  writable area totals at most ``disk_mb + tmp_mb`` plus the folder's size.
+  The kernel enforces it (``No space left on device``), which a polling
+  watcher could not do against a fast writer;
+* of X only the socket of its own display (``/tmp/.X11-unix/X<n>``, plus that
+  display's Xauthority entries when it has any); the network namespace also
+  hides the abstract X sockets of every other display;
+* an environment built from a whitelist (``--clearenv``), with anything
+  named like a secret or holding a URL with credentials dropped;
+* rlimits (address space, CPU, file size, processes), ``--die-with-parent``
+  and ``--new-session``.
+
+Where bubblewrap cannot run, one sentence on stderr says so (once per
+process) and programs fall back to rlimits, the whitelisted environment, a
+throwaway copy, ``unshare -n`` where permitted, a polling disk watcher and a
+process-group kill: no namespace hides the engine's ``/proc`` there.
+
+PIDs: inside the namespace a program sees itself as a small number (``2``),
+and that is what SDL writes into ``_NET_WM_PID``.  :func:`namespace_pids`
+maps host PIDs to namespace PIDs from ``/proc/<pid>/status`` (``NSpid``);
+``--info-fd`` gives the host PID of the namespace's init.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Callable, Mapping, Sequence
+
+import psutil
+
+from app.engine.errors import UserError
+from app.engine.play.display import die_with_parent
+
+NETWORK_NONE = "none"
+NETWORK_LOOPBACK = "loopback"
+NETWORK_MODES = (NETWORK_NONE, NETWORK_LOOPBACK)
+MB = 1024 * 1024
+MAX_FOLDER_MB = 1024
+"""A program folder larger than this is refused: its copy lives in memory (tmpfs)."""
+OUTPUT_CAP_BYTES = 2 * MB
+"""run() keeps the last this many bytes of stdout and of stderr (an output bomb costs the engine nothing)."""
+COLLECT_CAP_BYTES = 16 * MB
+COLLECT_NAME = re.compile(r"^\.playcoder-[A-Za-z0-9_.-]{1,80}$")
+"""Result files run(collect=True) brings back from the copy: ``.playcoder-*`` in its top folder."""
+PROGRAM_PID_WAIT_S = 2.0
+KILL_GRACE_S = 0.5
+DISK_WATCH_S = 0.25
+SRC_MOUNT = "/run/playcoder/src"
+SANDBOX_TMP = "/tmp"
+SANDBOX_HOME = "/tmp/home"
+BASE_RO = ("/usr", "/etc", "/opt", "/sys", "/var/cache/fontconfig")
+TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+HIDDEN = ("/home", "/root")
+PASSED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME")
+PASSED_PREFIXES = ("LC_",)
+_SECRET_WORDS = re.compile(r"(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|PASSWD|PASSWORD|SECRET|CREDENTIAL"
+                           r"|API_?KEY|ACCESS_?KEY|TOKEN", re.IGNORECASE)
+_URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s@]+@")
+_MARKER = "PLAYCODER_SANDBOX_RUN"
+ROOT = Path(__file__).resolve().parents[3]
+
+# The program's first process inside the namespace: copy the folder into the tmpfs, then exec the command.
+_START = 'src=$1; shift; cp -R -p "$src"/. . || { echo "playcoder: could not copy the program" >&2; exit 125; }; exec "$@"'
+# run(collect=True): run the command, kill what it left, then send .playcoder-* files back on the result fd.
+_COLLECT = (
+    'src=$1; out=$2; shift 2; cp -R -p "$src"/. . || { echo "playcoder: could not copy the program" >&2; exit 125; }\n'
+    'exec 9>"/proc/self/fd/$out"\n"$@" 9>&-\nrc=$?\nkill -9 -1 2>/dev/null\n'
+    'for f in .playcoder-*; do [ -f "$f" ] && [ ! -h "$f" ] || continue; '
+    'printf "%s\\n%s\\n" "$f" "$(wc -c < "$f")" >&9 && cat "$f" >&9; done\nexit $rc\n'
+)
+
+
+class SandboxError(UserError):
+    """A program could not be started in the sandbox."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one program may use.  ``None`` means no limit of that kind."""
+
+    wall_s: float | None = 60.0
+    """Only for :func:`run`: the whole sandbox is killed after this many seconds."""
+    cpu_s: int | None = 60
+    memory_mb: int = 2048
+    fsize_mb: int = 64
+    nproc: int = 256
+    """Processes beyond those the user already runs (RLIMIT_NPROC counts per user; root is exempt)."""
+    disk_mb: int = 256
+    """What the program may add to its folder copy."""
+    tmp_mb: int = 64
+    """Size of its private /tmp (HOME lives there) and of its /dev/shm."""
+
+
+TARGET_LIMITS = Limits(wall_s=None, cpu_s=None, memory_mb=4096, fsize_mb=256, nproc=512, disk_mb=512, tmp_mb=256)
+"""Played targets: the run bounds the time; a busy game may use a core for the whole run."""
+
+
+@dataclass(frozen=True)
+class Jail:
+    """Where and with what a program runs; ``folder`` is copied, never written."""
+
+    folder: Path
+    display: str | None = None
+    network: str = NETWORK_NONE
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables for the program on top of the whitelist (secret-looking ones are dropped)."""
+    limits: Limits = field(default_factory=Limits)
+    import_from_folder: bool = False
+    """PYTHONPATH starts with the program folder (where the copy runs), so tests in subfolders import its modules."""
+    confine: bool = True
+    """False forces the fallback even where bubblewrap runs (benchmarks, tests of the fallback)."""
+
+
+# -- environment ---------------------------------------------------------------------
+def is_secret(name: str, value: str = "") -> bool:
+    """A variable that never reaches a program: named like a key, token, secret, password or credential,
+    or holding a URL with credentials."""
+    return bool(_SECRET_WORDS.search(name)) or bool(_URL_CREDENTIALS.search(value))
+
+
+def program_environment(extra: Mapping[str, str], *, home: str, tmp: str, display: str | None,
+                        folder: str | None = None, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The whitelist: PATH, locale, time zone and user name from ``base``; HOME, TMPDIR and the XDG folders in the
+    private area; DISPLAY; then ``extra``.  Nothing that :func:`is_secret` flags, whichever the source."""
+    src = os.environ if base is None else base
+    env = {k: v for k, v in src.items() if (k in PASSED_ENV or k.startswith(PASSED_PREFIXES)) and not is_secret(k, v)}
+    bindir = os.path.dirname(sys.executable)
+    env["PATH"] = os.pathsep.join(dict.fromkeys([bindir, *env.get("PATH", os.defpath).split(os.pathsep)]))
+    env.update(HOME=home, TMPDIR=tmp, XDG_CACHE_HOME=f"{home}/.cache", XDG_CONFIG_HOME=f"{home}/.config",
+               XDG_DATA_HOME=f"{home}/.local/share")
+    if display:
+        env["DISPLAY"] = display
+    env.update({k: v for k, v in extra.items() if not is_secret(k, v)})
+    user_site = _user_site()
+    if folder or user_site:  # HOME is private inside, so Python would not find per-user packages by itself
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [folder, env.get("PYTHONPATH"), user_site]))
+    return env
+
+
+def _user_site() -> str | None:
+    """The engine's per-user site-packages, when it imports from it (HOME is private inside)."""
+    import site
+
+    path = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    return path if path and path in sys.path and os.path.isdir(path) else None
+
+
+# -- is bubblewrap usable? -------------------------------------------------------------
+_probe: tuple[str, str | None] | None = None
+_probe_lock = threading.Lock()
+
+
+def bwrap_status() -> tuple[str, str | None]:
+    """(path or "", why not) — probed once per process; the first failure is said once on stderr."""
+    global _probe
+    with _probe_lock:
+        if _probe is None:
+            _probe = _probe_bwrap()
+            if _probe[1] is not None:
+                sys.stderr.write(f"playcoder: {fallback_sentence(_probe[1])}\n")
+                sys.stderr.flush()
+        return _probe
+
+
+def fallback_sentence(why: str) -> str:
+    return (f"programs run without the bubblewrap sandbox ({why}): only resource limits, a clean environment and "
+            "a throwaway copy contain them; install bubblewrap (apt-get install bubblewrap) and allow "
+            "unprivileged user namespaces for full containment.")
+
+
+def _probe_bwrap() -> tuple[str, str | None]:
+    path = shutil.which("bwrap")
+    if path is None:
+        return "", "bwrap is not installed"
+    try:
+        proc = subprocess.run([path, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
+                               "--proc", "/proc", "--dev", "/dev", "--size", str(MB), "--tmpfs", "/tmp", "true"],
+                              capture_output=True, text=True, timeout=20, env={"PATH": os.defpath})
+    except (OSError, subprocess.SubprocessError) as exc:
+        return "", f"bwrap did not run: {exc}"
+    if proc.returncode != 0:
+        return "", (proc.stderr.strip().splitlines() or ["bwrap failed"])[-1][:200]
+    return path, None
+
+
+# -- the bubblewrap command line --------------------------------------------------------
+def _folder_bytes(folder: Path) -> int:
+    """What the folder occupies in a tmpfs (whole pages), checked against MAX_FOLDER_MB."""
+    total = 0
+    for root, dirs, files in os.walk(folder):
+        total += 4096 * (1 + len(dirs))
+        for name in files:
+            try:
+                total += -(-os.lstat(os.path.join(root, name)).st_size // 4096) * 4096
+            except OSError:
+                continue
+    if total > MAX_FOLDER_MB * MB:
+        raise SandboxError(f"{folder} holds {total // MB} MB; programs are copied into memory and may hold at most "
+                           f"{MAX_FOLDER_MB} MB: move large data out of the program folder.")
+    return total
+
+
+def _under(path: str, base: str) -> bool:
+    return path == base or path.startswith(base.rstrip("/") + "/")
+
+
+def _python_paths() -> list[str]:
+    """Folders the engine's Python needs (interpreter, stdlib, site-packages), never the engine's own repository
+    nor a whole home folder."""
+    paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))]
+    paths += [entry for entry in sys.path if entry and os.path.isdir(entry)]
+    home = os.path.realpath(os.path.expanduser("~"))
+    out: list[str] = []
+    for p in dict.fromkeys(os.path.realpath(p) for p in paths):
+        if _under(p, str(ROOT)) or p in (home, "/", *HIDDEN) or any(_under(p, b) for b in BASE_RO):
+            continue
+        out.append(p)
+    return out
+
+
+def _hidden_home() -> list[str]:
+    """The real HOME when it lies inside a folder the sandbox shows (e.g. under /opt): hidden by an empty tmpfs."""
+    home = os.path.realpath(os.path.expanduser("~"))
+    return [home] if home != "/" and any(_under(home, b) for b in BASE_RO) else []
+
+
+def _x_socket(display: str) -> str:
+    m = re.fullmatch(r"(?:unix)?:(\d+)(?:\.\d+)?", display.strip())
+    if m is None:
+        raise SandboxError(f"DISPLAY={display} is a network display; sandboxed programs reach only a local X socket: "
+                           "use --display isolated.")
+    path = f"/tmp/.X11-unix/X{m.group(1)}"
+    if not os.path.exists(path):
+        raise SandboxError(f"the X display {display} has no socket at {path}; sandboxed programs reach X only "
+                           "through it: use --display isolated.")
+    return path
+
+
+def xauthority_entries(path: str, number: str) -> bytes:
+    """The entries of an Xauthority file for display ``number`` only (the program sees no other cookie)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return b""
+    out, i = b"", 0
+    try:
+        while i + 2 <= len(data):
+            start = i
+            i += 2
+            fields = []
+            for _ in range(4):
+                (n,) = struct.unpack_from(">H", data, i)
+                fields.append(data[i + 2:i + 2 + n])
+                i += 2 + n
+            if i > len(data):
+                break
+            if fields[1].decode(errors="replace") == number:
+                out += data[start:i]
+    except struct.error:
+        pass
+    return out
+
+
+def _bwrap_argv(bwrap: str, jail: Jail, folder_bytes: int, info_fd: int, xauth_fd: int | None,
+                env: Mapping[str, str]) -> list[str]:
+    lim = jail.limits
+    folder = str(jail.folder)
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--info-fd", str(info_fd)]
+    for link in TOP_LINKS:
+        if os.path.islink(link):
+            argv += ["--symlink", os.readlink(link), link]
+        elif os.path.isdir(link):
+            argv += ["--ro-bind", link, link]
+    for path in BASE_RO:
+        argv += ["--ro-bind-try", path, path]
+    for path in _hidden_home():
+        argv += ["--size", "4096", "--tmpfs", path]
+    for path in _python_paths():
+        argv += ["--ro-bind", path, path]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(lim.tmp_mb * MB), "--tmpfs", "/dev/shm",
+             "--size", str(lim.tmp_mb * MB), "--tmpfs", SANDBOX_TMP, "--dir", SANDBOX_HOME]
+    if jail.display:
+        sock = _x_socket(jail.display)
+        argv += ["--dir", "/tmp/.X11-unix", "--ro-bind", sock, sock]
+        if xauth_fd is not None:
+            argv += ["--ro-bind-data", str(xauth_fd), "/tmp/.Xauthority"]
+    argv += ["--ro-bind", folder, SRC_MOUNT, "--size", str(folder_bytes + lim.disk_mb * MB), "--tmpfs", folder,
+             "--chdir", folder]
+    for path in ("/dev", *_hidden_home(), "/"):
+        argv += ["--remount-ro", path]
+    argv.append("--clearenv")
+    for key, value in env.items():
+        argv += ["--setenv", key, value]
+    return argv
+
+
+# -- limits -------------------------------------------------------------------------------
+def _user_process_count() -> int:
+    uid = os.getuid()
+    count = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                count += os.stat(f"/proc/{name}").st_uid == uid
+            except OSError:
+                continue
+    return count
+
+
+def _limiter(lim: Limits, new_session: bool) -> Callable[[], None]:
+    nproc = None if os.getuid() == 0 else _user_process_count() + lim.nproc
+
+    def apply() -> None:  # between fork and exec: no allocation-heavy work
+        if new_session:
+            os.setsid()
+        die_with_parent()
+        resource.setrlimit(resource.RLIMIT_AS, (lim.memory_mb * MB, lim.memory_mb * MB))
+        if lim.cpu_s is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_s, lim.cpu_s + 1))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (lim.fsize_mb * MB, lim.fsize_mb * MB))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if nproc is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    return apply
+
+
+_unshare_prefix: list[str] | None = None
+
+
+def network_prefix() -> list[str]:
+    """Fallback only: ``['unshare', '-n']`` or ``['unshare', '-rn']`` when permitted here, else ``[]`` (probed once)."""
+    global _unshare_prefix
+    if _unshare_prefix is None:
+        _unshare_prefix = []
+        tool = shutil.which("unshare")
+        for flags in (["-n"], ["-rn"]) if tool else ():
+            try:
+                probe = subprocess.run([str(tool), *flags, "true"], capture_output=True, timeout=10,
+                                       env={"PATH": os.defpath})
+            except (OSError, subprocess.SubprocessError):
+                continue
+            if probe.returncode == 0:
+                _unshare_prefix = [str(tool), *flags]
+                break
+    return list(_unshare_prefix)
+
+
+# -- PIDs ------------------------------------------------------------------------------------
+def namespace_pids(host_pids: Sequence[int] | set[int]) -> dict[int, int]:
+    """host PID -> PID inside its (innermost) namespace, for processes in a nested PID namespace."""
+    out: dict[int, int] = {}
+    for pid in host_pids:
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+                for line in fh:
+                    if line.startswith("NSpid:"):
+                        levels = line.split()[1:]
+                        if len(levels) > 1:
+                            out[pid] = int(levels[-1])
+                        break
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (``/proc/<pid>/task/*/children``, else a scan by psutil)."""
+    out: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
+                out.extend(int(c) for c in fh.read().split())
+    except FileNotFoundError:
+        try:
+            return [c.pid for c in psutil.Process(pid).children()]
+        except psutil.Error:
+            return []
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def descendants(pid: int) -> list[int]:
+    out, stack = [], [pid]
+    while stack:
+        for child in _children(stack.pop()):
+            out.append(child)
+            stack.append(child)
+    return out
+
+
+class SandboxedProcess:
+    """A program started by :func:`start`: its bwrap process, PIDs, exit code and shutdown."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], *, confined: bool, init_pid: int | None,
+                 scratch: tempfile.TemporaryDirectory[str] | None, folder: Path, marker: str,
+                 watcher: _DiskWatch | None = None) -> None:
+        self.popen = popen
+        self.confined = confined
+        self.init_pid = init_pid
+        """Host PID of the PID namespace's init (bwrap's reaper); killing it kills the namespace."""
+        self.folder = folder
+        """Where the program runs: the jail's folder (a tmpfs over it) or, in the fallback, a throwaway copy."""
+        self._scratch = scratch
+        self._marker = marker
+        self._watcher = watcher
+        self._program_pid: int | None = None
+
+    @property
+    def root_pid(self) -> int:
+        """The host PID every process of the program descends from."""
+        return self.popen.pid
+
+    @property
+    def pid(self) -> int:
+        """Host PID of the program itself (the namespace's PID 2), waiting briefly for it to appear."""
+        if self._program_pid is None:
+            if not self.confined or self.init_pid is None:
+                self._program_pid = self.popen.pid
+            else:
+                deadline = time.monotonic() + PROGRAM_PID_WAIT_S
+                while self._program_pid is None:
+                    kids = namespace_pids(_children(self.init_pid))
+                    if kids:  # the namespace's PID 2; later children of init are orphans it adopted
+                        self._program_pid = min(kids, key=lambda host: kids[host])
+                    elif time.monotonic() > deadline or self.popen.poll() is not None:
+                        return self.popen.pid
+                    else:
+                        time.sleep(0.005)
+        return self._program_pid
+
+    def host_pids(self) -> set[int]:
+        return {self.popen.pid, *descendants(self.popen.pid)}
+
+    @property
+    def disk_exceeded(self) -> bool:
+        return self._watcher is not None and self._watcher.fired
+
+    def poll(self) -> int | None:
+        return _exit_code(self.popen.poll(), self.confined)
+
+    @property
+    def returncode(self) -> int | None:
+        return self.poll()
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        return _exit_code(self.popen.wait(timeout), self.confined)
+
+    def signal_program(self, sig: int) -> None:
+        """Send ``sig`` to every process of the program (not to bwrap or the namespace's init)."""
+        inside = descendants(self.init_pid) if self.confined and self.init_pid else self.host_pids()
+        for pid in inside:
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def stop(self, grace_s: float = 2.0) -> int | None:
+        """SIGTERM the program, then kill the whole namespace (or process group); every process is gone after."""
+        try:
+            if self.popen.poll() is None and grace_s > 0:
+                self.signal_program(signal.SIGTERM)
+                if not self.confined:
+                    _killpg(self.popen.pid, signal.SIGTERM)
+                try:
+                    self.popen.wait(grace_s)
+                except subprocess.TimeoutExpired:
+                    pass
+            self.kill()
+            return self.poll()
+        finally:
+            self.cleanup()
+
+    def kill(self) -> None:
+        if self.popen.poll() is None:
+            if self.confined and self.init_pid is not None:
+                try:
+                    os.kill(self.init_pid, signal.SIGKILL)  # the namespace's init: the kernel kills the rest
+                except (ProcessLookupError, PermissionError):
+                    pass
+            else:
+                self.signal_program(signal.SIGKILL)
+            _killpg(self.popen.pid, signal.SIGKILL)
+        try:
+            self.popen.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+        if not self.confined:
+            _kill_marked(self._marker)  # setsid daemons that left the process group
+
+    def cleanup(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
+
+
+def _exit_code(code: int | None, confined: bool) -> int | None:
+    """bwrap reports a program killed by signal N as 128+N; give it back as -N like subprocess does."""
+    if confined and code is not None and 128 < code < 128 + 65:
+        return -(code - 128)
+    return code
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _kill_marked(marker: str) -> None:
+    """Fallback: kill processes whose environment carries this run's marker (they escaped the group)."""
+    needle = f"{_MARKER}={marker}".encode()
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != os.getpid():
+            try:
+                with open(f"/proc/{name}/environ", "rb") as fh:
+                    if needle in fh.read().split(b"\0"):
+                        os.kill(int(name), signal.SIGKILL)
+            except (OSError, ProcessLookupError):
+                continue
+
+
+class _DiskWatch:
+    """Fallback quota: polls the scratch folder's size and kills the program past ``limit`` bytes."""
+
+    def __init__(self, root: Path, limit: int, kill: Callable[[], None]) -> None:
+        self.root, self.limit, self.kill, self.fired = root, limit, kill, False
+        self._stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True, name="sandbox-disk").start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(DISK_WATCH_S):
+            used = 0
+            for root, _dirs, files in os.walk(self.root):
+                for name in files:
+                    try:
+                        used += os.lstat(os.path.join(root, name)).st_blocks * 512
+                    except OSError:
+                        continue
+            if used > self.limit:
+                self.fired = True
+                self.kill()
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+# -- starting ---------------------------------------------------------------------------------
+def start(argv: Sequence[str], jail: Jail, *, stdin: int | None = subprocess.DEVNULL, collect_fd: int | None = None,
+          ) -> SandboxedProcess:
+    """Start ``argv`` in the jail with stdout and stderr as pipes (bytes)."""
+    if jail.network not in NETWORK_MODES:
+        raise SandboxError(f"network must be one of {', '.join(NETWORK_MODES)}, not {jail.network!r}.")
+    if not jail.folder.is_dir():
+        raise SandboxError(f"{jail.folder} is not a folder; a sandboxed program needs its program folder.")
+    marker = os.urandom(8).hex()
+    bwrap = bwrap_status()[0] if jail.confine else ""
+    if bwrap:
+        return _start_confined(bwrap, list(argv), jail, stdin, collect_fd, marker)
+    return _start_fallback(list(argv), jail, stdin, marker)
+
+
+def _start_confined(bwrap: str, argv: list[str], jail: Jail, stdin: int | None, collect_fd: int | None,
+                    marker: str) -> SandboxedProcess:
+    size = _folder_bytes(jail.folder)
+    env = program_environment(jail.env, home=SANDBOX_HOME, tmp=SANDBOX_TMP, display=jail.display,
+                              folder=str(jail.folder) if jail.import_from_folder else None)
+    info_r, info_w = os.pipe()
+    fds = [info_w]
+    xauth_r: int | None = None
+    cookie = b""
+    if jail.display:
+        number = re.sub(r"^(?:unix)?:(\d+).*$", r"\1", jail.display)
+        cookie = xauthority_entries(os.environ.get("XAUTHORITY") or os.path.expanduser("~/.Xauthority"), number)
+    if cookie:
+        xauth_r, xauth_w = os.pipe()
+        os.write(xauth_w, cookie[:60000])
+        os.close(xauth_w)
+        fds.append(xauth_r)
+        env["XAUTHORITY"] = "/tmp/.Xauthority"
+    try:
+        cmd = _bwrap_argv(bwrap, jail, size, info_w, xauth_r, env)
+        if collect_fd is None:
+            cmd += ["/bin/sh", "-c", _START, "sh", SRC_MOUNT, *argv]
+        else:
+            fds.append(collect_fd)
+            cmd += ["/bin/sh", "-c", _COLLECT, "sh", SRC_MOUNT, str(collect_fd), *argv]
+        try:
+            popen = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=fds,
+                                     env={"PATH": os.defpath}, preexec_fn=_limiter(jail.limits, True))
+        except OSError as exc:
+            raise SandboxError(f"could not start the sandbox ({exc}); check the bubblewrap installation.") from exc
+    finally:
+        os.close(info_w)
+        if xauth_r is not None:
+            os.close(xauth_r)
+    try:
+        info = _read_all(info_r)
+    finally:
+        os.close(info_r)
+    try:
+        init_pid: int | None = int(json.loads(info)["child-pid"])
+    except (ValueError, KeyError, TypeError):
+        init_pid = None  # bwrap failed before the namespace existed: its message is on stderr
+    return SandboxedProcess(popen, confined=True, init_pid=init_pid, scratch=None, folder=jail.folder, marker=marker)
+
+
+def _read_all(fd: int) -> bytes:
+    data = b""
+    while chunk := os.read(fd, 4096):
+        data += chunk
+    return data
+
+
+def _start_fallback(argv: list[str], jail: Jail, stdin: int | None, marker: str) -> SandboxedProcess:
+    size = _folder_bytes(jail.folder)
+    scratch = tempfile.TemporaryDirectory(prefix="playcoder-sandbox-")
+    base = Path(scratch.name)
+    copy, home, tmp = base / "program", base / "home", base / "tmp"
+    try:
+        shutil.copytree(jail.folder, copy, symlinks=True)
+        home.mkdir()
+        tmp.mkdir()
+        env = program_environment(jail.env, home=str(home), tmp=str(tmp), display=jail.display,
+                                  folder=str(copy) if jail.import_from_folder else None)
+        xauth = os.environ.get("XAUTHORITY")
+        if jail.display and xauth:
+            env["XAUTHORITY"] = xauth
+        env[_MARKER] = marker
+        prefix = network_prefix() if jail.network == NETWORK_NONE else []
+        popen = subprocess.Popen([*prefix, *argv], cwd=copy, env=env, stdin=stdin, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, preexec_fn=_limiter(jail.limits, True))
+    except OSError as exc:
+        scratch.cleanup()
+        raise SandboxError(f"could not start {' '.join(argv)} ({exc}); check the command.") from exc
+    proc = SandboxedProcess(popen, confined=False, init_pid=None, scratch=scratch, folder=copy, marker=marker)
+    limit = size + (jail.limits.disk_mb + jail.limits.tmp_mb) * MB
+    proc._watcher = _DiskWatch(base, limit, proc.kill)
+    return proc
+
+
+# -- running to the end --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Outcome:
+    """How a :func:`run` ended."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool
+    confined: bool
+    network_isolated: bool
+    disk_exceeded: bool = False
+    collected: dict[str, bytes] = field(default_factory=dict)
+    """Result files (``.playcoder-*``) the program left in its copy, when asked for."""
+
+
+class _Tail:
+    """Reads a stream to its end, keeping only the last ``cap`` bytes."""
+
+    def __init__(self, stream: IO[bytes], cap: int) -> None:
+        self.cap, self.size, self.chunks = cap, 0, deque[bytes]()
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True, name="sandbox-read")
+        self.thread.start()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        try:
+            while chunk := os.read(stream.fileno(), 65536):
+                self.chunks.append(chunk)
+                self.size += len(chunk)
+                while self.size - len(self.chunks[0]) >= self.cap:
+                    self.size -= len(self.chunks.popleft())
+        except (OSError, ValueError):
+            pass
+
+    def text(self, timeout: float) -> str:
+        self.thread.join(timeout)
+        return b"".join(list(self.chunks))[-self.cap:].decode("utf-8", errors="replace")
+
+
+def run(argv: Sequence[str], jail: Jail, *, stdin: str | None = None, collect: bool = False) -> Outcome:
+    """Run ``argv`` in the jail to its end or ``jail.limits.wall_s``; everything it started is gone afterwards."""
+    t0 = time.monotonic()
+    collect_r = collect_w = None
+    if collect and jail.confine and bwrap_status()[0]:
+        collect_r, collect_w = os.pipe()
+    try:
+        proc = start(argv, jail, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                     collect_fd=collect_w)
+    finally:
+        if collect_w is not None:
+            os.close(collect_w)
+    results: dict[str, bytes] = {}
+    reader: threading.Thread | None = None
+    if collect_r is not None:
+        reader = threading.Thread(target=_read_results, args=(collect_r, results), daemon=True, name="sandbox-collect")
+        reader.start()
+    assert proc.popen.stdout is not None and proc.popen.stderr is not None
+    out, err = _Tail(proc.popen.stdout, OUTPUT_CAP_BYTES), _Tail(proc.popen.stderr, OUTPUT_CAP_BYTES)
+    if stdin is not None and proc.popen.stdin is not None:
+        threading.Thread(target=_feed, args=(proc.popen.stdin, stdin.encode()), daemon=True).start()
+    timed_out = False
+    try:
+        proc.wait(jail.limits.wall_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    try:
+        proc.kill()
+        if reader is not None:
+            reader.join(5)
+        elif collect:
+            results = _results_in(proc.folder)
+        code = proc.poll()
+        return Outcome(code if code is not None else -signal.SIGKILL, out.text(5), err.text(5),
+                       time.monotonic() - t0, timed_out, proc.confined,
+                       proc.confined or (jail.network == NETWORK_NONE and bool(network_prefix())),
+                       proc.disk_exceeded, dict(results))
+    finally:
+        proc.cleanup()
+        if collect_r is not None:
+            os.close(collect_r)
+
+
+def _feed(stream: IO[bytes], data: bytes) -> None:
+    try:
+        stream.write(data)
+        stream.close()
+    except (OSError, ValueError):
+        pass
+
+
+def _read_results(fd: int, into: dict[str, bytes]) -> None:
+    """Parse ``name\\nsize\\n<bytes>`` records from the collect pipe, up to COLLECT_CAP_BYTES in all."""
+    data = bytearray()
+    while chunk := os.read(fd, 65536):
+        if len(data) < COLLECT_CAP_BYTES:
+            data += chunk
+    pos = 0
+    while pos < len(data):
+        try:
+            nl1 = data.index(b"\n", pos)
+            nl2 = data.index(b"\n", nl1 + 1)
+            name, size = data[pos:nl1].decode(), int(data[nl1 + 1:nl2])
+        except (ValueError, UnicodeDecodeError):
+            return
+        body = bytes(data[nl2 + 1:nl2 + 1 + size])
+        if len(body) != size:
+            return
+        if COLLECT_NAME.match(name):
+            into[name] = body
+        pos = nl2 + 1 + size
+
+
+def _results_in(folder: Path) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    total = 0
+    for path in sorted(folder.glob(".playcoder-*")):
+        if COLLECT_NAME.match(path.name) and path.is_file() and not path.is_symlink():
+            size = path.stat().st_size
+            if total + size <= COLLECT_CAP_BYTES:
+                out[path.name] = path.read_bytes()
+                total += size
+    return out
