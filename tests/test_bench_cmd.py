@@ -244,3 +244,30 @@ def test_perf_reads_the_target_lines_of_every_benchmark_style():
         ("next step, median", "7.10 ms", "<= 16 ms", "OK"),
         ("Engine overhead per LLM step", "worst median 14.5 ms", "<= 50 ms", "OK"),
     ]
+
+
+def test_repair_rate_counts_every_variant_by_half():
+    from benchmark import repair_rate
+
+    assert repair_rate.classify({"fixed": True, "final_verdict": "pass", "iterations": [{}]}, 0) == "fixed"
+    assert repair_rate.classify({"fixed": True, "final_verdict": "pass", "iterations": []}, 0) == "not detected"
+    assert repair_rate.classify({"fixed": False, "final_verdict": "fail", "iterations": [{}]}, 1) == "not fixed"
+    assert repair_rate.classify({"fixed": False, "final_verdict": "uncertain", "iterations": []}, 1) == "no answer"
+    assert repair_rate.classify({}, 2) == "no answer"
+
+    def row(variant: str, split: str, outcome: str, refused: int = 0) -> dict:
+        return {"variant": variant, "split": split, "outcome": outcome, "fixed": outcome == "fixed",
+                "detected": outcome in ("fixed", "not fixed"), "iterations": 1, "refused": refused, "seconds": 3.0,
+                "same_as_reference": outcome == "fixed", "patch": "", "reason": "r"}
+
+    rows = [row("a@1", "tuning", "fixed"), row("a@2", "tuning", "no answer"), row("b@1", "held-out", "not fixed", 2),
+            row("b@2", "held-out", "not detected")]
+    t = repair_rate.totals(rows)
+    assert t["variants"] == 4 and t["fixed"] == 1 and t["repair_rate"] == 0.25 and t["no_answer"] == 1
+    assert t["not_detected"] == 1 and t["refused_patches"] == 2 and t["repair_rate_detected"] == 0.5
+    summary = {"refiner": "offline", "max_iterations": 6, "max_steps": 40, "wall_seconds": 9.0,
+               "measured_on": {"commit": "abc123", "dirty": False, "date": "2026-01-01"}, "totals": t,
+               "by_split": {h: repair_rate.totals([r for r in rows if r["split"] == h]) for h in ("tuning", "held-out")}}
+    md = repair_rate.markdown(rows, summary)
+    assert "| tuning | 2 | 1 | 0 | 0 | 1 | 50% | 1 | 0 |" in md and "| held-out | 2 | 0 | 1 | 1 | 0 | 0% | 0 | 2 |" in md
+    assert "Measured on commit abc123, 2026-01-01" in md and "every variant counts" in md

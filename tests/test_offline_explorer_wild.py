@@ -113,3 +113,32 @@ def test_key_combos_parse_and_unknown_ones_are_a_clear_sentence(tmp_path):
         message = str(info.value)
         assert bad in message and '"keys"' in message and "ctrl+s" in message
         assert message.count("\n") == 0 and message.endswith(".")
+
+
+@pytest.mark.xvfb
+@needs_xvfb
+def test_a_menubar_drawn_in_one_window_gets_its_menus_and_items_chosen(db_path):
+    run, steps, logs = play(TARGETS / "menu_tk", db_path, steps=10)
+    assert run["verdict"] == "pass", run["reason"]
+    chosen = {t for t in logs if t.startswith("menu ")}
+    assert len(chosen) >= 2, logs  # menus opened from the bar, items clicked in the posted menu
+    assert any("in the popup" in s["rationale"] for s in steps)
+
+
+def test_image_fields_are_found_where_no_window_tree_helps():
+    import numpy as np
+
+    from app.engine.play.observer import Frame
+    from app.engine.testers.offline import detect_fields, looks_like_field
+    from app.engine.play.xwidgets import Widget
+
+    img = np.full((200, 300, 4), 0xD9, dtype=np.uint8)  # a grey window ...
+    img[20:130, 40:260, :3] = 0xFF  # ... a white list ...
+    img[150:176, 40:260, :3] = 0xFF  # ... and a white entry with some text in it
+    img[156:170, 46:52, :3] = 0x20
+    img[156:170, 56:60, :3] = 0x20
+    frame = Frame(300, 200, img.tobytes(), 0.0)
+    boxes = detect_fields(frame)
+    assert (40, 20, 260, 130) in boxes and (40, 150, 260, 176) in boxes
+    assert looks_like_field(frame, Widget(40, 150, 260, 176))
+    assert not looks_like_field(frame, Widget(0, 0, 36, 36))  # the grey background is no field

@@ -158,3 +158,16 @@ def test_an_llm_fix_that_deletes_or_edits_the_failing_test_is_refused(tmp_path):
     assert all("the patch touches test_calc_logic.py" in i["error"] and i["retest_run"] is None for i in its)
     assert (tmp_path / "out" / TEST_FILE).read_text() == (APPS / "calculator" / TEST_FILE).read_text()
     assert "return b - a" in (tmp_path / "out" / "calc_logic.py").read_text()
+
+
+def test_play_developer_does_not_write_the_oracles(program):
+    from app.engine.repair.developer import DeveloperError, DevTask, PlayDeveloper
+
+    class NoModel:
+        def complete(self, turns, *, system="", phase="repair"):
+            raise AssertionError("the model must not be asked")
+
+    dev = PlayDeveloper(NoModel(), Validator(Executor()))
+    with pytest.raises(DeveloperError, match="one of the program's oracles"):
+        dev.develop(DevTask(program.root, "test_logic.py", "def test_sub():", "Make the test pass."))
+    assert program.read_text("test_logic.py") == TESTS

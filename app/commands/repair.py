@@ -8,7 +8,8 @@ session row; no refiner or prompt is given it.
 The loop runs on that copy; ``--out DIR`` keeps the repaired copy.
 
 Exit status: 0 when the program passes at the end (fixed), 1 when it still
-fails, 2 when the repair could not run (bad target, no model settings...).
+fails or the testers could not confirm a pass (uncertain), 2 when the repair
+could not run (bad target, no model settings...).
 """
 
 from __future__ import annotations
@@ -125,7 +126,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
     else:
-        print(f"{'fixed' if result.fixed else 'not fixed'}: {result.reason} "
+        state = "fixed" if result.fixed else "not confirmed" if result.final_verdict == "uncertain" else "not fixed"
+        print(f"{state}: {result.reason} "
               f"({len(result.cycles)} iteration(s), {result.seconds:.1f} s; session run {result.session_run})")
         if args.out is not None:
             print(f"repaired copy: {args.out}")

@@ -1,4 +1,4 @@
-"""Judging what was seen: generic oracles and visual expectations.
+"""Judging what was seen: generic oracles, visual expectations, and the one verdict rule (``verdict``).
 
 May import play/ and errors; never trace/, testers/, bench/, repair/, llm/ or Qt.
 """

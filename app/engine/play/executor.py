@@ -33,6 +33,8 @@ DOUBLE_CLICK_GAP_S = 0.05
 DOUBLE_CLICK_HOLD_S = 0.04
 """Shorter holds inside a double click, so both clicks fall within the toolkit's double-click time."""
 DRAG_STEPS = 12
+PARK_DELAY_S = 0.1
+"""After the last button release, the pointer stays this long (a person's pace, several frames)."""
 TYPE_GAP_S = 0.004
 KEY_ALIASES = {
     "enter": "Return", "return": "Return", "esc": "Escape", "escape": "Escape", "space": "space",
@@ -107,6 +109,7 @@ class XTestBackend:
         except xerror.XError:
             self._parking = None
         self.move(x, y)
+        self.conn.sync()
 
     def move(self, x: int, y: int) -> None:
         xtest.fake_input(self.conn, X.MotionNotify, x=x, y=y)
@@ -280,7 +283,10 @@ class ActionExecutor:
     def _park(self) -> None:
         if self.park_pointer is not None:
             self.backend.sync()
-            self.sleep(0.02)  # let the press/release reach the target before the pointer leaves
+            # Let the target handle the release before the pointer leaves: a toolkit that
+            # captures the pointer while a button is down (SDL does) would otherwise take the
+            # move as a drag inside its window and never see the pointer leave.
+            self.sleep(PARK_DELAY_S)
             self.backend.park(*self.park_pointer)
         self.backend.sync()
 

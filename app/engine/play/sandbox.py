@@ -33,9 +33,8 @@ throwaway copy, ``unshare -n`` where permitted, a polling disk watcher and a
 process-group kill: no namespace hides the engine's ``/proc`` there.
 
 PIDs: inside the namespace a program sees itself as a small number (``2``),
-and that is what SDL writes into ``_NET_WM_PID``.  :func:`namespace_pids`
-maps host PIDs to namespace PIDs from ``/proc/<pid>/status`` (``NSpid``);
-``--info-fd`` gives the host PID of the namespace's init.
+and that is what SDL writes into ``_NET_WM_PID``; see
+:mod:`~app.engine.play.sandbox_process` for the mapping to host PIDs.
 """
 
 from __future__ import annotations
@@ -52,15 +51,18 @@ import sys
 import tempfile
 import threading
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Callable, Mapping, Sequence
 
-import psutil
-
 from app.engine.errors import UserError
 from app.engine.play.display import die_with_parent
+from app.engine.play.sandbox_process import (
+    MARKER_ENV, DiskWatch, SandboxedProcess, Tail, descendants, namespace_pids, read_results, results_in,
+)
+
+__all__ = ["Jail", "Limits", "Outcome", "SandboxError", "SandboxedProcess", "bwrap_status", "descendants",
+           "is_secret", "namespace_pids", "network_prefix", "program_environment", "run", "start"]
 
 NETWORK_NONE = "none"
 NETWORK_LOOPBACK = "loopback"
@@ -70,12 +72,6 @@ MAX_FOLDER_MB = 1024
 """A program folder larger than this is refused: its copy lives in memory (tmpfs)."""
 OUTPUT_CAP_BYTES = 2 * MB
 """run() keeps the last this many bytes of stdout and of stderr (an output bomb costs the engine nothing)."""
-COLLECT_CAP_BYTES = 16 * MB
-COLLECT_NAME = re.compile(r"^\.playcoder-[A-Za-z0-9_.-]{1,80}$")
-"""Result files run(collect=True) brings back from the copy: ``.playcoder-*`` in its top folder."""
-PROGRAM_PID_WAIT_S = 2.0
-KILL_GRACE_S = 0.5
-DISK_WATCH_S = 0.25
 SRC_MOUNT = "/run/playcoder/src"
 SANDBOX_TMP = "/tmp"
 SANDBOX_HOME = "/tmp/home"
@@ -87,7 +83,6 @@ PASSED_PREFIXES = ("LC_",)
 _SECRET_WORDS = re.compile(r"(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|PASSWD|PASSWORD|SECRET|CREDENTIAL"
                            r"|API_?KEY|ACCESS_?KEY|TOKEN", re.IGNORECASE)
 _URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s@]+@")
-_MARKER = "PLAYCODER_SANDBOX_RUN"
 ROOT = Path(__file__).resolve().parents[3]
 
 # The program's first process inside the namespace: copy the folder into the tmpfs, then exec the command.
@@ -295,7 +290,7 @@ def xauthority_entries(path: str, number: str) -> bytes:
 def _bwrap_argv(bwrap: str, jail: Jail, folder_bytes: int, info_fd: int, xauth_fd: int | None,
                 env: Mapping[str, str]) -> list[str]:
     lim = jail.limits
-    folder = str(jail.folder)
+    folder = os.path.realpath(jail.folder)  # a symlink on the way would lead the tmpfs mount out of the sandbox
     argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--info-fd", str(info_fd)]
     for link in TOP_LINKS:
         if os.path.islink(link):
@@ -306,10 +301,10 @@ def _bwrap_argv(bwrap: str, jail: Jail, folder_bytes: int, info_fd: int, xauth_f
         argv += ["--ro-bind-try", path, path]
     for path in _hidden_home():
         argv += ["--size", "4096", "--tmpfs", path]
-    for path in _python_paths():
-        argv += ["--ro-bind", path, path]
     argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(lim.tmp_mb * MB), "--tmpfs", "/dev/shm",
              "--size", str(lim.tmp_mb * MB), "--tmpfs", SANDBOX_TMP, "--dir", SANDBOX_HOME]
+    for path in _python_paths():  # after /tmp's tmpfs: a Python (or venv) under /tmp stays visible
+        argv += ["--ro-bind", path, path]
     if jail.display:
         sock = _x_socket(jail.display)
         argv += ["--dir", "/tmp/.X11-unix", "--ro-bind", sock, sock]
@@ -376,210 +371,6 @@ def network_prefix() -> list[str]:
     return list(_unshare_prefix)
 
 
-# -- PIDs ------------------------------------------------------------------------------------
-def namespace_pids(host_pids: Sequence[int] | set[int]) -> dict[int, int]:
-    """host PID -> PID inside its (innermost) namespace, for processes in a nested PID namespace."""
-    out: dict[int, int] = {}
-    for pid in host_pids:
-        try:
-            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
-                for line in fh:
-                    if line.startswith("NSpid:"):
-                        levels = line.split()[1:]
-                        if len(levels) > 1:
-                            out[pid] = int(levels[-1])
-                        break
-        except (OSError, ValueError):
-            continue
-    return out
-
-
-def _children(pid: int) -> list[int]:
-    """Direct children of ``pid`` (``/proc/<pid>/task/*/children``, else a scan by psutil)."""
-    out: list[int] = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
-                out.extend(int(c) for c in fh.read().split())
-    except FileNotFoundError:
-        try:
-            return [c.pid for c in psutil.Process(pid).children()]
-        except psutil.Error:
-            return []
-    except (OSError, ValueError):
-        pass
-    return out
-
-
-def descendants(pid: int) -> list[int]:
-    out, stack = [], [pid]
-    while stack:
-        for child in _children(stack.pop()):
-            out.append(child)
-            stack.append(child)
-    return out
-
-
-class SandboxedProcess:
-    """A program started by :func:`start`: its bwrap process, PIDs, exit code and shutdown."""
-
-    def __init__(self, popen: subprocess.Popen[bytes], *, confined: bool, init_pid: int | None,
-                 scratch: tempfile.TemporaryDirectory[str] | None, folder: Path, marker: str,
-                 watcher: _DiskWatch | None = None) -> None:
-        self.popen = popen
-        self.confined = confined
-        self.init_pid = init_pid
-        """Host PID of the PID namespace's init (bwrap's reaper); killing it kills the namespace."""
-        self.folder = folder
-        """Where the program runs: the jail's folder (a tmpfs over it) or, in the fallback, a throwaway copy."""
-        self._scratch = scratch
-        self._marker = marker
-        self._watcher = watcher
-        self._program_pid: int | None = None
-
-    @property
-    def root_pid(self) -> int:
-        """The host PID every process of the program descends from."""
-        return self.popen.pid
-
-    @property
-    def pid(self) -> int:
-        """Host PID of the program itself (the namespace's PID 2), waiting briefly for it to appear."""
-        if self._program_pid is None:
-            if not self.confined or self.init_pid is None:
-                self._program_pid = self.popen.pid
-            else:
-                deadline = time.monotonic() + PROGRAM_PID_WAIT_S
-                while self._program_pid is None:
-                    kids = namespace_pids(_children(self.init_pid))
-                    if kids:  # the namespace's PID 2; later children of init are orphans it adopted
-                        self._program_pid = min(kids, key=lambda host: kids[host])
-                    elif time.monotonic() > deadline or self.popen.poll() is not None:
-                        return self.popen.pid
-                    else:
-                        time.sleep(0.005)
-        return self._program_pid
-
-    def host_pids(self) -> set[int]:
-        return {self.popen.pid, *descendants(self.popen.pid)}
-
-    @property
-    def disk_exceeded(self) -> bool:
-        return self._watcher is not None and self._watcher.fired
-
-    def poll(self) -> int | None:
-        return _exit_code(self.popen.poll(), self.confined)
-
-    @property
-    def returncode(self) -> int | None:
-        return self.poll()
-
-    def wait(self, timeout: float | None = None) -> int | None:
-        return _exit_code(self.popen.wait(timeout), self.confined)
-
-    def signal_program(self, sig: int) -> None:
-        """Send ``sig`` to every process of the program (not to bwrap or the namespace's init)."""
-        inside = descendants(self.init_pid) if self.confined and self.init_pid else self.host_pids()
-        for pid in inside:
-            try:
-                os.kill(pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
-
-    def stop(self, grace_s: float = 2.0) -> int | None:
-        """SIGTERM the program, then kill the whole namespace (or process group); every process is gone after."""
-        try:
-            if self.popen.poll() is None and grace_s > 0:
-                self.signal_program(signal.SIGTERM)
-                if not self.confined:
-                    _killpg(self.popen.pid, signal.SIGTERM)
-                try:
-                    self.popen.wait(grace_s)
-                except subprocess.TimeoutExpired:
-                    pass
-            self.kill()
-            return self.poll()
-        finally:
-            self.cleanup()
-
-    def kill(self) -> None:
-        if self.popen.poll() is None:
-            if self.confined and self.init_pid is not None:
-                try:
-                    os.kill(self.init_pid, signal.SIGKILL)  # the namespace's init: the kernel kills the rest
-                except (ProcessLookupError, PermissionError):
-                    pass
-            else:
-                self.signal_program(signal.SIGKILL)
-            _killpg(self.popen.pid, signal.SIGKILL)
-        try:
-            self.popen.wait(10)
-        except subprocess.TimeoutExpired:
-            pass
-        if not self.confined:
-            _kill_marked(self._marker)  # setsid daemons that left the process group
-
-    def cleanup(self) -> None:
-        if self._watcher is not None:
-            self._watcher.stop()
-        if self._scratch is not None:
-            self._scratch.cleanup()
-            self._scratch = None
-
-
-def _exit_code(code: int | None, confined: bool) -> int | None:
-    """bwrap reports a program killed by signal N as 128+N; give it back as -N like subprocess does."""
-    if confined and code is not None and 128 < code < 128 + 65:
-        return -(code - 128)
-    return code
-
-
-def _killpg(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _kill_marked(marker: str) -> None:
-    """Fallback: kill processes whose environment carries this run's marker (they escaped the group)."""
-    needle = f"{_MARKER}={marker}".encode()
-    for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) != os.getpid():
-            try:
-                with open(f"/proc/{name}/environ", "rb") as fh:
-                    if needle in fh.read().split(b"\0"):
-                        os.kill(int(name), signal.SIGKILL)
-            except (OSError, ProcessLookupError):
-                continue
-
-
-class _DiskWatch:
-    """Fallback quota: polls the scratch folder's size and kills the program past ``limit`` bytes."""
-
-    def __init__(self, root: Path, limit: int, kill: Callable[[], None]) -> None:
-        self.root, self.limit, self.kill, self.fired = root, limit, kill, False
-        self._stop = threading.Event()
-        threading.Thread(target=self._run, daemon=True, name="sandbox-disk").start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(DISK_WATCH_S):
-            used = 0
-            for root, _dirs, files in os.walk(self.root):
-                for name in files:
-                    try:
-                        used += os.lstat(os.path.join(root, name)).st_blocks * 512
-                    except OSError:
-                        continue
-            if used > self.limit:
-                self.fired = True
-                self.kill()
-                return
-
-    def stop(self) -> None:
-        self._stop.set()
-
-
 # -- starting ---------------------------------------------------------------------------------
 def start(argv: Sequence[str], jail: Jail, *, stdin: int | None = subprocess.DEVNULL, collect_fd: int | None = None,
           ) -> SandboxedProcess:
@@ -599,7 +390,7 @@ def _start_confined(bwrap: str, argv: list[str], jail: Jail, stdin: int | None, 
                     marker: str) -> SandboxedProcess:
     size = _folder_bytes(jail.folder)
     env = program_environment(jail.env, home=SANDBOX_HOME, tmp=SANDBOX_TMP, display=jail.display,
-                              folder=str(jail.folder) if jail.import_from_folder else None)
+                              folder=os.path.realpath(jail.folder) if jail.import_from_folder else None)
     info_r, info_w = os.pipe()
     fds = [info_w]
     xauth_r: int | None = None
@@ -661,7 +452,7 @@ def _start_fallback(argv: list[str], jail: Jail, stdin: int | None, marker: str)
         xauth = os.environ.get("XAUTHORITY")
         if jail.display and xauth:
             env["XAUTHORITY"] = xauth
-        env[_MARKER] = marker
+        env[MARKER_ENV] = marker
         prefix = network_prefix() if jail.network == NETWORK_NONE else []
         popen = subprocess.Popen([*prefix, *argv], cwd=copy, env=env, stdin=stdin, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, preexec_fn=_limiter(jail.limits, True))
@@ -670,7 +461,7 @@ def _start_fallback(argv: list[str], jail: Jail, stdin: int | None, marker: str)
         raise SandboxError(f"could not start {' '.join(argv)} ({exc}); check the command.") from exc
     proc = SandboxedProcess(popen, confined=False, init_pid=None, scratch=scratch, folder=copy, marker=marker)
     limit = size + (jail.limits.disk_mb + jail.limits.tmp_mb) * MB
-    proc._watcher = _DiskWatch(base, limit, proc.kill)
+    proc._watcher = DiskWatch(base, limit, proc.kill)
     return proc
 
 
@@ -691,29 +482,6 @@ class Outcome:
     """Result files (``.playcoder-*``) the program left in its copy, when asked for."""
 
 
-class _Tail:
-    """Reads a stream to its end, keeping only the last ``cap`` bytes."""
-
-    def __init__(self, stream: IO[bytes], cap: int) -> None:
-        self.cap, self.size, self.chunks = cap, 0, deque[bytes]()
-        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True, name="sandbox-read")
-        self.thread.start()
-
-    def _read(self, stream: IO[bytes]) -> None:
-        try:
-            while chunk := os.read(stream.fileno(), 65536):
-                self.chunks.append(chunk)
-                self.size += len(chunk)
-                while self.size - len(self.chunks[0]) >= self.cap:
-                    self.size -= len(self.chunks.popleft())
-        except (OSError, ValueError):
-            pass
-
-    def text(self, timeout: float) -> str:
-        self.thread.join(timeout)
-        return b"".join(list(self.chunks))[-self.cap:].decode("utf-8", errors="replace")
-
-
 def run(argv: Sequence[str], jail: Jail, *, stdin: str | None = None, collect: bool = False) -> Outcome:
     """Run ``argv`` in the jail to its end or ``jail.limits.wall_s``; everything it started is gone afterwards."""
     t0 = time.monotonic()
@@ -729,10 +497,10 @@ def run(argv: Sequence[str], jail: Jail, *, stdin: str | None = None, collect: b
     results: dict[str, bytes] = {}
     reader: threading.Thread | None = None
     if collect_r is not None:
-        reader = threading.Thread(target=_read_results, args=(collect_r, results), daemon=True, name="sandbox-collect")
+        reader = threading.Thread(target=read_results, args=(collect_r, results), daemon=True, name="sandbox-collect")
         reader.start()
     assert proc.popen.stdout is not None and proc.popen.stderr is not None
-    out, err = _Tail(proc.popen.stdout, OUTPUT_CAP_BYTES), _Tail(proc.popen.stderr, OUTPUT_CAP_BYTES)
+    out, err = Tail(proc.popen.stdout, OUTPUT_CAP_BYTES), Tail(proc.popen.stderr, OUTPUT_CAP_BYTES)
     if stdin is not None and proc.popen.stdin is not None:
         threading.Thread(target=_feed, args=(proc.popen.stdin, stdin.encode()), daemon=True).start()
     timed_out = False
@@ -745,7 +513,7 @@ def run(argv: Sequence[str], jail: Jail, *, stdin: str | None = None, collect: b
         if reader is not None:
             reader.join(5)
         elif collect:
-            results = _results_in(proc.folder)
+            results = results_in(proc.folder)
         code = proc.poll()
         return Outcome(code if code is not None else -signal.SIGKILL, out.text(5), err.text(5),
                        time.monotonic() - t0, timed_out, proc.confined,
@@ -763,37 +531,3 @@ def _feed(stream: IO[bytes], data: bytes) -> None:
         stream.close()
     except (OSError, ValueError):
         pass
-
-
-def _read_results(fd: int, into: dict[str, bytes]) -> None:
-    """Parse ``name\\nsize\\n<bytes>`` records from the collect pipe, up to COLLECT_CAP_BYTES in all."""
-    data = bytearray()
-    while chunk := os.read(fd, 65536):
-        if len(data) < COLLECT_CAP_BYTES:
-            data += chunk
-    pos = 0
-    while pos < len(data):
-        try:
-            nl1 = data.index(b"\n", pos)
-            nl2 = data.index(b"\n", nl1 + 1)
-            name, size = data[pos:nl1].decode(), int(data[nl1 + 1:nl2])
-        except (ValueError, UnicodeDecodeError):
-            return
-        body = bytes(data[nl2 + 1:nl2 + 1 + size])
-        if len(body) != size:
-            return
-        if COLLECT_NAME.match(name):
-            into[name] = body
-        pos = nl2 + 1 + size
-
-
-def _results_in(folder: Path) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    total = 0
-    for path in sorted(folder.glob(".playcoder-*")):
-        if COLLECT_NAME.match(path.name) and path.is_file() and not path.is_symlink():
-            size = path.stat().st_size
-            if total + size <= COLLECT_CAP_BYTES:
-                out[path.name] = path.read_bytes()
-                total += size
-    return out

@@ -379,6 +379,8 @@ class TargetWindows:
     def __init__(self, target: TargetLike) -> None:
         self.target = target
         self._owners: dict[int, bool] = {}
+        self._owners_of: tuple[int, int] = (0, 0)
+        """(pid, main window) the ownership cache holds for: a restarted program starts it afresh."""
 
     def _pids(self) -> set[int]:
         pids = {self.target.pid}
@@ -393,6 +395,8 @@ class TargetWindows:
         main = self.target.window
         if main is None:
             return []
+        if self._owners_of != (self.target.pid, main.id):
+            self._owners, self._owners_of = {}, (self.target.pid, main.id)
         try:
             return toplevels(self.target.xconn(), main.id, self._pids(), self._owners)
         except _XErrors:

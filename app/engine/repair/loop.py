@@ -190,7 +190,8 @@ class RepairLoop:
         diag = self.diagnose(play, baseline)
         if not diag.failing and diag.verdict == UNCERTAIN:
             result.final_verdict = UNCERTAIN
-            result.reason = f"nothing to repair and nothing confirmed: the testers could not judge the program ({play.reason})"
+            result.reason = ("nothing to repair and nothing confirmed: the testers could not judge the program "
+                             f"({play.reason})")
             return
         if not diag.failing:
             result.fixed, result.final_verdict = True, PASS
@@ -233,7 +234,7 @@ class RepairLoop:
             cycle.validation = proposal.error
             diag.notes.append(f"iteration {iteration} produced no patch: {cycle.error}")
             return self._record(cycle, started), diag, baseline, proposal.exhausted
-        refused = self.guard.refused(proposal.edits)
+        refused = self.guard.refused(_relative(self.workspace, rel) for rel in proposal.edits)
         if refused:
             cycle.outcome, cycle.error = "refused", refusal_text(refused)
             cycle.validation = cycle.error
@@ -297,6 +298,14 @@ def _diagnosis_text(diag: Diagnosis, proposal: Proposal) -> str:
     if proposal.analysis:
         text += "\n\nRefiner analysis:\n" + proposal.analysis.strip()
     return text
+
+
+def _relative(workspace: Workspace, path: str) -> str:
+    """``path`` relative to the program copy (as given when it points outside, which the patch step refuses)."""
+    try:
+        return workspace.relative(path)
+    except UserError:
+        return path
 
 
 def _session_verdict(result: RepairResult) -> str:

@@ -171,10 +171,13 @@ def detect_fields(frame: Frame) -> list[Box]:
     return boxes[:MAX_WIDGETS]
 
 
-def looks_like_field(frame: Frame, widget: Widget) -> bool:
-    """A text entry, list or editor: named so by its class, or a bright, mostly uniform box of field size."""
+def looks_like_field(frame: Frame, widget: Widget, by_look: bool = True) -> bool:
+    """A text entry, list or editor: named so by its class, or (``by_look``) a bright, mostly uniform
+    box of field size.  Games pass ``by_look=False``: their bright boxes are cells and cards."""
     if widget.cls.lower() in TEXT_CLASSES or widget.cls == "field":
         return True
+    if not by_look:
+        return False
     w, h = widget.width, widget.height
     if w < FIELD_MIN[0] or h < FIELD_MIN[1] or not (w >= 2.5 * h or w * h >= 0.05 * frame.width * frame.height):
         return False
@@ -213,7 +216,7 @@ def _overlap(a: Box, b: Box) -> int:
 def hinted_action(key: str) -> Action:
     """A hinted key of playcoder.toml as an action: "space" -> Press, "ctrl+s" -> Hotkey."""
     parts = split_combo(key)
-    return Press(parts[0]) if len(parts) == 1 else Hotkey(tuple(p.lower() if len(p) > 1 else p for p in parts))
+    return Press(parts[0]) if len(parts) == 1 else Hotkey(parts)
 
 
 @dataclass
@@ -269,6 +272,7 @@ class OfflineExplorer:
         """Actions that opened a dialog which had to be escaped: backed off from."""
         self._last: tuple[str, Action] | None = None
         self._view: _View | None = None
+        self._escaping = False
 
     def begin(self, ctx: TesterContext, first: Observation) -> None:
         self.ctx = ctx
@@ -292,7 +296,7 @@ class OfflineExplorer:
                     if region.width > 0 and region.height > 0:
                         xw = [*xw, region]
         if xw:
-            fields = [w for w in xw if looks_like_field(frame, w)]
+            fields = [w for w in xw if looks_like_field(frame, w, by_look=self.ctx.spec.kind == "app")]
             widgets = []
             for w in xw:
                 surface = w.area >= SURFACE_SHARE * area
@@ -303,7 +307,10 @@ class OfflineExplorer:
                 widgets += parts
         else:
             widgets = [Widget(*b, source="image") for b in detect_widgets(frame)]
-            widgets += [Widget(*b, cls="field", source="image") for b in detect_fields(frame)]
+            # Text fields seen only in an image are looked for in apps; in a game the bright
+            # rectangles are tiles and cards, and its one window has the keyboard anyway.
+            if self.ctx.spec.kind == "app":
+                widgets += [Widget(*b, cls="field", source="image") for b in detect_fields(frame)]
             fields = [w for w in widgets if w.cls == "field"]
         clicks: dict[Action, Widget] = {}
         for w in widgets:
@@ -329,7 +336,9 @@ class OfflineExplorer:
             self.results[self._last] = state
         self.visits[state] += 1
         self._track_dialogs(step, view)
-        decision = self._escape(step, view) or self._choose(state, view)
+        escape = self._escape(step, view)
+        self._escaping = escape is not None
+        decision = escape or self._choose(state, view)
         self._last = (state, decision.action)
         self.tried[state][decision.action] += 1
         self.global_tries[decision.action] += 1
@@ -459,7 +468,7 @@ class OfflineExplorer:
         widget = view.clicks.get(action)
         if widget is None:
             return "grid point"
-        where = " in a dialog" if view.dialog is not None and widget.top == view.dialog.id else ""
+        where = f" in the {view.dialog.kind}" if view.dialog is not None and widget.top == view.dialog.id else ""
         name = {"x": "X-tree widget", "window": "window"}.get(widget.source, "detected widget")
         return f"{'text field' if widget in view.fields else name}{where}"
 
@@ -477,8 +486,8 @@ class OfflineExplorer:
             self.key_run = 0
             return
         self.key_run += 1
-        view = self._view
-        if view is None or decision.rationale.startswith("escape modal"):
+        view, escaping, self._escaping = self._view, self._escaping, False
+        if view is None or escaping:
             return
         if changed and after.changed_bbox is not None:
             self._learn_typing(after.changed_bbox, view, after.frame.width * after.frame.height)

@@ -15,7 +15,7 @@ while True:
         if event.type == pygame.KEYDOWN and event.key == pygame.K_SPACE:
             vy = -4.0
     vy += 0.25
-    y += vy
+    y = max(12.0, y + vy)  # the ceiling stops the ball
     screen.fill((240, 240, 255))
     pygame.draw.circle(screen, (200, 40, 40), (150, int(y)), 12)
     pygame.display.flip()
