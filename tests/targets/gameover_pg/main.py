@@ -1,4 +1,4 @@
-"""A tiny pygame game: the ball falls, space lifts it; touching the floor shows GAME OVER for 3 s, then exits 0."""
+"""A tiny pygame game: keep the ball up for 4 s with space; the floor or the clock shows GAME OVER for 3 s, then exits 0."""
 import sys
 import pygame
 
@@ -8,6 +8,7 @@ pygame.display.set_caption("Ball")
 font = pygame.font.Font(None, 40)
 clock = pygame.time.Clock()
 y, vy = 40.0, 0.0
+start = pygame.time.get_ticks()
 while True:
     for event in pygame.event.get():
         if event.type == pygame.QUIT:
@@ -19,7 +20,7 @@ while True:
     screen.fill((240, 240, 255))
     pygame.draw.circle(screen, (200, 40, 40), (150, int(y)), 12)
     pygame.display.flip()
-    if y > 288:
+    if y > 288 or pygame.time.get_ticks() - start > 4000:
         screen.blit(font.render("GAME OVER", True, (0, 0, 0)), (70, 130))
         pygame.display.flip()
         pygame.time.wait(3000)   # the ordinary way: sleep on the end screen, then quit
