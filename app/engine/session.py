@@ -21,11 +21,11 @@ from app.engine.errors import RunStopped, TargetError, UserError
 from app.engine.play.events import (
     ControlChanged, EventBus, FindingRaised, RunFinished, RunStarted, StepRecorded, VerdictReached, WindowFound,
 )
-from app.engine.play.executor import ActionExecutor, make_executor
-from app.engine.play.observer import Observation, VisualObserver
+from app.engine.play.observer import Observation
+from app.engine.play.player import Player
 from app.engine.judge.oracles import Finding, GenericOracles
 from app.engine.trace.store import TrajectoryStore
-from app.engine.play.target import TargetProcess, WindowInfo
+from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import ResolvedTarget, TargetSpec, Timing, resolve_target
 from app.engine.testers import make_tester
 from app.engine.testers.base import Decision, Tester, TesterContext, Verdict
@@ -81,7 +81,7 @@ class Session:
         self.steps = 0
         self.episodes = 1
         self.window: tuple[int, int] | None = None
-        self._play: _Play | None = None
+        self._play: Player | None = None
         self._log_flushed = 0
         self.control.on_change(self._on_control_changed)
 
@@ -117,7 +117,7 @@ class Session:
             # The private screen is the declared size: a full-screen program gets exactly `size`.
             screen = spec.size if cfg.display == ISOLATED else DEFAULT_SCREEN
             display = open_display(cfg.display, screen)
-            play = self._play = _Play(spec, display, cfg.seed, self.control)
+            play = self._play = Player(spec, display, cfg.seed, self.control.sleep)
             self._start_target(play)
             self._loop(spec, tester, play)
             status = "completed"
@@ -167,7 +167,7 @@ class Session:
     def _settle_cap(self, spec: TargetSpec) -> float:
         return self.config.settle_cap_s if self.config.settle_cap_s is not None else spec.timing.settle_cap_ms / 1000
 
-    def _start_target(self, play: _Play) -> None:
+    def _start_target(self, play: Player) -> None:
         """Start the program and find its window; a program that dies first is a crash (run ends)."""
         assert self.run_id is not None
         try:
@@ -189,7 +189,7 @@ class Session:
         self.bus.publish(WindowFound(self.run_id, play.display.name, win.id, win.width, win.height, win.method,
                                      win.x, win.y))
 
-    def _new_episode(self, play: _Play, finding: Finding) -> None:
+    def _new_episode(self, play: Player, finding: Finding) -> None:
         """A declared end (exit_ok, code 0): record it, restart the program, keep playing."""
         self._record(Finding("episode", f"episode {self.episodes} ended: the program exited with code 0 "
                                         "(exit_ok is declared); restarted it", finding.step,
@@ -200,18 +200,18 @@ class Session:
         self._start_target(play)
 
     # -- the loop ----------------------------------------------------------------
-    def _loop(self, spec: TargetSpec, tester: Tester, play: _Play) -> None:
+    def _loop(self, spec: TargetSpec, tester: Tester, play: Player) -> None:
         cfg = self.config
         timing = spec.timing
         cap_static = self._settle_cap(spec)
         cap_animated = min(cap_static, timing.animated_cap_ms / 1000)
         react_s, quiet_s = timing.react_ms / 1000, timing.quiet_ms / 1000
-        oracles = play.oracles(timing)
+        oracles = _oracles(play, timing, self.control)
         obs = play.settle(cap_static, quiet_s)
         for finding in oracles.check_start(obs):
             if self._ends_episode(spec, finding):
                 self._new_episode(play, finding)
-                oracles = play.oracles(timing)
+                oracles = _oracles(play, timing, self.control)
                 obs = play.settle(cap_static, quiet_s)
                 oracles.check_start(obs)
                 break
@@ -268,7 +268,7 @@ class Session:
             obs = after
             if episode_end is not None:
                 self._new_episode(play, episode_end)
-                oracles = play.oracles(timing)
+                oracles = _oracles(play, timing, self.control)
                 obs = play.settle(cap_static, quiet_s)
                 for finding in oracles.check_start(obs):
                     self._record(finding)
@@ -340,63 +340,7 @@ class _EndRun(Exception):
     """Internal: the run ended early with its findings recorded (e.g. crashed at start)."""
 
 
-class _Play:
-    """The program being played on one display: its process, observer and executor, restartable."""
 
-    def __init__(self, spec: TargetSpec, display: XDisplay, seed: int, control: RunControl) -> None:
-        self.spec = spec
-        self.display = display
-        self.seed = seed
-        self.control = control
-        self.target: TargetProcess | None = None
-        self.observer: VisualObserver | None = None
-        self.executor: ActionExecutor | None = None
-
-    def start(self) -> WindowInfo:
-        target = self.target = TargetProcess(self.spec, self.display, self.seed)
-        win = target.wait_for_window()
-
-        def geometry() -> tuple[int, int, int, int]:
-            w = target.window if target.window is not None else win
-            return (w.x, w.y, w.width, w.height)
-
-        self.observer = VisualObserver(self.display.name, geometry)
-        self.executor = make_executor(self.display.name, self.display.isolated, win.id, geometry, self.display.size,
-                                      sleep=self.control.sleep, hold_s=self.spec.timing.hold_ms / 1000)
-        return win
-
-    # The current process, as testers see it (it changes when a declared exit restarts the program).
-    @property
-    def pid(self) -> int:
-        assert self.target is not None
-        return self.target.pid
-
-    @property
-    def window(self) -> WindowInfo | None:
-        return self.target.window if self.target is not None else None
-
-    def xconn(self) -> Any:
-        assert self.target is not None
-        return self.target.xconn()
-
-    def settle(self, cap_s: float, quiet_s: float) -> Observation:
-        assert self.observer is not None
-        return self.observer.settle(cap_s=cap_s, quiet_s=quiet_s)
-
-    def oracles(self, timing: Timing) -> GenericOracles:
-        assert self.target is not None and self.observer is not None
-        return GenericOracles(self.target, self.observer, sleep=self.control.sleep, timing=timing)
-
-    def stop(self, flush: Callable[[TargetProcess], None]) -> None:
-        if self.executor is not None:
-            self.executor.close()
-            self.executor = None
-        if self.observer is not None:
-            self.observer.close()
-            self.observer = None
-        if self.target is not None:
-            self.target.shutdown()
-            flush(self.target)
-
-    def close(self, flush: Callable[[TargetProcess], None]) -> None:
-        self.stop(flush)
+def _oracles(play: Player, timing: Timing, control: RunControl) -> GenericOracles:
+    assert play.target is not None and play.observer is not None
+    return GenericOracles(play.target, play.observer, sleep=control.sleep, timing=timing)

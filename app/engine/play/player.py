@@ -1,0 +1,74 @@
+"""Player: one program being played on one display — its process, observer and executor, restartable.
+
+The session plays the candidate with one; the differential tester plays the
+reference (twice) with others, on their own private displays.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from app.engine.play.display import XDisplay
+from app.engine.play.executor import ActionExecutor, make_executor
+from app.engine.play.observer import Observation, VisualObserver
+from app.engine.play.target import TargetProcess, WindowInfo
+from app.engine.play.targetspec import TargetSpec
+
+
+class Player:
+    """A program on a display; ``start`` (again after an exit) gives its window."""
+
+    def __init__(self, spec: TargetSpec, display: XDisplay, seed: int,
+                 sleep: Callable[[float], None]) -> None:
+        self.spec = spec
+        self.display = display
+        self.seed = seed
+        self.sleep = sleep
+        self.target: TargetProcess | None = None
+        self.observer: VisualObserver | None = None
+        self.executor: ActionExecutor | None = None
+
+    def start(self) -> WindowInfo:
+        target = self.target = TargetProcess(self.spec, self.display, self.seed)
+        win = target.wait_for_window()
+
+        def geometry() -> tuple[int, int, int, int]:
+            w = target.window if target.window is not None else win
+            return (w.x, w.y, w.width, w.height)
+
+        self.observer = VisualObserver(self.display.name, geometry)
+        self.executor = make_executor(self.display.name, self.display.isolated, win.id, geometry, self.display.size,
+                                      sleep=self.sleep, hold_s=self.spec.timing.hold_ms / 1000)
+        return win
+
+    # The current process, as testers see it (it changes when a declared exit restarts the program).
+    @property
+    def pid(self) -> int:
+        assert self.target is not None
+        return self.target.pid
+
+    @property
+    def window(self) -> WindowInfo | None:
+        return self.target.window if self.target is not None else None
+
+    def xconn(self) -> Any:
+        assert self.target is not None
+        return self.target.xconn()
+
+    def settle(self, cap_s: float, quiet_s: float) -> Observation:
+        assert self.observer is not None
+        return self.observer.settle(cap_s=cap_s, quiet_s=quiet_s)
+
+    def stop(self, flush: Callable[[TargetProcess], None] | None = None) -> None:
+        if self.executor is not None:
+            self.executor.close()
+            self.executor = None
+        if self.observer is not None:
+            self.observer.close()
+            self.observer = None
+        if self.target is not None:
+            self.target.shutdown()
+            if flush is not None:
+                flush(self.target)
+
+    close = stop
