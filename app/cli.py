@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)
     t.add_argument("--max-steps", type=int, default=30)
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--reference", default=None, metavar="REF_DIR",
+                   help="differential tester: the program to compare with (default for APP@BUG: APP itself)")
     t.add_argument("--in-place", action="store_true",
                    help="play the target folder itself instead of a scratch copy (a program that saves state changes it)")
     t.add_argument("--provider", choices=["openai", "anthropic", "compatible"], default=None,
@@ -103,6 +105,10 @@ def cmd_test(args: argparse.Namespace) -> int:
                                       ("base_url", args.base_url)) if v is not None}
     if llm_options and args.tester != "llm":
         raise UserError("--provider, --model and --base-url apply only to --tester llm.")
+    if args.reference is not None:
+        if args.tester != "differential":
+            raise UserError("--reference applies only to --tester differential.")
+        llm_options = {"reference": args.reference}
     config = RunConfig(target=args.target, tester=args.tester, display=args.display,
                        max_steps=args.max_steps, seed=args.seed, tester_options=llm_options,
                        in_place=args.in_place)

@@ -132,6 +132,9 @@ class Session:
         except Exception as exc:  # an engine bug: keep the run readable and say so
             error = f"internal error: {type(exc).__name__}: {exc}"
         finally:
+            close = getattr(self.tester, "close", None)  # testers that run programs of their own
+            if close is not None:
+                close()
             if self._play is not None:
                 self._play.close(self._flush_logs)
             if display is not None:
@@ -221,6 +224,10 @@ class Session:
         rng = random.Random(cfg.seed)
         tester.begin(TesterContext(spec, cfg.seed, cfg.max_steps, rng, (obs.frame.width, obs.frame.height),
                                    target=play), obs)
+        for finding in _tester_findings(tester):
+            self._record(finding)
+            if finding.fatal:
+                return
         while self.steps < cfg.max_steps:
             human = self.control.checkpoint()
             target, observer, executor = play.target, play.observer, play.executor
@@ -256,6 +263,7 @@ class Session:
             findings = oracles.check_step(self.steps, decision.action.name, before, after,
                                           action_key=action_to_call(decision.action))
             tester.observe(self.steps, before, decision, after, result.outcome)
+            findings += _tester_findings(tester)
             if result.outcome == "refused":
                 findings.insert(0, Finding("refused", result.message, self.steps))
             episode_end = next((f for f in findings if self._ends_episode(spec, f)), None)
@@ -344,3 +352,9 @@ class _EndRun(Exception):
 def _oracles(play: Player, timing: Timing, control: RunControl) -> GenericOracles:
     assert play.target is not None and play.observer is not None
     return GenericOracles(play.target, play.observer, sleep=control.sleep, timing=timing)
+
+
+def _tester_findings(tester: Tester) -> list[Finding]:
+    """Findings a tester raises itself (differential play's ``diverged``), if it raises any."""
+    take = getattr(tester, "take_findings", None)
+    return list(take()) if take is not None else []

@@ -37,7 +37,7 @@ from app.engine.bench.provenance import describe_commit, measured_on
 from app.engine.bench.split import SPLITS, split_of
 from app.engine.judge.verdict import ERROR, UNCERTAIN, is_answer
 from app.engine.errors import UserError
-from app.engine.play.targetspec import BugInfo, list_apps, load_bugs
+from app.engine.play.targetspec import BugInfo, app_folder, list_apps, load_bugs
 
 REFERENCE = "reference"
 CODES = {"pass": 1.0, "fail": 0.0}
@@ -123,7 +123,10 @@ def run(jobs: list[DetectJob], *, tester: str, max_steps: int, db: Path, paralle
     prepare_db(db)
 
     def call(job: DetectJob) -> Callable[[], DetectRow]:
-        return lambda: to_row(job, run_child(job.target, tester=tester, max_steps=max_steps, seed=job.seed, db=db))
+        # Differential play compares a reference with itself (a bug variant with its reference, by default).
+        reference = str(app_folder(job.app)) if job.bug is None else None
+        return lambda: to_row(job, run_child(job.target, tester=tester, max_steps=max_steps, seed=job.seed, db=db,
+                                             reference=reference))
 
     return run_parallel([call(j) for j in jobs], parallel,
                         (lambda i, row: on_done(row)) if on_done is not None else None)

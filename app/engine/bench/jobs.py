@@ -63,10 +63,15 @@ def prepare_db(db: Path) -> None:
 
 
 def run_child(target: str, *, tester: str, max_steps: int, seed: int, db: Path,
-              timeout_s: float = CHILD_TIMEOUT_S) -> ChildRun:
-    """One ``python -m app test`` run; never raises for a failing child (it becomes an 'error' run)."""
+              timeout_s: float = CHILD_TIMEOUT_S, reference: str | None = None) -> ChildRun:
+    """One ``python -m app test`` run; never raises for a failing child (it becomes an 'error' run).
+
+    ``reference``: for the differential tester, the program to compare with.
+    """
     cmd = [sys.executable, "-m", "app", "test", target, "--tester", tester, "--max-steps", str(max_steps),
            "--seed", str(seed), "--json", "--db", str(db)]
+    if reference is not None and tester == "differential":
+        cmd += ["--reference", reference]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

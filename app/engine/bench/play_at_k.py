@@ -50,7 +50,7 @@ from app.engine.judge.verdict import is_answer
 from app.engine.bench.provenance import describe_commit, measured_on
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play import sandbox
-from app.engine.play.targetspec import APPS_DIR, SPEC_FILE, apply_patch, list_apps, load_bugs, load_spec
+from app.engine.play.targetspec import APPS_DIR, SPEC_FILE, app_folder, apply_patch, list_apps, load_bugs, load_spec
 
 STAGES = ("exec", "pass", "play")
 COUNTING = ("every run counts: a play run without an answer (verdict error or uncertain) is a Play failure and is "
@@ -208,7 +208,9 @@ def play(candidates: list[Candidate], *, tester: str, max_steps: int, repeats: i
         return lambda: run_unit_tests(folders[i])
 
     def play_call(i: int) -> Callable[[], ChildRun]:
-        return lambda: run_child(str(folders[i]), tester=tester, max_steps=max_steps, seed=seed, db=db)
+        reference = str(app_folder(candidates[i].problem))  # differential: the problem's reference program
+        return lambda: run_child(str(folders[i]), tester=tester, max_steps=max_steps, seed=seed, db=db,
+                                 reference=reference)
 
     def tested(i: int, outcome: tuple[bool | None, str]) -> None:
         results[i].passed_tests, results[i].tests_note = outcome

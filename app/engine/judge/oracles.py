@@ -23,9 +23,10 @@ from app.engine.play.observer import Frame, Observation, VisualObserver, changed
 from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import Timing
 
-FAILING_KINDS = ("crash", "exception", "freeze", "no-response", "blank", "error", "exit")
+FAILING_KINDS = ("crash", "exception", "freeze", "no-response", "blank", "error", "exit", "diverged")
 """Finding kinds that make a run fail.  "exit": the program quit by itself while being played and
-its target does not declare ``exit_ok`` — a tester never asks it to."""
+its target does not declare ``exit_ok`` — a tester never asks it to.  "diverged": under differential
+play, the program showed something its reference did not, after the same inputs."""
 ANIMATION_PROBE_S = 1.0
 """At start the window is watched this long with no input: long enough to see a caret blink once."""
 ANIMATED_MOTION = 0.3

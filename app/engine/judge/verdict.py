@@ -97,6 +97,10 @@ def decide(ev: Evidence) -> Verdict:
         got = f"; criteria passed: {', '.join(passed)}" if passed else ""
         return Verdict(UNCERTAIN, f"the tester's overall judgment is uncertain: {_note(ev.overall[1])}{got}"
                        + _unsure_tail(unsure), criteria)
+    if not ev.judges_criteria and overall is not None:
+        # A tester that judges the whole run another way (differential play: "behaved as the
+        # reference did") says what its pass rests on.
+        return Verdict(PASS, overall[1], criteria)
     if not ev.judges_criteria:
         scope = f" {ev.scope}" if ev.scope else ""
         return Verdict(PASS, f"no generic defect seen (crash, exception, freeze, no response, blank) in {ev.steps} "

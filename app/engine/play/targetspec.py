@@ -28,7 +28,7 @@ APPS_DIR = Path(__file__).resolve().parents[3] / "benchmark" / "apps"
 WILD_DIR = APPS_DIR.parent / "wild"
 """Programs written the ordinary way, not for the tester (benchmark/wild/README.md)."""
 _TOP_KEYS = {"name", "kind", "command", "window", "size", "goal", "keys", "criteria", "env", "startup_timeout",
-             "script", "unit_tests", "exit_ok", "timing", "network"}
+             "script", "unit_tests", "exit_ok", "timing", "differential", "network"}
 _COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "bugs", ".git", ".venv", "venv",
                                       "node_modules")
 
@@ -121,6 +121,9 @@ class TargetSpec:
     """Glob patterns (relative to the folder) of the app's own unit tests, for `bench play`."""
     exit_ok: bool = False
     """An exit with code 0 ends an episode (the engine restarts the program), not the run."""
+    nondeterministic: tuple[tuple[int, int, int, int], ...] = ()
+    """Window regions [x0, y0, x1, y1] whose content is not behaviour (a clock, a random tip):
+    differential play does not compare them (``[differential] ignore``)."""
     timing: Timing = field(default_factory=Timing)
     network: str = "none"
     """``none`` or ``loopback``: the target runs in a network namespace of its own either way."""
@@ -213,6 +216,14 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     if not isinstance(exit_ok, bool):
         raise fail('"exit_ok" must be true or false')
     timing = parse_timing(data.get("timing", {}), fail)
+    differential = data.get("differential", {})
+    if not isinstance(differential, dict) or set(differential) - {"ignore"}:
+        raise fail('"differential" must be a table with an optional "ignore" list of [x0, y0, x1, y1] regions')
+    ignore = differential.get("ignore", [])
+    if not isinstance(ignore, list) or not all(
+            isinstance(b, list) and len(b) == 4 and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                                        for v in b) and b[0] < b[2] and b[1] < b[3] for b in ignore):
+        raise fail('"differential.ignore" must be a list of [x0, y0, x1, y1] window regions with x0 < x1 and y0 < y1')
     network = data.get("network", "none")
     if network not in NETWORKS:
         raise fail(f'"network" must be "none" or "loopback", not {network!r}')
@@ -224,6 +235,7 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
         size=(size[0], size[1]), window_title=title, goal=goal, keys=tuple(keys), criteria=tuple(criteria),
         env=dict(env), startup_timeout=float(timeout), bug=bug,
         script=script, unit_tests=tuple(unit_tests), exit_ok=exit_ok, timing=timing,
+        nondeterministic=tuple((b[0], b[1], b[2], b[3]) for b in ignore),
         network=network,
     )
 
@@ -276,6 +288,15 @@ def list_apps() -> list[Path]:
     """The bundled sample targets: benchmark/apps, then benchmark/wild (names are unique across both)."""
     return [p for suite in (APPS_DIR, WILD_DIR) if suite.is_dir()
             for p in sorted(suite.iterdir()) if (p / SPEC_FILE).is_file()]
+
+
+def app_folder(name: str) -> Path:
+    """The folder of a bundled app (benchmark/apps or benchmark/wild) by name; TargetError if none."""
+    for suite in (APPS_DIR, WILD_DIR):
+        if (suite / name / SPEC_FILE).is_file():
+            return suite / name
+    names = ", ".join(p.name for p in list_apps()) or "none"
+    raise TargetError(f"there is no bundled app {name!r}; the bundled apps are: {names}.")
 
 
 @dataclass

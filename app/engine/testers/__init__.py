@@ -7,7 +7,7 @@ from typing import Any
 from app.engine.errors import UserError
 from app.engine.testers.base import Tester
 
-TESTERS = ("offline", "script", "llm")
+TESTERS = ("offline", "script", "llm", "differential")
 
 
 def make_tester(name: str, options: dict[str, Any] | None = None) -> Tester:
@@ -25,4 +25,8 @@ def make_tester(name: str, options: dict[str, Any] | None = None) -> Tester:
         from app.engine.testers.llm import LLMTester
 
         return LLMTester.from_options(options)
+    if name == "differential":
+        from app.engine.testers.differential import DifferentialTester
+
+        return DifferentialTester(**options)
     raise UserError(f"unknown tester {name!r}; choose one of: {', '.join(TESTERS)}.")

@@ -1,0 +1,102 @@
+"""Compare what a candidate shows with what its reference shows after the same inputs.
+
+Differential play's oracle.  A difference is *behaviour* only when it survives
+what is not: anti-aliasing and sub-pixel text (a per-channel tolerance and a
+2×2 opening that drops one-pixel seams), self-changing pixels (the *noise*
+mask: what the reference changes by itself, or differs between two runs of
+the reference with the same seed), regions the target declares
+nondeterministic, and animation timing (the candidate is compared with the
+nearest of a few reference frames).  What is left must be a blob of a
+meaningful size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import ndimage
+
+from app.engine.play.observer import Frame
+
+CHANNEL_TOLERANCE = 48
+"""Per-channel difference below this is rendering noise (anti-aliasing, sub-pixel text)."""
+NOISE_DILATE_PX = 2
+"""Noise regions grow by this much: a caret blinks a pixel or two around where it was seen."""
+MIN_BLOB_PX = 30
+"""The smallest difference that counts as behaviour (a digit at 9 px is about 40 pixels)."""
+MIN_BLOB_SHARE = 0.0005
+"""... or this share of the window, whichever is larger."""
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """A behavioural difference: where, how many pixels, against which reference frame."""
+
+    bbox: Box
+    pixels: int
+    share: float
+    reference: Frame
+    reason: str = ""
+
+
+def difference_mask(a: Frame, b: Frame) -> np.ndarray | None:
+    """Pixels that differ beyond rendering noise; None when the sizes differ."""
+    if (a.width, a.height) != (b.width, b.height):
+        return None
+    diff = np.abs(a.array()[:, :, :3].astype(np.int16) - b.array()[:, :, :3].astype(np.int16)).max(axis=2)
+    return np.asarray(diff > CHANNEL_TOLERANCE)
+
+
+def box_mask(shape: tuple[int, int], boxes: Sequence[Sequence[int]]) -> np.ndarray:
+    """A mask that is True inside the given [x0, y0, x1, y1] boxes."""
+    mask = np.zeros(shape, dtype=bool)
+    for x0, y0, x1, y1 in boxes:
+        mask[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+    return mask
+
+
+def grow(mask: np.ndarray, px: int = NOISE_DILATE_PX) -> np.ndarray:
+    return np.asarray(ndimage.binary_dilation(mask, iterations=px)) if px > 0 and mask.any() else mask
+
+
+def significant(mask: np.ndarray) -> tuple[int, Box | None]:
+    """Pixels left after dropping one-pixel seams, and their bounding box."""
+    if not mask.any():
+        return 0, None
+    kept = np.asarray(ndimage.binary_opening(mask, structure=np.ones((2, 2), dtype=bool)))
+    count = int(kept.sum())
+    if count == 0:
+        return 0, None
+    rows = np.flatnonzero(kept.any(axis=1))
+    cols = np.flatnonzero(kept.any(axis=0))
+    return count, (int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1)
+
+
+def compare(candidate: Frame, references: Sequence[Frame], ignore: np.ndarray | None = None) -> Divergence | None:
+    """The candidate's divergence from the nearest reference frame, or None when it behaves the same.
+
+    ``ignore``: a (height, width) mask of pixels that are noise (grown already).
+    """
+    if not references:
+        return None
+    best: Divergence | None = None
+    area = candidate.width * candidate.height
+    threshold = max(MIN_BLOB_PX, int(MIN_BLOB_SHARE * area))
+    for ref in references:
+        mask = difference_mask(candidate, ref)
+        if mask is None:
+            return Divergence((0, 0, candidate.width, candidate.height), area, 1.0, ref,
+                              f"the window is {candidate.width}×{candidate.height}, "
+                              f"the reference's {ref.width}×{ref.height}")
+        if ignore is not None and ignore.shape == mask.shape:
+            mask = mask & ~ignore
+        count, box = significant(mask)
+        if count < threshold or box is None:
+            return None  # behaves as (one of) the reference frames
+        if best is None or count < best.pixels:
+            best = Divergence(box, count, count / area, ref)
+    return best

@@ -1,0 +1,289 @@
+"""Differential play: the candidate and its reference get the same seed and the same inputs.
+
+The reference is played twice, on private displays of its own, beside the
+candidate.  Each step's action is chosen once, by exploring the first
+reference (the offline explorer's choices), and sent to all three programs;
+their settled frames are compared (:mod:`app.engine.judge.compare`).  What
+the two reference runs disagree on, and what the reference changes by
+itself, is *noise* and never counts.  The first behavioural difference that
+survives a closer look (the reference watched for a second, nearest frame)
+ends the run with a ``diverged`` finding holding both frames and the region.
+A reference that cannot reproduce itself makes the run ``uncertain``, never a
+candidate bug.
+
+For ``APP@BUG`` the reference is the bundled APP itself (the unpatched
+folder); otherwise ``--reference REF_DIR``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from app.engine.errors import UserError
+from app.engine.judge.compare import Divergence, box_mask, compare, difference_mask, grow, significant
+from app.engine.judge.oracles import FAILING_KINDS, Finding
+from app.engine.judge.verdict import FAIL, PASS, UNCERTAIN, Evidence, Verdict, decide
+from app.engine.play.actions import Action, Finish, Wait
+from app.engine.play.control import RunControl
+from app.engine.play.display import ISOLATED, XDisplay, open_display
+from app.engine.play.observer import Frame, Observation
+from app.engine.play.player import Player
+from app.engine.play.targetspec import ResolvedTarget, TargetSpec, resolve_target
+from app.engine.testers.base import Decision, TesterContext
+from app.engine.testers.offline import OfflineExplorer
+from app.engine.trace.store import TrajectoryStore
+
+NOISE_WATCH_S = 1.0
+"""The reference is watched this long at start, and again before a divergence is called."""
+CONFIRM_SAMPLE_S = 0.05
+UNREPRODUCIBLE_SHARE = 0.25
+"""Two reference runs that differ over this share of the window do not reproduce each other."""
+
+
+class DifferentialTester:
+    name = "differential"
+
+    def __init__(self, reference: str | None = None) -> None:
+        self.reference_arg = reference
+        self.ctx: TesterContext | None = None
+        self.explorer = OfflineExplorer()
+        self.resolved: ResolvedTarget | None = None
+        self.displays: list[XDisplay] = []
+        self.players: list[Player] = []
+        self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="reference")
+        self.ref_obs: list[Observation] = []
+        self.noise: np.ndarray | None = None
+        self.declared: np.ndarray | None = None
+        self.pending: Future[list[Observation]] | None = None
+        self.findings: list[Finding] = []
+        self.diverged: Finding | None = None
+        self.unreproducible = ""
+        self.compared = 0
+        self.store: TrajectoryStore | None = None
+        self.run_id: int | None = None
+        self._lock = threading.Lock()
+
+    def attach(self, store: TrajectoryStore, run_id: int, control: RunControl | None = None) -> None:
+        """Called by the session once the run row exists: evidence frames go to its store."""
+        self.store, self.run_id = store, run_id
+
+    # -- the reference ---------------------------------------------------------
+    def _reference_target(self, spec: TargetSpec) -> str:
+        if self.reference_arg:
+            return self.reference_arg
+        if spec.bug:
+            return str(spec.source)  # the unpatched folder of a bundled variant
+        raise UserError("--tester differential needs --reference REF_DIR: the program to compare the candidate "
+                        "with (for APP@BUG it is APP itself).")
+
+    def begin(self, ctx: TesterContext, first: Observation) -> None:
+        self.ctx = ctx
+        self.resolved = resolve_target(self._reference_target(ctx.spec))
+        ref_spec = self.resolved.spec
+        try:
+            for _ in range(2):
+                display = open_display(ISOLATED, ref_spec.size)
+                self.displays.append(display)
+                self.players.append(Player(ref_spec, display, ctx.seed, time.sleep))
+            starts = [self.pool.submit(p.start) for p in self.players]
+            for f in starts:
+                f.result()
+            cap, quiet = ref_spec.timing.settle_cap_ms / 1000, ref_spec.timing.quiet_ms / 1000
+            self.ref_obs = [f.result() for f in [self.pool.submit(p.settle, cap, quiet) for p in self.players]]
+        except Exception:
+            self.close()
+            raise
+        shape = (first.frame.height, first.frame.width)
+        self.declared = box_mask(shape, ctx.spec.nondeterministic) if ctx.spec.nondeterministic else None
+        self.noise = np.zeros(shape, dtype=bool)
+        self._learn_noise(NOISE_WATCH_S)
+        self._judge(None, first.frame)
+        explorer_ctx = TesterContext(ref_spec, ctx.seed, ctx.max_steps, ctx.rng,
+                                     (self.ref_obs[0].frame.width, self.ref_obs[0].frame.height),
+                                     target=self.players[0])
+        self.explorer.begin(explorer_ctx, self.ref_obs[0])
+
+    def _learn_noise(self, seconds: float) -> None:
+        """What the reference changes by itself, and where its two runs differ, is noise."""
+        masks = [np.zeros_like(self.noise) if self.noise is not None else None for _ in self.players]
+        jobs = []
+        for player, mask in zip(self.players, masks):
+            assert player.observer is not None
+            jobs.append(self.pool.submit(player.observer.motion, seconds, time.sleep, mask))
+        for job in jobs:
+            job.result()
+        for mask in masks:
+            self._add_noise(mask)
+        a, b = self.players[0].observer, self.players[1].observer
+        assert a is not None and b is not None
+        self._self_check(a.capture(), b.capture())
+
+    def _add_noise(self, mask: np.ndarray | None) -> None:
+        if mask is not None and self.noise is not None and mask.shape == self.noise.shape:
+            self.noise |= mask
+
+    def _self_check(self, a: Frame, b: Frame) -> None:
+        """Two runs of the reference, same seed, same inputs: what differs is noise — unless it is everything."""
+        mask = difference_mask(a, b)
+        if mask is None:
+            self.unreproducible = "the reference opened windows of different sizes in two runs with the same seed"
+            return
+        count, _ = significant(mask & ~self._ignored(mask.shape))
+        if count / mask.size > UNREPRODUCIBLE_SHARE:
+            self.unreproducible = (f"the reference does not reproduce itself: two runs with the same seed and inputs "
+                                   f"differ over {100 * count / mask.size:.0f}% of the window")
+        self._add_noise(mask)
+
+    def _ignored(self, shape: tuple[int, int]) -> np.ndarray:
+        ignored = grow(self.noise) if self.noise is not None and self.noise.shape == shape else np.zeros(shape, bool)
+        if self.declared is not None and self.declared.shape == shape:
+            ignored = ignored | self.declared
+        return ignored
+
+    # -- each step ---------------------------------------------------------------
+    def decide(self, step: int, obs: Observation) -> Decision:
+        assert self.ctx is not None, "begin() first"
+        if self.diverged is not None or self.unreproducible:
+            return Decision(Finish(FAIL if self.diverged else UNCERTAIN),
+                            "differential: " + (self.diverged.message if self.diverged else self.unreproducible))
+        choice = self.explorer.decide(step, self.ref_obs[0])
+        self.pending = self.pool.submit(self._play_reference, choice.action)
+        return Decision(choice.action, f"differential ({len(self.players)} reference runs): {choice.rationale}")
+
+    def _play_reference(self, action: Action) -> list[Observation]:
+        """Send the action to both reference runs at once and settle each."""
+        timing = self.players[0].spec.timing
+
+        def one(player: Player, before: Observation) -> Observation:
+            assert player.executor is not None and player.observer is not None
+            player.executor.execute(action)
+            if isinstance(action, Wait):
+                return player.observer.settle(before.frame, cap_s=timing.settle_cap_ms / 1000,
+                                              quiet_s=timing.quiet_ms / 1000)
+            cap = timing.animated_cap_ms / 1000 if not before.settled else timing.settle_cap_ms / 1000
+            return player.observer.settle(before.frame, cap_s=cap, quiet_s=timing.quiet_ms / 1000,
+                                          react_s=timing.react_ms / 1000)
+
+        threads: list[threading.Thread] = []
+        results: list[Observation | None] = [None] * len(self.players)
+
+        def run(i: int) -> None:
+            results[i] = one(self.players[i], self.ref_obs[i])
+
+        for i in range(len(self.players)):
+            threads.append(threading.Thread(target=run, args=(i,), daemon=True))
+            threads[-1].start()
+        for t in threads:
+            t.join()
+        return [r for r in results if r is not None]
+
+    def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None:
+        if self.pending is None:
+            return
+        ref_before = self.ref_obs[0].frame
+        self.ref_obs = self.pending.result()
+        self.pending = None
+        self.explorer.observe(step, ref_before, decision, self.ref_obs[0], outcome)
+        if any(p.target is None or not p.target.alive() for p in self.players):
+            self.unreproducible = "the reference program ended during the run; the rest cannot be compared"
+            return
+        self._self_check(self.ref_obs[0].frame, self.ref_obs[1].frame)
+        self._judge(step, after.frame)
+
+    def _references(self) -> list[Frame]:
+        frames: list[Frame] = []
+        for player in self.players:
+            if player.observer is not None:
+                frames.extend(player.observer.frames)
+        return frames
+
+    def _judge(self, step: int | None, candidate: Frame) -> None:
+        if self.unreproducible or self.diverged is not None:
+            return
+        self.compared += 1
+        shape = (candidate.height, candidate.width)
+        found = compare(candidate, self._references(), self._ignored(shape))
+        if found is None:
+            return
+        # A closer look before calling it: the reference's caret or clock may just have been
+        # in another phase.  Watch the reference, learn what changes, compare with every frame seen.
+        seen = self._watch_reference(NOISE_WATCH_S)
+        found = compare(candidate, seen, self._ignored(shape))
+        if found is None:
+            return
+        self._diverge(step, candidate, found)
+
+    def _watch_reference(self, seconds: float) -> list[Frame]:
+        observer = self.players[0].observer
+        assert observer is not None
+        frames: list[Frame] = list(self._references())
+        end = time.monotonic() + seconds
+        prev = observer.capture()
+        while time.monotonic() < end:
+            time.sleep(CONFIRM_SAMPLE_S)
+            cur = observer.capture()
+            if not cur.same_as(prev):
+                mask = difference_mask(prev, cur)
+                self._add_noise(mask)
+                frames.append(cur)
+            prev = cur
+        frames.append(prev)
+        return frames
+
+    def _diverge(self, step: int | None, candidate: Frame, found: Divergence) -> None:
+        evidence: dict[str, Any] = {"bbox": list(found.bbox), "pixels": found.pixels, "share": round(found.share, 4)}
+        if self.store is not None:
+            ref = found.reference
+            evidence["reference_frame"] = self.store.put_frame(ref.width, ref.height, ref.bgrx)
+            evidence["candidate_frame"] = self.store.put_frame(candidate.width, candidate.height, candidate.bgrx)
+        what = found.reason or (f"{found.pixels} pixels in [{', '.join(map(str, found.bbox))}] differ from what "
+                                "the reference shows after the same inputs")
+        finding = Finding("diverged", what, step, evidence, fatal=True)
+        self.diverged = finding
+        self.findings.append(finding)
+
+    def take_findings(self) -> list[Finding]:
+        """Findings raised since the last call (the session records them with the step)."""
+        out, self.findings = self.findings, []
+        return out
+
+    # -- verdict -------------------------------------------------------------------
+    def verdict(self, findings: list[Finding], steps: int) -> Verdict:
+        overall: tuple[str, str] | None
+        if any(f.kind in FAILING_KINDS for f in findings) or self.diverged is not None:
+            overall = None  # the finding says it
+        elif self.unreproducible:
+            overall = (UNCERTAIN, self.unreproducible)
+        elif self.compared == 0:
+            overall = (UNCERTAIN, "nothing was compared with the reference")
+        else:
+            overall = (PASS, f"behaved as the reference did: {self.compared} settled screens compared after the "
+                             f"same inputs over {steps} steps, no behavioural difference "
+                             f"(what two reference runs disagree on is not compared)")
+        extra = [self.diverged] if self.diverged is not None and self.diverged not in findings else []
+        return decide(Evidence(list(findings) + extra, steps, judges_criteria=False, overall=overall))
+
+    def close(self) -> None:
+        """Stop the reference programs and their displays (the session calls this at the end of a run)."""
+        with self._lock:
+            if self.pending is not None:
+                try:
+                    self.pending.result(timeout=10)
+                except Exception:
+                    pass
+                self.pending = None
+            for player in self.players:
+                player.stop()
+            self.players = []
+            for display in self.displays:
+                display.close()
+            self.displays = []
+            if self.resolved is not None:
+                self.resolved.cleanup()
+                self.resolved = None
+            self.pool.shutdown(wait=False)
