@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PIL import Image
 
 from app import __version__
@@ -31,6 +32,8 @@ MAX_FRAME_WIDTH = 800
 """Frames wider than this are downscaled (to this width) before they are embedded."""
 JPEG_QUALITY = 80
 """Quality of downscaled frames; frames that fit are embedded as their stored PNG."""
+DIFF_TOLERANCE = 48
+"""Per-channel difference shown as differing in a divergence picture (as differential play judges)."""
 EVIDENCE_CHARS = 2000
 """Longest finding evidence shown; the bundle keeps all of it."""
 POINTER = "#e5484d"
@@ -259,8 +262,21 @@ def _step_html(step: dict[str, Any], findings: list[dict[str, Any]], logs: list[
         f"<p class=rationale>{_e(step.get('rationale') or '')}</p>\n"
         f"<p class=timing>{_e(' · '.join(timing))} · {changed}</p>\n"
         f"<div class=pair>{before}{after}</div>\n"
+        + "".join(_divergence_html(f, frames) for f in findings if f.get("kind") == "diverged") +
         f"{'<ul class=findings>' + items + '</ul>' if items else ''}{_log_pre(logs, t0)}</section>"
     )
+
+
+def _divergence_html(finding: dict[str, Any], frames: _FrameSheet) -> str:
+    """Differential play's evidence: candidate | reference | difference (differing pixels in red)."""
+    ev = finding.get("evidence")
+    if not isinstance(ev, dict) or not ev.get("candidate_frame") or not ev.get("reference_frame"):
+        return ""
+    bbox = _bbox_svg(ev.get("bbox"))
+    cand = frames.figure(ev["candidate_frame"], "candidate", bbox, "")
+    ref = frames.figure(ev["reference_frame"], "reference", bbox, "")
+    diff = frames.difference(ev["candidate_frame"], ev["reference_frame"], bbox)
+    return f"<div class=triple>{cand}{ref}{diff}</div>\n"
 
 
 def _action_svg(action: dict[str, Any], unit: float) -> str:
@@ -368,6 +384,27 @@ class _FrameSheet:
             f'<svg viewBox="0 0 {w} {h}" preserveAspectRatio="none">{overlay}</svg>{badge}</div></figure>'
         )
 
+    def difference(self, a: str, b: str, overlay: str) -> str:
+        """A figure of frame ``a`` greyed, with the pixels that differ from ``b`` in red."""
+        fa, fb = self.store.frame(a), self.store.frame(b)
+        if fa is None or fb is None or (fa.width, fa.height) != (fb.width, fb.height):
+            return "<figure><figcaption>difference</figcaption><div class=noframe>sizes differ</div></figure>"
+        ia = np.asarray(fa.image().convert("RGB"), dtype=np.int16)
+        ib = np.asarray(fb.image().convert("RGB"), dtype=np.int16)
+        differs = np.abs(ia - ib).max(axis=2) > DIFF_TOLERANCE
+        grey = (ia.mean(axis=2, keepdims=True) * 0.35 + 160).clip(0, 255).repeat(3, axis=2)
+        grey[differs] = (220, 30, 30)
+        image = Image.fromarray(grey.astype(np.uint8), "RGB")
+        key = f"diff{a[:8]}{b[:8]}"
+        buf = io.BytesIO()
+        image.save(buf, format="PNG")
+        uri = f"data:image/png;base64,{base64.b64encode(buf.getvalue()).decode('ascii')}"
+        self.rules[key] = f'.f{key}{{background-image:url("{uri}")}}'
+        w, h = image.size
+        return (f'<figure style="max-width:{min(w, MAX_FRAME_WIDTH)}px"><figcaption>difference</figcaption>'
+                f'<div class="frame f{key}" style="aspect-ratio:{w}/{h}" role=img aria-label="difference frame">'
+                f'<svg viewBox="0 0 {w} {h}" preserveAspectRatio="none">{overlay}</svg></div></figure>')
+
     def _load(self, sha: str) -> tuple[int, int] | None:
         if sha in self.sizes:
             return self.sizes[sha]
@@ -413,6 +450,7 @@ table{border-collapse:collapse;width:100%;background:var(--card);border:1px soli
 th,td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line);vertical-align:top;font-size:14px}
 th{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
 details{margin:8px 0}summary{cursor:pointer;color:var(--muted)}
+.triple{display:grid;grid-template-columns:repeat(3,1fr);gap:10px;margin:8px 0}
 .findings{padding-left:22px}.findings li{margin:4px 0}
 .kind{display:inline-block;padding:0 7px;border-radius:4px;font-size:12px;font-weight:600;background:#fde2e1;color:#b42318}
 .k-refused{background:#fff1d6;color:#8a5a00}
