@@ -162,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     apps = [a for a in list_apps() if args.apps is None or a.name in args.apps]
     variants = [(app, bug.id) for app in apps for bug in load_bugs(app)]
+    measured = measured_on()  # the code as it was when the repairs started
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="playcoder-repair-rate-") as tmp:
         def one(item: tuple[int, tuple[Path, str]]) -> dict[str, Any]:
@@ -175,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             rows = list(pool.map(one, enumerate(variants)))
     summary = {"refiner": args.refiner, "max_iterations": args.max_iterations, "max_steps": args.max_steps,
-               "wall_seconds": round(time.monotonic() - t0, 1), "measured_on": measured_on(), "counting": COUNTING,
+               "wall_seconds": round(time.monotonic() - t0, 1), "measured_on": measured, "counting": COUNTING,
                "totals": totals(rows), "by_split": {name: totals([r for r in rows if r["split"] == name])
                                                    for name in SPLITS}}
     all_ = summary["totals"]

@@ -50,10 +50,12 @@ def _check_common(args: argparse.Namespace) -> None:
 
 def cmd_detect(args: argparse.Namespace) -> int:
     from app.engine.bench import detect
+    from app.engine.bench.provenance import measured_on
 
     _check_common(args)
     jobs = detect.plan(detect.select_apps(args.apps), args.runs, args.seed, args.vary_seeds)
     db = args.db or default_db()
+    measured = measured_on()  # the code as it was when the runs started
     t0 = time.monotonic()
     with _progress(len(jobs), f"bench detect ({args.tester})") as bar:
         def done(row: Any) -> None:
@@ -63,7 +65,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         rows = detect.run(jobs, tester=args.tester, max_steps=args.max_steps, db=db, parallel=args.jobs,
                                on_done=done)
     summary = detect.summarize(rows, tester=args.tester, max_steps=args.max_steps,
-                                    wall_seconds=time.monotonic() - t0, parallel=args.jobs)
+                                    wall_seconds=time.monotonic() - t0, parallel=args.jobs, measured=measured)
     summary["db"] = str(db)
     _write_outputs(args, detect.report_json(rows, summary), detect.markdown(summary))
     return 0

@@ -172,7 +172,8 @@ def agreement(rows: list[DetectRow]) -> dict[str, Any]:
 
 
 def summarize(rows: list[DetectRow], *, tester: str, max_steps: int, wall_seconds: float,
-              parallel: int) -> dict[str, Any]:
+              parallel: int, measured: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The statistics of ``rows``; ``measured`` is :func:`measured_on` taken when the runs started (now if None)."""
     bugs = [r for r in rows if r.bug is not None]
     refs = [r for r in rows if r.bug is None]
     by_type: dict[str, list[DetectRow]] = defaultdict(list)
@@ -205,7 +206,7 @@ def summarize(rows: list[DetectRow], *, tester: str, max_steps: int, wall_second
                            "reason": next((r.reason or r.error for r in rs if r.verdict != first.truth), first.reason)}
     return {
         "tester": tester, "max_steps": max_steps, "jobs": parallel, "runs": len(rows),
-        "wall_seconds": round(wall_seconds, 1), "measured_on": measured_on(), "counting": COUNTING,
+        "wall_seconds": round(wall_seconds, 1), "measured_on": measured or measured_on(), "counting": COUNTING,
         "recall": _rate(bugs, "fail"),
         "recall_by_split": {name: _rate([r for r in bugs if r.split == name], "fail") for name in SPLITS},
         "false_positive_rate": _rate(refs, "fail"),

@@ -64,6 +64,7 @@ class DifferentialTester:
         self.diverged: Finding | None = None
         self.unreproducible = ""
         self.compared = 0
+        self.animating = 0
         self.store: TrajectoryStore | None = None
         self.run_id: int | None = None
         self._lock = threading.Lock()
@@ -102,7 +103,7 @@ class DifferentialTester:
         self.declared = box_mask(shape, ctx.spec.nondeterministic) if ctx.spec.nondeterministic else None
         self.noise = np.zeros(shape, dtype=bool)
         self._learn_noise(NOISE_WATCH_S)
-        self._judge(None, first.frame)
+        self._judge(None, first)
         explorer_ctx = TesterContext(ref_spec, ctx.seed, ctx.max_steps, ctx.rng,
                                      (self.ref_obs[0].frame.width, self.ref_obs[0].frame.height),
                                      target=self.players[0])
@@ -193,7 +194,7 @@ class DifferentialTester:
             self.unreproducible = "the reference program ended during the run; the rest cannot be compared"
             return
         self._self_check(self.ref_obs[0].frame, self.ref_obs[1].frame)
-        self._judge(step, after.frame)
+        self._judge(step, after)
 
     def _references(self) -> list[Frame]:
         frames: list[Frame] = []
@@ -202,9 +203,15 @@ class DifferentialTester:
                 frames.extend(player.observer.frames)
         return frames
 
-    def _judge(self, step: int | None, candidate: Frame) -> None:
+    def _judge(self, step: int | None, observed: Observation) -> None:
         if self.unreproducible or self.diverged is not None:
             return
+        if not observed.settled or not all(o.settled for o in self.ref_obs):
+            # A moving window runs on the wall clock: three programs started at different
+            # moments show different moments of it.  Only settled screens are compared.
+            self.animating += 1
+            return
+        candidate = observed.frame
         self.compared += 1
         shape = (candidate.height, candidate.width)
         found = compare(candidate, self._references(), self._ignored(shape))
@@ -260,11 +267,14 @@ class DifferentialTester:
         elif self.unreproducible:
             overall = (UNCERTAIN, self.unreproducible)
         elif self.compared == 0:
-            overall = (UNCERTAIN, "nothing was compared with the reference")
+            overall = (UNCERTAIN, "nothing was compared with the reference: "
+                       + (f"the window was moving at all {self.animating} steps (only settled screens are compared)"
+                          if self.animating else "no step was played"))
         else:
+            moving = f"; {self.animating} moving screens not compared" if self.animating else ""
             overall = (PASS, f"behaved as the reference did: {self.compared} settled screens compared after the "
                              f"same inputs over {steps} steps, no behavioural difference "
-                             f"(what two reference runs disagree on is not compared)")
+                             f"(what two reference runs disagree on is not compared){moving}")
         extra = [self.diverged] if self.diverged is not None and self.diverged not in findings else []
         return decide(Evidence(list(findings) + extra, steps, judges_criteria=False, overall=overall))
 
