@@ -16,7 +16,7 @@ With bubblewrap (``bwrap``) a program gets:
 * its program folder as a private **copy in a size-limited tmpfs** mounted at
   the folder's own path (the real folder stays untouched), a private
   size-limited ``/tmp`` holding HOME, and a size-limited ``/dev/shm``: the
-  writable area totals at most ``disk_mb + tmp_mb`` plus the folder's size.
+  writable area totals at most the folder's size + ``disk_mb + 2 * tmp_mb``.
   The kernel enforces it (``No space left on device``), which a polling
   watcher could not do against a fast writer;
 * of X only the socket of its own display (``/tmp/.X11-unix/X<n>``, plus that
@@ -58,7 +58,7 @@ from typing import IO, Callable, Mapping, Sequence
 from app.engine.errors import UserError
 from app.engine.play.display import die_with_parent
 from app.engine.play.sandbox_process import (
-    MARKER_ENV, DiskWatch, SandboxedProcess, Tail, descendants, namespace_pids, read_results, results_in,
+    MARKER_ENV, SandboxedProcess, Tail, descendants, namespace_pids, read_results, results_in,
 )
 
 __all__ = ["Jail", "Limits", "Outcome", "SandboxError", "SandboxedProcess", "bwrap_status", "descendants",
@@ -114,7 +114,7 @@ class Limits:
     disk_mb: int = 256
     """What the program may add to its folder copy."""
     tmp_mb: int = 64
-    """Size of its private /tmp (HOME lives there) and of its /dev/shm."""
+    """Size of its private /tmp (HOME lives there), and again of its /dev/shm."""
 
 
 TARGET_LIMITS = Limits(wall_s=None, cpu_s=None, memory_mb=4096, fsize_mb=256, nproc=512, disk_mb=512, tmp_mb=256)
@@ -391,20 +391,20 @@ def _start_confined(bwrap: str, argv: list[str], jail: Jail, stdin: int | None, 
     size = _folder_bytes(jail.folder)
     env = program_environment(jail.env, home=SANDBOX_HOME, tmp=SANDBOX_TMP, display=jail.display,
                               folder=os.path.realpath(jail.folder) if jail.import_from_folder else None)
-    info_r, info_w = os.pipe()
-    fds = [info_w]
-    xauth_r: int | None = None
     cookie = b""
     if jail.display:
         number = re.sub(r"^(?:unix)?:(\d+).*$", r"\1", jail.display)
         cookie = xauthority_entries(os.environ.get("XAUTHORITY") or os.path.expanduser("~/.Xauthority"), number)
-    if cookie:
-        xauth_r, xauth_w = os.pipe()
-        os.write(xauth_w, cookie[:60000])
-        os.close(xauth_w)
-        fds.append(xauth_r)
-        env["XAUTHORITY"] = "/tmp/.Xauthority"
+    info_r, info_w = os.pipe()
+    fds = [info_w]
+    xauth_r: int | None = None
     try:
+        if cookie:  # a pipe holds it (< 64 KiB): bwrap copies it into the sandbox, no file on the host
+            xauth_r, xauth_w = os.pipe()
+            os.write(xauth_w, cookie[:60000])
+            os.close(xauth_w)
+            fds.append(xauth_r)
+            env["XAUTHORITY"] = "/tmp/.Xauthority"
         cmd = _bwrap_argv(bwrap, jail, size, info_w, xauth_r, env)
         if collect_fd is None:
             cmd += ["/bin/sh", "-c", _START, "sh", SRC_MOUNT, *argv]
@@ -416,6 +416,9 @@ def _start_confined(bwrap: str, argv: list[str], jail: Jail, stdin: int | None, 
                                      env={"PATH": os.defpath}, preexec_fn=_limiter(jail.limits, True))
         except OSError as exc:
             raise SandboxError(f"could not start the sandbox ({exc}); check the bubblewrap installation.") from exc
+    except BaseException:
+        os.close(info_r)
+        raise
     finally:
         os.close(info_w)
         if xauth_r is not None:
@@ -460,8 +463,7 @@ def _start_fallback(argv: list[str], jail: Jail, stdin: int | None, marker: str)
         scratch.cleanup()
         raise SandboxError(f"could not start {' '.join(argv)} ({exc}); check the command.") from exc
     proc = SandboxedProcess(popen, confined=False, init_pid=None, scratch=scratch, folder=copy, marker=marker)
-    limit = size + (jail.limits.disk_mb + jail.limits.tmp_mb) * MB
-    proc._watcher = DiskWatch(base, limit, proc.kill)
+    proc.watch_disk(base, size + (jail.limits.disk_mb + jail.limits.tmp_mb) * MB)
     return proc
 
 
@@ -491,6 +493,10 @@ def run(argv: Sequence[str], jail: Jail, *, stdin: str | None = None, collect: b
     try:
         proc = start(argv, jail, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                      collect_fd=collect_w)
+    except BaseException:
+        if collect_r is not None:
+            os.close(collect_r)
+        raise
     finally:
         if collect_w is not None:
             os.close(collect_w)
@@ -521,7 +527,7 @@ def run(argv: Sequence[str], jail: Jail, *, stdin: str | None = None, collect: b
                        proc.disk_exceeded, dict(results))
     finally:
         proc.cleanup()
-        if collect_r is not None:
+        if collect_r is not None and (reader is None or not reader.is_alive()):
             os.close(collect_r)
 
 

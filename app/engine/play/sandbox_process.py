@@ -21,7 +21,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import IO, Callable, Sequence
+from typing import IO, Callable, Iterable
 
 import psutil
 
@@ -34,7 +34,7 @@ MARKER_ENV = "PLAYCODER_SANDBOX_RUN"
 """Fallback only: carried by every process of a run, so that daemons which left its process group are found."""
 
 
-def namespace_pids(host_pids: Sequence[int] | set[int]) -> dict[int, int]:
+def namespace_pids(host_pids: Iterable[int]) -> dict[int, int]:
     """host PID -> PID inside its (innermost) namespace, for processes in a nested PID namespace."""
     out: dict[int, int] = {}
     for pid in host_pids:
@@ -69,6 +69,7 @@ def _children(pid: int) -> list[int]:
 
 
 def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (host PIDs)."""
     out, stack = [], [pid]
     while stack:
         for child in _children(stack.pop()):
@@ -78,11 +79,14 @@ def descendants(pid: int) -> list[int]:
 
 
 class SandboxedProcess:
-    """A program started by :func:`start`: its bwrap process, PIDs, exit code and shutdown."""
+    """A program started by :func:`app.engine.play.sandbox.start`: its PIDs, exit code and shutdown.
+
+    ``popen`` is bwrap's process (confined) or the program's (fallback); its
+    stdout and stderr are the program's.
+    """
 
     def __init__(self, popen: subprocess.Popen[bytes], *, confined: bool, init_pid: int | None,
-                 scratch: tempfile.TemporaryDirectory[str] | None, folder: Path, marker: str,
-                 watcher: DiskWatch | None = None) -> None:
+                 scratch: tempfile.TemporaryDirectory[str] | None, folder: Path, marker: str) -> None:
         self.popen = popen
         self.confined = confined
         self.init_pid = init_pid
@@ -91,8 +95,12 @@ class SandboxedProcess:
         """Where the program runs: the jail's folder (a tmpfs over it) or, in the fallback, a throwaway copy."""
         self._scratch = scratch
         self._marker = marker
-        self._watcher = watcher
+        self._watcher: DiskWatch | None = None
         self._program_pid: int | None = None
+
+    def watch_disk(self, root: Path, limit: int) -> None:
+        """Fallback quota: kill the program once ``root`` holds more than ``limit`` bytes."""
+        self._watcher = DiskWatch(root, limit, self.kill)
 
     @property
     def root_pid(self) -> int:
@@ -118,6 +126,7 @@ class SandboxedProcess:
         return self._program_pid
 
     def host_pids(self) -> set[int]:
+        """bwrap, the namespace's init and every process of the program, as host PIDs."""
         return {self.popen.pid, *descendants(self.popen.pid)}
 
     @property
@@ -160,6 +169,7 @@ class SandboxedProcess:
             self.cleanup()
 
     def kill(self) -> None:
+        """Kill at once everything the program started; waits for bwrap (or the program) to end."""
         if self.popen.poll() is None:
             if self.confined and self.init_pid is not None:
                 try:
@@ -254,6 +264,10 @@ class Tail:
                     self.size -= len(self.chunks.popleft())
         except (OSError, ValueError):
             pass
+        try:
+            stream.close()
+        except OSError:
+            pass
 
     def text(self, timeout: float) -> str:
         self.thread.join(timeout)
@@ -283,6 +297,7 @@ def read_results(fd: int, into: dict[str, bytes]) -> None:
 
 
 def results_in(folder: Path) -> dict[str, bytes]:
+    """Fallback: the ``.playcoder-*`` result files of the throwaway copy, up to COLLECT_CAP_BYTES in all."""
     out: dict[str, bytes] = {}
     total = 0
     for path in sorted(folder.glob(".playcoder-*")):

@@ -50,8 +50,8 @@ def fault_for(exc: sqlite3.Error, path: Path, busy_s: float = 10.0) -> StoreFaul
         return StoreFault(f"the database {path} is read-only (the file or its folder cannot be written); make both "
                           "writable or choose another file with --db.", READONLY)
     if name == "SQLITE_NOTADB" or "file is not a database" in low:
-        return StoreFault(f"{path} is not a PlayCoder database (it is not an SQLite file, or it is encrypted or "
-                          "damaged); choose another file with --db.", DAMAGED)
+        return StoreFault(f"{path} is not a readable PlayCoder database (it is not an SQLite file, or it is "
+                          "encrypted or damaged); choose another file with --db.", DAMAGED)
     if name.startswith("SQLITE_CORRUPT") or "malformed" in low:
         return StoreFault(f"the database {path} is damaged ({_detail(text)}); restore a backup of it or choose "
                           "another file with --db.", DAMAGED)

@@ -2,8 +2,12 @@
 
 Every write that belongs together happens in one transaction, so a killed
 engine leaves a readable trajectory up to its last committed step and never a
-half-written record.  Frames are content-addressed (sha256 of the raw pixels)
-and stored once as PNG.  Judgments are append-only: a human override or its
+half-written record.  Frames are content-addressed (sha256 of the size and the
+visible pixels, see :func:`frame_digest`) and stored once as PNG, so an imported
+frame can be checked against its address.  Opening a file takes the write lock
+before it looks at the schema: many processes may open a new file at once.
+SQLite failures a user can fix (full disk, read-only, damaged, foreign file)
+arrive as one sentence (:mod:`app.engine.trace.sqlite_faults`).  Judgments are append-only: a human override or its
 undo is a new row, and the effective verdict is derived from the rows.
 The schema version lives in ``PRAGMA user_version``; :data:`MIGRATIONS` brings
 older files forward.
@@ -20,12 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+import numpy as np
 import psutil
 import sqlite_utils
 from PIL import Image
 
 from app.engine.errors import StoreError
+from app.engine.trace.sqlite_faults import BUSY, FOREIGN, FULL, READONLY, GuardedConnection, StoreFault, fault_for
 
+BUSY_TIMEOUT_S = 10.0
+"""How long a write waits for another process's write lock before it gives up with a sentence."""
+CORE_TABLES = frozenset({"runs", "steps", "frames", "findings", "judgments", "target_logs"})
+"""Tables every PlayCoder database has since schema 1; a file without them belongs to another program."""
 PNG_COMPRESS_LEVEL = 1
 """Fast PNG: frames are written inside the step loop (see benchmark/engine_speed.py)."""
 
@@ -214,11 +224,39 @@ class StoredFrame:
         return Image.open(io.BytesIO(self.data)).convert("RGB")
 
 
-def frame_digest(width: int, height: int, pixels: bytes) -> str:
-    """Content address of raw pixels (any fixed layout); equal pictures share one row."""
+def frame_digest(width: int, height: int, pixels: bytes, mode: str = "BGRX") -> str:
+    """Content address of a picture: sha256 of ``"WxH:"`` and its pixels as B, G, R, 0 (4 bytes each, row by row).
+
+    ``pixels`` are raw in ``mode`` (``BGRX`` as captured, or ``RGB``).  The X byte of a
+    capture is whatever the X server left there, so it is zeroed, not hashed: equal
+    pictures share one row, and a PNG (which cannot keep that byte) can be checked
+    against its address (:func:`image_digest`).
+    """
+    if mode != "BGRX" or len(pixels) != width * height * 4:
+        return image_digest(Image.frombuffer("RGB", (width, height), pixels, "raw", mode, 0, 1))
     h = hashlib.sha256(f"{width}x{height}:".encode())
-    h.update(pixels)
+    h.update(_zero_x(pixels))
     return h.hexdigest()
+
+
+DIGEST_ROWS = 256
+"""Rows hashed at a time by :func:`image_digest`, so a large picture is never copied whole."""
+
+
+def image_digest(image: Image.Image) -> str:
+    """:func:`frame_digest` of a decoded picture (any mode; alpha is dropped, as a capture's X byte is)."""
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
+    width, height = rgb.size
+    h = hashlib.sha256(f"{width}x{height}:".encode())
+    for top in range(0, height, DIGEST_ROWS):
+        h.update(_zero_x(rgb.crop((0, top, width, min(height, top + DIGEST_ROWS))).tobytes("raw", "BGRX")))
+    return h.hexdigest()
+
+
+def _zero_x(bgrx: bytes) -> memoryview:
+    """The pixels with every fourth byte (X) set to 0; little-endian words make it byte-order proof."""
+    words = np.frombuffer(bgrx, dtype="<u4") & np.uint32(0x00FFFFFF)
+    return memoryview(words.astype("<u4", copy=False)).cast("B")
 
 
 class TrajectoryStore:
@@ -228,38 +266,95 @@ class TrajectoryStore:
         self.path = Path(path)
         if readonly and not self.path.exists():
             raise StoreError(f"The database {self.path} does not exist; pass --db with the path of a PlayCoder database.")
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a folder, not a database file; pass --db with the path of a file.")
         if not readonly:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"the folder {self.path.parent} cannot be created ({exc.strerror or exc}); choose "
+                                 "another file with --db.") from exc
+        conn: GuardedConnection | None = None
         try:
-            conn = sqlite3.connect(str(self.path), timeout=10, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout = 10000")
+            conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, check_same_thread=False,
+                                   isolation_level=None, factory=GuardedConnection)
+            conn.store_path = self.path
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             self.conn = conn
             self.db = sqlite_utils.Database(conn)
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] and not readonly:
-                raise StoreError(
-                    f"{self.path} is an SQLite file but not a PlayCoder database; choose another file with --db."
-                )
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path} was written by a newer PlayCoder (schema {version}); upgrade PlayCoder to open it."
-                )
-            conn.execute("PRAGMA journal_mode = WAL")
+            if readonly:
+                self._check_schema(int(conn.execute("PRAGMA user_version").fetchone()[0]), readonly=True)
+            else:
+                self._open_for_writing()
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
-            if not readonly:
-                self._migrate(version)
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+            fault = fault_for(exc, self.path)
+            if fault is not None:
+                raise fault from exc
             raise StoreError(
                 f"{self.path} is not a readable PlayCoder database ({exc}); choose another file with --db or restore a backup."
             ) from exc
+        except StoreError:
+            if conn is not None:
+                conn.close()
+            raise
 
     # -- schema --------------------------------------------------------------
-    def _migrate(self, version: int) -> None:
-        for number in range(version, SCHEMA_VERSION):
-            with self.transaction():
+    def _open_for_writing(self) -> None:
+        """Check and migrate the schema holding the write lock, then switch to WAL.
+
+        The version is read inside ``BEGIN IMMEDIATE``: of many processes opening a new
+        file at once, one creates the tables and the others, waiting on the lock, find
+        them made.  A file this process may only read is opened for reading when its
+        schema is current (a write will then say it is read-only)."""
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except StoreFault as fault:
+            if fault.kind != READONLY:
+                raise
+            self._check_schema(int(conn.execute("PRAGMA user_version").fetchone()[0]), readonly=True)
+            if self.schema_version < SCHEMA_VERSION:
+                raise
+            return
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            self._check_schema(version, readonly=False)
+            for number in range(version, SCHEMA_VERSION):
                 MIGRATIONS[number](self.db)
-                self.db.execute(f"PRAGMA user_version = {number + 1}")
+                conn.execute(f"PRAGMA user_version = {number + 1}")
+            conn.execute("COMMIT")
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        self._use_wal()
+
+    def _use_wal(self) -> None:
+        """WAL journal (persistent in the file); switching needs a moment alone with the file, so retry briefly."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except StoreFault as fault:
+                if fault.kind != BUSY or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    def _check_schema(self, version: int, *, readonly: bool) -> None:
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} was written by a newer PlayCoder (schema {version}); upgrade PlayCoder to open it."
+            )
+        tables = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        foreign = (version == 0 and bool(tables)) or (version > 0 and not CORE_TABLES <= tables)
+        if foreign:
+            raise StoreFault(
+                f"{self.path} is an SQLite file but not a PlayCoder database; choose another file with --db.", FOREIGN
+            )
 
     @property
     def schema_version(self) -> int:
@@ -285,16 +380,27 @@ class TrajectoryStore:
             self.db.table("runs").update(run_id, fields)
 
     def finish_run(self, run_id: int, *, status: str, verdict: str | None, reason: str = "", error: str = "") -> None:
-        """Close a run and append the tester's judgment, atomically."""
+        """Close a run and append the tester's judgment, atomically.
+
+        On a full disk the run row alone is closed (one page, which the failed writes
+        before it have usually left room for), so a run never stays 'running'."""
         now = time.time()
-        with self.transaction():
-            self.db.table("runs").update(
-                run_id, {"status": status, "verdict": verdict, "reason": reason, "error": error, "ended_at": now}
-            )
-            if verdict is not None:
-                self.db.table("judgments").insert(
-                    {"run_id": run_id, "source": "tester", "author": "tester", "verdict": verdict, "note": reason, "at": now}
+        try:
+            with self.transaction():
+                self.db.table("runs").update(
+                    run_id, {"status": status, "verdict": verdict, "reason": reason, "error": error, "ended_at": now}
                 )
+                if verdict is not None:
+                    self.db.table("judgments").insert(
+                        {"run_id": run_id, "source": "tester", "author": "tester", "verdict": verdict, "note": reason,
+                         "at": now}
+                    )
+        except StoreFault as fault:
+            if fault.kind != FULL:
+                raise
+            with self.transaction():
+                self.conn.execute("UPDATE runs SET status = ?, verdict = ?, reason = ?, error = ?, ended_at = ? "
+                                  "WHERE id = ?", [status, verdict, reason[:200], error[:200], now, run_id])
 
     def run(self, run_id: int) -> dict[str, Any]:
         rows = list(self.db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
@@ -318,7 +424,7 @@ class TrajectoryStore:
     # -- frames and steps ------------------------------------------------------
     def put_frame(self, width: int, height: int, pixels: bytes, *, mode: str = "BGRX") -> str:
         """Store raw pixels once; returns the content hash.  Must run inside a transaction."""
-        digest = frame_digest(width, height, pixels)
+        digest = frame_digest(width, height, pixels, mode)
         if self.conn.execute("SELECT 1 FROM frames WHERE sha256 = ?", [digest]).fetchone() is None:
             image = Image.frombuffer("RGB", (width, height), pixels, "raw", mode, 0, 1)
             buf = io.BytesIO()
@@ -532,8 +638,20 @@ class _Transaction:
         if not self.outer:
             return
         if exc_type is None:
-            self.conn.execute("COMMIT")
+            try:
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self._rollback()  # a failed COMMIT (full disk) leaves the transaction open
+                raise
         else:
-            self.conn.execute("ROLLBACK")
+            self._rollback()
+
+    def _rollback(self) -> None:
+        """Roll back if SQLite has not already (it does by itself on a full disk); never mask the first error."""
+        if self.conn.in_transaction:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
 
 

@@ -1,0 +1,115 @@
+"""Differential play (issue 14): the comparison survives what is not behaviour, and catches what is."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from app.engine.errors import TargetError
+from app.engine.judge.compare import box_mask, compare, grow
+from app.engine.play.observer import Frame
+from app.engine.play.targetspec import load_spec
+from app.engine.trace.store import TrajectoryStore
+
+from conftest import APPS, ROOT, needs_xvfb
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
+def frame_of(image: Image.Image) -> Frame:
+    rgb = np.asarray(image.convert("RGB"))
+    bgrx = np.dstack([rgb[:, :, 2], rgb[:, :, 1], rgb[:, :, 0], np.full(rgb.shape[:2], 255, np.uint8)])
+    return Frame(image.width, image.height, bgrx.tobytes(), 0.0)
+
+
+def display(text: str, *, caret: bool = False, shift: float = 0.0) -> Frame:
+    image = Image.new("RGB", (240, 120), (20, 30, 50))
+    draw = ImageDraw.Draw(image)
+    draw.text((60 + shift, 30), text, font=ImageFont.truetype(FONT, 36), fill=(240, 240, 240))
+    if caret:
+        draw.line([(200, 30), (200, 70)], fill=(240, 240, 240), width=2)
+    return frame_of(image)
+
+
+def test_the_same_screen_with_subpixel_text_does_not_diverge():
+    assert compare(display("42", shift=0.4), [display("42")]) is None
+
+
+def test_a_different_number_diverges_where_it_differs():
+    found = compare(display("-5"), [display("5")])
+    assert found is not None and found.pixels >= 30
+    x0, y0, x1, y1 = found.bbox
+    assert 40 <= x0 < 120 and 20 <= y0 < 80
+
+
+def test_a_blinking_caret_is_noise_once_seen():
+    noisy = np.zeros((120, 240), dtype=bool)
+    noisy[30:71, 199:202] = True
+    assert compare(display("42", caret=True), [display("42")], grow(noisy)) is None
+
+
+def test_the_nearest_reference_frame_counts():
+    assert compare(display("7"), [display("6"), display("7")]) is None
+
+
+def test_declared_regions_and_sizes():
+    ignore = box_mask((120, 240), [[0, 0, 240, 120]])
+    assert compare(display("1"), [display("2")], ignore) is None
+    small = frame_of(Image.new("RGB", (100, 100)))
+    found = compare(small, [display("2")])
+    assert found is not None and "100×100" in found.reason
+
+
+def test_differential_ignore_is_validated(tmp_path):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "playcoder.toml").write_text('name = "t"\ncommand = ["python", "main.py"]\n'
+                                           '[differential]\nignore = [[0, 0, 50, 20]]\n')
+    assert load_spec(folder).nondeterministic == ((0, 0, 50, 20),)
+    (folder / "playcoder.toml").write_text('name = "t"\ncommand = ["python", "main.py"]\n'
+                                           '[differential]\nignore = [[50, 0, 10, 20]]\n')
+    with pytest.raises(TargetError, match="differential.ignore"):
+        load_spec(folder)
+
+
+def run_cli(*args: str, db, timeout: float = 300) -> tuple[int, dict, str]:
+    proc = subprocess.run([sys.executable, "-m", "app", "test", *args, "--tester", "differential", "--json",
+                           "--db", str(db)], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    summary = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.stdout.strip() else {}
+    return proc.returncode, summary, proc.stderr
+
+
+@needs_xvfb
+def test_a_reference_against_itself_does_not_diverge(db_path):
+    code, summary, err = run_cli("calculator", "--reference", str(APPS / "calculator"), "--max-steps", "12",
+                                 db=db_path)
+    assert code == 0, err
+    assert summary["verdict"] == "pass", summary
+    assert "behaved as the reference did" in summary["reason"]
+
+
+@needs_xvfb
+def test_a_logic_bug_diverges_with_both_frames_as_evidence(db_path):
+    code, summary, err = run_cli("calculator@wrong-subtraction", "--max-steps", "40", db=db_path)
+    assert code == 0, err
+    assert summary["verdict"] == "fail", summary
+    assert [f["kind"] for f in summary["findings"]] == ["diverged"]
+    finding = TrajectoryStore(db_path).findings(summary["run_id"])[0]
+    evidence = finding["evidence"] if isinstance(finding["evidence"], dict) else json.loads(finding["evidence"])
+    store = TrajectoryStore(db_path)
+    assert store.frame(evidence["reference_frame"]) is not None
+    assert store.frame(evidence["candidate_frame"]) is not None
+    assert evidence["bbox"][1] < 120  # in the display, at the top of the calculator
+
+
+@needs_xvfb
+def test_a_folder_without_a_reference_is_one_clear_sentence(tmp_path, db_path):
+    code, summary, err = run_cli(str(APPS / "calculator"), "--max-steps", "3", db=db_path)
+    assert code == 2
+    assert "needs --reference REF_DIR" in (summary.get("error") or err)
+    assert "Traceback" not in err
