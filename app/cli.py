@@ -31,10 +31,16 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("target", help="folder with playcoder.toml, a bundled app name, optionally @BUG_ID")
     t.add_argument("--tester", default="offline")
     t.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)
-    t.add_argument("--max-steps", type=int, default=30)
+    t.add_argument("--max-steps", type=int, default=None, help="at most this many steps (default 30)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--reference", default=None, metavar="REF_DIR",
                    help="differential tester: the program to compare with (default for APP@BUG: APP itself)")
+    t.add_argument("--freeze-while-thinking", dest="freeze", action=argparse.BooleanOptionalAction, default=None,
+                   help="stop the target (SIGSTOP) while the tester decides (default: on for --tester llm on games)")
+    t.add_argument("--slice-ms", type=int, default=None, metavar="MS",
+                   help="with the clock stopped: how long the target runs after each action (default by kind)")
+    t.add_argument("--duration", type=float, default=None, metavar="SECONDS",
+                   help="play until this much time has passed (steps are then unbounded unless --max-steps)")
     t.add_argument("--in-place", action="store_true",
                    help="play the target folder itself instead of a scratch copy (a program that saves state changes it)")
     t.add_argument("--provider", choices=["openai", "anthropic", "compatible"], default=None,
@@ -80,14 +86,23 @@ def _install_signal_handlers() -> None:
         signal.signal(sig, interrupt)
 
 
+UNBOUNDED_STEPS = 1_000_000
+"""The most steps a run may take (also the bound of a --duration run)."""
+MAX_DURATION_S = 86_400
+
+
 def cmd_test(args: argparse.Namespace) -> int:
     from app.engine.play.control import RunControl
     from app.engine.play.events import EventBus, event_to_json
     from app.engine.session import RunConfig, Session
     from app.engine.trace.store import TrajectoryStore
 
-    if args.max_steps < 1:
-        raise UserError("--max-steps must be at least 1.")
+    if args.max_steps is not None and not 1 <= args.max_steps <= UNBOUNDED_STEPS:
+        raise UserError(f"--max-steps must be between 1 and {UNBOUNDED_STEPS:,}.")
+    if args.duration is not None and not 0 < args.duration <= MAX_DURATION_S:
+        raise UserError(f"--duration must be a number of seconds between 0 and {MAX_DURATION_S:,}.")
+    if args.slice_ms is not None and not 1 <= args.slice_ms <= 60_000:
+        raise UserError("--slice-ms must be between 1 and 60,000 milliseconds.")
     db = args.db or default_db()
     store = TrajectoryStore(db)
     bus = EventBus()
@@ -109,9 +124,11 @@ def cmd_test(args: argparse.Namespace) -> int:
         if args.tester != "differential":
             raise UserError("--reference applies only to --tester differential.")
         llm_options = {"reference": args.reference}
+    max_steps = args.max_steps if args.max_steps is not None else (UNBOUNDED_STEPS if args.duration else 30)
     config = RunConfig(target=args.target, tester=args.tester, display=args.display,
-                       max_steps=args.max_steps, seed=args.seed, tester_options=llm_options,
-                       in_place=args.in_place)
+                       max_steps=max_steps, seed=args.seed, tester_options=llm_options,
+                       in_place=args.in_place, freeze_while_thinking=args.freeze, slice_ms=args.slice_ms,
+                       duration_s=args.duration)
     result = Session(config, store, bus=bus, control=control).run()
     store.close()
     summary = result.summary(str(db))

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import pytest
 
-from app.engine.trace import bundle
+from app.engine.trace import bundle_import
 from app.engine.trace.bundle import BundleError, export_bundle, import_bundle
 from app.engine.errors import UserError
 from app.engine.trace.store import TrajectoryStore
@@ -357,17 +357,17 @@ def test_zip_bomb_limits(exported, target, monkeypatch, tmp_path):
                 zf.writestr(name, data)
         zf.writestr("patches.json", b" " * 5_000_000 + b"[]")  # 5 MB that deflate to a few kB
     assert bomb.stat().st_size < 100_000
-    monkeypatch.setattr(bundle, "MAX_UNCOMPRESSED_BYTES", 1_000_000)
+    monkeypatch.setattr(bundle_import, "MAX_UNCOMPRESSED_BYTES", 1_000_000)
     errors = []
     with pytest.raises(BundleError, match="would unpack to more than 0.954 MB") as err:
         import_bundle(target, bomb)
     errors.append(str(err.value))
-    monkeypatch.setattr(bundle, "MAX_UNCOMPRESSED_BYTES", 10_000)
+    monkeypatch.setattr(bundle_import, "MAX_UNCOMPRESSED_BYTES", 10_000)
     with pytest.raises(BundleError, match="is larger than") as err:
         import_bundle(target, exported)
     errors.append(str(err.value))
     monkeypatch.undo()
-    monkeypatch.setattr(bundle, "MAX_MEMBERS", 5)
+    monkeypatch.setattr(bundle_import, "MAX_MEMBERS", 5)
     with pytest.raises(BundleError, match="members") as err:
         import_bundle(target, exported)
     errors.append(str(err.value))

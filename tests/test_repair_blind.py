@@ -210,7 +210,8 @@ def test_no_prompt_of_any_variant_names_the_bug(app, tmp_path, monkeypatch):
         requests = list(server.requests)
     for (index, bug), (work, outcome) in zip(variants, done):
         mine = [r for r in requests if r.body.get("model") == f"fixer-{index}"]
-        assert len(mine) == 2, (bug.id, outcome, len(mine))  # the diagnosis call and the patch call
+        # the diagnosis call and the patch call (a retried call under load is one more request to check)
+        assert len(mine) >= 2 and any("Now write the patch" in r.prompt() for r in mine), (bug.id, outcome, len(mine))
         distinctive = distinctive_words(app, bug, work)
         for rec in mine:
             text = request_text(rec.body)

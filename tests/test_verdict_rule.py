@@ -60,15 +60,16 @@ def test_no_answer_is_not_an_answer():
 
 
 def test_every_tester_verdict_goes_through_the_rule():
-    """A tester's verdict() supplies evidence to decide(); none does its own arithmetic over FAILING_KINDS."""
+    """A tester's verdict() hands its evidence to decide(); no tester builds a Verdict itself."""
     for path in sorted((ROOT / "app" / "engine" / "testers").glob("*.py")):
         tree = ast.parse(path.read_text())
-        names = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(tree)
-                 if isinstance(n, (ast.Name, ast.Attribute))}
-        defines_verdict = any(isinstance(n, ast.FunctionDef) and n.name == "verdict" for n in ast.walk(tree))
-        if defines_verdict and path.name != "base.py":
-            assert "decide" in names, path.name
-            assert "FAILING_KINDS" not in names, path.name
+        calls = {c.func.id if isinstance(c.func, ast.Name) else c.func.attr for c in ast.walk(tree)
+                 if isinstance(c, ast.Call) and isinstance(c.func, (ast.Name, ast.Attribute))}
+        if path.name != "base.py" and any(isinstance(n, ast.FunctionDef) and n.name == "verdict" for n in ast.walk(tree)):
+            assert "decide" in calls, path.name
+        built = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                 and n.func.id == "Verdict"]
+        assert not built, (path.name, built)
 
 
 def test_paths_in_what_a_refiner_sees_are_relative_to_the_copy(tmp_path):

@@ -22,7 +22,9 @@ from app.engine.play.events import (
     ControlChanged, EventBus, FindingRaised, RunFinished, RunStarted, StepRecorded, VerdictReached, WindowFound,
 )
 from app.engine.play.observer import Observation
+from app.engine.play.clock import GameClock
 from app.engine.play.player import Player
+from app.engine.run_faults import close_quietly, describe_fault
 from app.engine.judge.oracles import Finding, GenericOracles
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.target import TargetProcess
@@ -30,6 +32,10 @@ from app.engine.play.targetspec import ResolvedTarget, TargetSpec, Timing, resol
 from app.engine.testers import make_tester
 from app.engine.testers.base import Decision, Tester, TesterContext, Verdict
 
+
+
+SLICE_MS = {"game": 150, "app": 300}
+"""With the clock stopped: how long a target runs after each action, by its kind."""
 
 
 @dataclass
@@ -44,6 +50,12 @@ class RunConfig:
     tester_options: dict[str, Any] = field(default_factory=dict)
     in_place: bool = False
     """Play the target folder itself instead of a scratch copy (a program that saves state changes it)."""
+    freeze_while_thinking: bool | None = None
+    """Stop the target's clock (SIGSTOP) while the tester decides; None: on for the LLM tester on games."""
+    slice_ms: int | None = None
+    """With the clock stopped: how long the game runs after each action; None: by the target's kind."""
+    duration_s: float | None = None
+    """Play until this much time has passed (as well as at most ``max_steps`` steps)."""
 
 
 @dataclass
@@ -58,11 +70,14 @@ class RunResult:
     window: tuple[int, int] | None = None
     """The target window's size in pixels (what rubric coordinates refer to)."""
     episodes: int = 1
+    duration_s: float = 0.0
+    captured_frames: int = 0
 
     def summary(self, db: str) -> dict[str, Any]:
         return {
             "run_id": self.run_id, "verdict": self.verdict, "status": self.status, "steps": self.steps,
             "reason": self.reason, "window": list(self.window) if self.window else None, "episodes": self.episodes,
+            "duration_s": round(self.duration_s, 2), "captured_frames": self.captured_frames,
             "findings": [{"kind": f.kind, "step": f.step, "message": f.message} for f in self.findings],
             "error": self.error, "db": db,
         }
@@ -82,6 +97,8 @@ class Session:
         self.episodes = 1
         self.window: tuple[int, int] | None = None
         self._play: Player | None = None
+        self._played_s = 0.0
+        self._captured = 0
         self._log_flushed = 0
         self.control.on_change(self._on_control_changed)
 
@@ -108,7 +125,8 @@ class Session:
                 engine_pid=os.getpid(),
                 config={"settle_cap_s": self._settle_cap(spec), "tester_options": _public_options(cfg.tester_options),
                         "kind": spec.kind, "timing": timing.as_dict(), "exit_ok": spec.exit_ok,
-                        "in_place": cfg.in_place},
+                        "in_place": cfg.in_place, "freeze_while_thinking": self._freezes(spec),
+                        "slice_ms": self._slice_ms(spec), "duration_s": cfg.duration_s},
             )
             attach = getattr(tester, "attach", None)  # testers that record (LLM calls) or cancel (retries)
             if attach is not None:
@@ -129,18 +147,21 @@ class Session:
             error = str(exc)
         except KeyboardInterrupt:
             status, error = "stopped", "interrupted"
-        except Exception as exc:  # an engine bug: keep the run readable and say so
-            error = f"internal error: {type(exc).__name__}: {exc}"
+        except Exception as exc:  # an engine bug, unless the display died or the disk filled: say which
+            error = describe_fault(exc, display, self.store.path) or f"internal error: {type(exc).__name__}: {exc}"
         finally:
-            close = getattr(self.tester, "close", None)  # testers that run programs of their own
-            if close is not None:
-                close()
-            if self._play is not None:
-                self._play.close(self._flush_logs)
-            if display is not None:
-                display.close()
-            if resolved is not None:
-                resolved.cleanup()
+            # Every step runs even if one before it failed (an X server that is gone, a full disk, a second Ctrl-C).
+            play, tester_close = self._play, getattr(self.tester, "close", None)  # testers that run programs
+            problems = [close_quietly(step) for step in (
+                tester_close, play and (lambda: play.close(self._flush_logs)), display and display.close,
+                resolved and resolved.cleanup) if step is not None]
+        for problem in problems:
+            if isinstance(problem, KeyboardInterrupt) and status == "completed":
+                status, error = "stopped", "interrupted"
+            elif isinstance(problem, Exception) and status != "error":
+                status = "error"
+                error = str(problem) if isinstance(problem, UserError) else \
+                    describe_fault(problem, display, self.store.path) or f"internal error: {type(problem).__name__}: {problem}"
         return self._finish(status, error)
 
     def _finish(self, status: str, error: str) -> RunResult:
@@ -164,11 +185,20 @@ class Session:
             self.bus.publish(VerdictReached(self.run_id, verdict, reason))
             self.bus.publish(RunFinished(self.run_id, status, verdict, self.steps, error))
         return RunResult(self.run_id, status, verdict, reason, self.steps, list(self.findings), error,
-                         self.window, self.episodes)
+                         self.window, self.episodes, self._played_s, self._captured)
 
     # -- the program, started and restarted ---------------------------------------
     def _settle_cap(self, spec: TargetSpec) -> float:
         return self.config.settle_cap_s if self.config.settle_cap_s is not None else spec.timing.settle_cap_ms / 1000
+
+    def _freezes(self, spec: TargetSpec) -> bool:
+        """Is the clock stopped while the tester thinks? By default for a model playing a game."""
+        if self.config.freeze_while_thinking is not None:
+            return self.config.freeze_while_thinking
+        return self.config.tester == "llm" and spec.kind == "game"
+
+    def _slice_ms(self, spec: TargetSpec) -> int:
+        return self.config.slice_ms if self.config.slice_ms is not None else SLICE_MS[spec.kind]
 
     def _start_target(self, play: Player) -> None:
         """Start the program and find its window; a program that dies first is a crash (run ends)."""
@@ -221,6 +251,24 @@ class Session:
             self._record(finding)
             if finding.fatal:
                 return
+        freeze = self._freezes(spec)
+        slice_s = self._slice_ms(spec) / 1000
+        clock = GameClock(_Signals(play), freeze)
+        started_at = time.monotonic()
+        try:
+            self._play_steps(spec, tester, play, oracles, obs, clock, slice_s, started_at)
+        finally:
+            clock.close()
+            self._played_s = time.monotonic() - started_at
+            self._captured += play.observer.captured if play.observer is not None else 0
+
+    def _play_steps(self, spec: TargetSpec, tester: Tester, play: Player, oracles: GenericOracles,
+                    obs: Observation, clock: GameClock, slice_s: float, started_at: float) -> None:
+        cfg = self.config
+        timing = spec.timing
+        cap_static = self._settle_cap(spec)
+        cap_animated = min(cap_static, timing.animated_cap_ms / 1000)
+        react_s, quiet_s = timing.react_ms / 1000, timing.quiet_ms / 1000
         rng = random.Random(cfg.seed)
         tester.begin(TesterContext(spec, cfg.seed, cfg.max_steps, rng, (obs.frame.width, obs.frame.height),
                                    target=play), obs)
@@ -229,6 +277,9 @@ class Session:
             if finding.fatal:
                 return
         while self.steps < cfg.max_steps:
+            if cfg.duration_s is not None and time.monotonic() - started_at >= cfg.duration_s:
+                return
+            clock.stop()  # a game waits while the tester (or a paused human) thinks
             human = self.control.checkpoint()
             target, observer, executor = play.target, play.observer, play.executor
             assert target is not None and observer is not None and executor is not None
@@ -246,6 +297,7 @@ class Session:
                 decision = tester.decide(self.steps, obs)
                 actor = "tester"
             decide_ms = (time.monotonic() - t0) * 1000.0
+            clock.run()
             before = obs.frame
             if not oracles.animated and not isinstance(decision.action, (Finish, Wait)):
                 # What changed while the tester thought changed by itself (a caret, a clock):
@@ -258,8 +310,12 @@ class Session:
             if isinstance(decision.action, Finish):
                 self._commit_step(actor, decision, result.outcome, before, obs, started, decide_ms, result.act_ms, [])
                 return
-            cap = cap_animated if oracles.animated else cap_static
-            after = observer.settle(before, cap_s=cap, quiet_s=quiet_s, react_s=react_s)
+            if clock.enabled:
+                # The game runs for its slice of time after the action, then is looked at.
+                after = observer.settle(before, cap_s=slice_s, quiet_s=2 * slice_s + 1)
+            else:
+                cap = cap_animated if oracles.animated else cap_static
+                after = observer.settle(before, cap_s=cap, quiet_s=quiet_s, react_s=react_s)
             findings = oracles.check_step(self.steps, decision.action.name, before, after,
                                           action_key=action_to_call(decision.action))
             tester.observe(self.steps, before, decision, after, result.outcome)
@@ -275,6 +331,7 @@ class Session:
             self.control.step_done()
             obs = after
             if episode_end is not None:
+                self._captured += observer.captured
                 self._new_episode(play, episode_end)
                 oracles = _oracles(play, timing, self.control)
                 obs = play.settle(cap_static, quiet_s)
@@ -358,3 +415,14 @@ def _tester_findings(tester: Tester) -> list[Finding]:
     """Findings a tester raises itself (differential play's ``diverged``), if it raises any."""
     take = getattr(tester, "take_findings", None)
     return list(take()) if take is not None else []
+
+
+class _Signals:
+    """The current program of a player, for the clock (it changes when an episode restarts it)."""
+
+    def __init__(self, play: Player) -> None:
+        self.play = play
+
+    def signal_program(self, sig: int) -> None:
+        if self.play.target is not None:
+            self.play.target.sandboxed.signal_program(sig)

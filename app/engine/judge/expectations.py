@@ -29,6 +29,7 @@ import numpy as np
 from PIL import Image, ImageOps
 from scipy import ndimage
 
+from app.engine.judge.refs import ReferenceResolver
 from app.engine.play.observer import Frame
 from app.engine.play.scriptspec import Expectation
 
@@ -147,11 +148,16 @@ def dominant_colours(arr: RGB) -> list[tuple[np.ndarray, float]]:
 
 # -- evaluation ------------------------------------------------------------------
 class ExpectationChecker:
-    """Evaluates expectations for one target folder (reference pictures are loaded once)."""
+    """Evaluates expectations for one target folder (reference pictures are loaded once).
 
-    def __init__(self, folder: Path) -> None:
+    ``refs`` resolves a ``reference`` to the local store's picture or the committed one
+    (:mod:`app.engine.judge.refs`); without it the committed file in ``folder`` is used.
+    """
+
+    def __init__(self, folder: Path, refs: ReferenceResolver | None = None) -> None:
         self.folder = folder
-        self._refs: dict[str, RGB | None] = {}
+        self.refs = refs
+        self._refs: dict[str, tuple[RGB | None, str]] = {}
 
     def check(self, exp: Expectation, before: Frame | None, after: Frame) -> Measurement:
         method = getattr(self, "_" + exp.kind)
@@ -197,17 +203,24 @@ class ExpectationChecker:
         return Measurement("pass" if share >= need else "fail", round(share, 4),
                            f"{share:.1%} of region {p['region']} is {p['colour']} ±{tol:g} (need {need:.1%})")
 
-    def _load_reference(self, name: str) -> RGB | None:
+    def _load_reference(self, name: str) -> tuple[RGB | None, str]:
+        """The picture and a phrase saying which one it is (local or committed)."""
         if name not in self._refs:
-            path = self.folder / name
-            self._refs[name] = np.asarray(Image.open(path).convert("RGB")) if path.is_file() else None
+            if self.refs is not None:
+                found = self.refs.resolve(name)
+                path, origin = found.path, found.detail
+            else:
+                path, origin = self.folder / name, "committed reference"
+            ok = path is not None and path.is_file()
+            self._refs[name] = (np.asarray(Image.open(path).convert("RGB")) if ok and path else None, origin)
         return self._refs[name]
 
     def _similar(self, p: dict[str, Any], before: Frame | None, after: Frame) -> Measurement:
-        ref = self._load_reference(p["reference"])
+        ref, origin = self._load_reference(p["reference"])
         if ref is None:
             return Measurement("uncertain", None, f"the reference picture {p['reference']} is missing; "
-                                                  "record it with `python -m benchmark.record_refs`")
+                                                  "record it on this machine with `playcoder refs record TARGET` "
+                                                  "(bundled apps: `python -m benchmark.record_refs`)")
         region = p.get("region")
         frame = rgb(after)
         if ref.shape[:2] == frame.shape[:2]:
@@ -223,7 +236,7 @@ class ExpectationChecker:
         need = p.get("threshold", DEFAULT_THRESHOLD)
         return Measurement("pass" if score >= need else "fail", round(score, 4),
                            f"SSIM {score:.3f} of region {region or 'whole window'} to {p['reference']} "
-                           f"(need {need:g})")
+                           f"(need {need:g}; {origin})")
 
     def _not_similar_colours(self, p: dict[str, Any], before: Frame | None, after: Frame) -> Measurement:
         region = crop(rgb(after), p["region"])

@@ -18,6 +18,8 @@ from typing import Any, Callable, TextIO
 from app.engine.errors import RunStopped
 
 COMMANDS = ("pause", "resume", "step", "stop")
+HOLD_POLL_S = 0.25
+"""While the engine holds a run, how often it looks whether the reason is gone."""
 
 
 class RunControl:
@@ -29,6 +31,8 @@ class RunControl:
         self._listeners: list[Callable[[str], None]] = []
         self._human: deque[dict[str, Any]] = deque()
         self._stepped = False
+        self.reason = ""
+        """Why the run is paused when the engine paused it (:meth:`hold`); empty for a user's pause."""
 
     # -- commands (any thread) ---------------------------------------------
     def pause(self) -> None:
@@ -125,6 +129,42 @@ class RunControl:
             if self._stopped:
                 raise RunStopped()
 
+    def hold(self, reason: str, ready: Callable[[], bool], poll_s: float = HOLD_POLL_S) -> None:
+        """Pause mid-step for a reason the user must see (the target is covered, hidden, ...).
+
+        Returns when the user resumes or steps, or when ``ready()`` turns true: the cause is
+        gone and the run goes on by itself (unless the user paused it meanwhile, or was
+        stepping).  Raises :class:`RunStopped` when the run is stopped.  Listeners hear
+        "paused" with :attr:`reason` set.
+        """
+        with self._cond:
+            if self._stopped:
+                raise RunStopped()
+            was_paused = self._paused
+            self._paused = True
+            self.reason = reason
+        self._notify("paused")
+        try:
+            while True:
+                with self._cond:
+                    if self._stopped:
+                        raise RunStopped()
+                    if not self._paused:
+                        return
+                    if self._step_credits > 0:
+                        self._step_credits -= 1
+                        self._stepped = True
+                        return
+                    self._cond.wait(poll_s)
+                    ours = self.reason == reason
+                if ours and ready():
+                    if was_paused:
+                        return
+                    self.resume()
+                    return
+        finally:
+            self.reason = ""
+
     def listen(self, stream: TextIO) -> threading.Thread:
         """Read control lines from ``stream`` on a daemon thread; EOF means stop."""
 
@@ -140,6 +180,7 @@ class RunControl:
     def _set(self, *, paused: bool) -> None:
         with self._cond:
             self._paused = paused
+            self.reason = ""
             self._step_credits = 0
             self._cond.notify_all()
         self._notify("paused" if paused else "running")

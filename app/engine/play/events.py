@@ -57,6 +57,20 @@ class FindingRaised:
 class ControlChanged:
     run_id: int
     state: str  # "running" | "paused" | "stepping" | "stopping"
+    reason: str = ""
+    """Set when the engine paused the run itself: one sentence saying why and what to do."""
+
+
+@dataclass(frozen=True)
+class WindowMoved:
+    """The target's window moved or was resized (root coordinates of its client area)."""
+
+    run_id: int
+    window_id: int
+    x: int
+    y: int
+    width: int
+    height: int
 
 
 @dataclass(frozen=True)
@@ -77,7 +91,8 @@ class RunFinished:
 
 EVENT_TYPES: dict[str, type] = {
     cls.__name__: cls
-    for cls in (RunStarted, WindowFound, StepRecorded, FindingRaised, ControlChanged, VerdictReached, RunFinished)
+    for cls in (RunStarted, WindowFound, WindowMoved, StepRecorded, FindingRaised, ControlChanged, VerdictReached,
+                RunFinished)
 }
 Event = Any
 

@@ -152,10 +152,10 @@ class XTestBackend:
         self.conn.sync()
 
     def _key_window(self) -> Any:
-        """Where keys go: the target's dialog when one is stacked above the main window (as a
-        window manager focuses a new dialog; on a private Xvfb nobody else does), else the main window."""
+        """Where keys go: the target's topmost window, its dialog when one is stacked above the main
+        window (as a window manager focuses a new dialog; on a private Xvfb nobody else does)."""
         tops = [t for t in toplevels(self.conn, self.window.id) if t.kind != "popup"]
-        if tops and tops[-1].kind == "dialog":
+        if tops and tops[-1].id != self.window.id:
             return self.conn.create_resource_object("window", tops[-1].id)
         return self.window
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Protocol
 
 import mss
 import numpy as np
@@ -94,26 +94,47 @@ def changed_bbox(a: Frame | None, b: Frame, ignore: np.ndarray | None = None) ->
     return (int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1)
 
 
+class FrameSource(Protocol):
+    """Frames from somewhere other than a screen rectangle: (width, height, BGRX bytes) each."""
+
+    def grab(self) -> tuple[int, int, bytes]: ...
+    def close(self) -> None: ...
+
+
 class VisualObserver:
     """Captures one window region of one X display with mss (XShm when available)."""
 
-    def __init__(self, display_name: str, region: Callable[[], tuple[int, int, int, int]]) -> None:
-        """``region`` returns the window's current (left, top, width, height) in root coordinates."""
+    def __init__(self, display_name: str, region: Callable[[], tuple[int, int, int, int]],
+                 source: FrameSource | None = None) -> None:
+        """``region`` returns the window's current (left, top, width, height) in root coordinates.
+
+        ``source``: where frames come from instead of that screen rectangle (on a shared desktop,
+        the window's own pixels: :class:`~app.engine.play.desktop.DesktopCapture`).
+        """
+        self._source = source
         try:
             self._mss = mss.MSS(display=display_name)
         except Exception as exc:  # mss raises its own ScreenShotError family
             raise DisplayError(f"cannot capture X display {display_name} ({exc}); check that it is running.") from exc
         self._region = region
         self.frames: deque[Frame] = deque(maxlen=FRAME_CACHE)
+        self.captured = 0
+        """Frames captured so far (every poll of settle and motion counts)."""
 
     def close(self) -> None:
         self._mss.close()
+        if self._source is not None:
+            self._source.close()
 
     def capture(self) -> Frame:
-        left, top, width, height = self._region()
-        shot = self._mss.grab({"left": left, "top": top, "width": width, "height": height})
-        frame = Frame(shot.width, shot.height, bytes(shot.raw), time.time())
+        if self._source is not None:
+            frame = Frame(*self._source.grab(), time.time())
+        else:
+            left, top, width, height = self._region()
+            shot = self._mss.grab({"left": left, "top": top, "width": width, "height": height})
+            frame = Frame(shot.width, shot.height, bytes(shot.raw), time.time())
         self.frames.append(frame)
+        self.captured += 1
         return frame
 
     @property

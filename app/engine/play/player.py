@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from app.engine.play.desktop import DesktopCapture, Hold
+from app.engine.play.desktop_input import DesktopBackend, DesktopExecutor
 from app.engine.play.display import XDisplay
 from app.engine.play.executor import ActionExecutor, make_executor
 from app.engine.play.observer import Observation, VisualObserver
@@ -19,7 +21,10 @@ class Player:
     """A program on a display; ``start`` (again after an exit) gives its window."""
 
     def __init__(self, spec: TargetSpec, display: XDisplay, seed: int,
-                 sleep: Callable[[float], None]) -> None:
+                 sleep: Callable[[float], None], hold: Hold | None = None) -> None:
+        """``hold``: on the user's desktop, how the run pauses when the target cannot be seen or
+        reached (:meth:`RunControl.hold`); without it such a run ends with the reason as an error."""
+        self.hold = hold
         self.spec = spec
         self.display = display
         self.seed = seed
@@ -36,10 +41,21 @@ class Player:
             w = target.window if target.window is not None else win
             return (w.x, w.y, w.width, w.height)
 
+        if not self.display.isolated:
+            self._start_desktop(target, geometry)
+            return win
         self.observer = VisualObserver(self.display.name, geometry)
         self.executor = make_executor(self.display.name, self.display.isolated, win.id, geometry, self.display.size,
                                       sleep=self.sleep, hold_s=self.spec.timing.hold_ms / 1000)
         return win
+
+    def _start_desktop(self, target: TargetProcess, geometry: Callable[[], tuple[int, int, int, int]]) -> None:
+        """A shared desktop: frames of the window's own pixels, input that reaches the target or waits."""
+        window, refresh = (lambda: target.window), target.refresh_geometry
+        capture = DesktopCapture(self.display.name, window, refresh, target.alive, self.hold, self.sleep)
+        self.observer = VisualObserver(self.display.name, geometry, source=capture)
+        backend = DesktopBackend(self.display.name, window, refresh, self.hold, self.sleep)
+        self.executor = DesktopExecutor(backend, geometry, sleep=self.sleep, hold_s=self.spec.timing.hold_ms / 1000)
 
     # The current process, as testers see it (it changes when a declared exit restarts the program).
     @property

@@ -131,6 +131,8 @@ class Jail:
     env: Mapping[str, str] = field(default_factory=dict)
     """Variables for the program on top of the whitelist (secret-looking ones are dropped)."""
     limits: Limits = field(default_factory=Limits)
+    read_only: tuple[Path, ...] = ()
+    """Engine folders the program may read at their own path (e.g. the seeding ``sitecustomize``)."""
     import_from_folder: bool = False
     """PYTHONPATH starts with the program folder (where the copy runs), so tests in subfolders import its modules."""
     confine: bool = True
@@ -231,16 +233,19 @@ def _under(path: str, base: str) -> bool:
 
 
 def _python_paths() -> list[str]:
-    """Folders the engine's Python needs (interpreter, stdlib, site-packages), never the engine's own repository
-    nor a whole home folder."""
-    paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))]
-    paths += [entry for entry in sys.path if entry and os.path.isdir(entry)]
+    """Folders the engine's Python needs: interpreter, stdlib, site-packages (a venv included, wherever it is) and
+    the other import paths, except those inside the engine's own checkout; never a whole home folder."""
+    import site
+
+    needed = [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)),
+              *site.getsitepackages()]
+    checkout = str(ROOT) if (ROOT / "pyproject.toml").is_file() or (ROOT / ".git").exists() else None
+    needed += [e for e in sys.path if e and not (checkout and _under(os.path.realpath(e), checkout))]
     home = os.path.realpath(os.path.expanduser("~"))
     out: list[str] = []
-    for p in dict.fromkeys(os.path.realpath(p) for p in paths):
-        if _under(p, str(ROOT)) or p in (home, "/", *HIDDEN) or any(_under(p, b) for b in BASE_RO):
-            continue
-        out.append(p)
+    for p in sorted({os.path.realpath(p) for p in needed if os.path.isdir(p)}, key=len):
+        if p not in (home, "/", *HIDDEN) and not any(_under(p, b) for b in (*BASE_RO, *out)):
+            out.append(p)
     return out
 
 
@@ -303,8 +308,8 @@ def _bwrap_argv(bwrap: str, jail: Jail, folder_bytes: int, info_fd: int, xauth_f
         argv += ["--size", "4096", "--tmpfs", path]
     argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(lim.tmp_mb * MB), "--tmpfs", "/dev/shm",
              "--size", str(lim.tmp_mb * MB), "--tmpfs", SANDBOX_TMP, "--dir", SANDBOX_HOME]
-    for path in _python_paths():  # after /tmp's tmpfs: a Python (or venv) under /tmp stays visible
-        argv += ["--ro-bind", path, path]
+    for path in [*_python_paths(), *(os.path.realpath(p) for p in jail.read_only)]:
+        argv += ["--ro-bind", path, path]  # after /tmp's tmpfs: a Python (or venv) under /tmp stays visible
     if jail.display:
         sock = _x_socket(jail.display)
         argv += ["--dir", "/tmp/.X11-unix", "--ro-bind", sock, sock]

@@ -13,10 +13,12 @@ reports the host PID (the X server sees the host side of the socket).
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any, Callable
 
 import psutil
@@ -33,6 +35,8 @@ from app.engine.play.targetspec import TargetSpec
 
 WINDOW_POLL_S = 0.05
 STOP_GRACE_S = 2.0
+SEEDING_DIR = Path(__file__).resolve().parent / "seeding"
+"""First on a target's PYTHONPATH: its ``sitecustomize`` seeds ``random`` (and numpy) from PLAYCODER_SEED."""
 LogLine = tuple[str, float, str]
 
 
@@ -48,6 +52,7 @@ def target_environment(spec: TargetSpec, display: str, seed: int) -> dict[str, s
         PYGAME_HIDE_SUPPORT_PROMPT="1",
     )
     env.update(spec.env)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SEEDING_DIR), spec.env.get("PYTHONPATH")]))
     return {k: v for k, v in env.items() if not sandbox.is_secret(k, v)}
 
 
@@ -75,7 +80,8 @@ class TargetProcess:
         self._readers: list[threading.Thread] = []
         command = [sys.executable if part in ("python", "python3") else part for part in spec.command]
         jail = sandbox.Jail(spec.folder, display=display.name, network=spec.network,
-                            env=target_environment(spec, display.name, seed), limits=sandbox.TARGET_LIMITS)
+                            env=target_environment(spec, display.name, seed), limits=sandbox.TARGET_LIMITS,
+                            read_only=(SEEDING_DIR,))
         try:
             self.sandboxed = sandbox.start(command, jail)
         except UserError as exc:
@@ -175,14 +181,24 @@ class TargetProcess:
         )
 
     def refresh_geometry(self) -> WindowInfo | None:
-        """Re-read the window's position and size (it may move or resize)."""
+        """Re-read the window's position and size (it may move or resize).
+
+        A window that is gone may have been re-created by the program (some toolkits replace
+        the window to change its mode): the program's window is then looked for again.
+        """
         if self.window is None:
             return None
         try:
             win = self.xconn().create_resource_object("window", self.window.id)
             self.window = _geometry(self.xconn(), win, self.window.method)
         except (xerror.XError, xerror.BadWindow):
-            pass
+            if self.alive():
+                try:
+                    found = find_window(self.xconn(), self.sandboxed.root_pid, self.spec.window_title)
+                except (xerror.XError, xerror.BadWindow):
+                    found = None
+                if found is not None:
+                    self.window = found
         return self.window
 
 

@@ -18,7 +18,7 @@ moment) never escape: a failed read yields fewer widgets, never an exception.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Protocol
 
 import psutil
@@ -277,6 +277,13 @@ def toplevels(conn: xdisplay.Display, main: int, pids: set[int] | None = None,
             continue
         if info is not None:
             out.append(info)
+    if out and not any(t.kind == "main" for t in out):
+        # The window found at start is gone (SDL re-creates its window for full screen, for one):
+        # the program's largest managed window is the main one now, not a dialog.
+        managed = [t for t in out if t.kind != "popup"]
+        if managed:
+            largest = max(managed, key=lambda t: t.width * t.height)
+            out = [replace(t, kind="main") if t is largest else t for t in out]
     return out
 
 
@@ -424,10 +431,9 @@ class TargetWindows:
             return []
         out: list[Widget] = []
         for i, top in enumerate(tops):
-            wid = main.id if top.kind == "main" else top.id
             above = [(t.x - main.x, t.y - main.y, t.x - main.x + t.width, t.y - main.y + t.height)
                      for t in tops[i + 1:]]
-            for w in widget_rects(conn, wid, (main.x, main.y)):
+            for w in widget_rects(conn, top.id, (main.x, main.y)):
                 cx, cy = w.center
                 if not (0 <= cx < main.width and 0 <= cy < main.height):
                     continue

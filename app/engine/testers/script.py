@@ -15,24 +15,31 @@ generic oracle fired, and passes only when at least one criterion passed; a
 run whose cases were all written for another seed, or whose criteria all
 stayed uncertain, is *uncertain*.
 
-``record_refs=True`` (used by ``python -m benchmark.record_refs`` on a
-reference app, never by ``playcoder test``) saves the frame of every
-``similar`` expectation as its reference picture instead of comparing.
+``record_refs=True`` (used by ``playcoder refs record`` and ``python -m
+benchmark.record_refs`` on a reference program, never by ``playcoder test``)
+saves the frame of every ``similar`` expectation under ``record_dir`` as its
+reference picture instead of comparing.  Otherwise the pictures are resolved
+by :class:`app.engine.judge.refs.ReferenceResolver` (local store first, then
+the committed file); when the reference program is known and no fitting
+picture exists, they are recorded on this machine before the first step.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from app.engine.play.actions import Finish, Wait
 from app.engine.errors import UserError
 from app.engine.judge.expectations import ExpectationChecker, Measurement
+from app.engine.judge.refs import ReferenceResolver, reference_names
 from app.engine.play.observer import Frame, Observation
 from app.engine.judge.oracles import Finding
 from app.engine.judge import verdict as rule
 from app.engine.play.scriptspec import Expectation, ScriptCase
+from app.engine.play.targetspec import TargetSpec
 from app.engine.testers.base import Decision, TesterContext, Verdict
 
 POLL_S = 0.15
@@ -84,8 +91,10 @@ class _Plan:
 class ScriptTester:
     name = "script"
 
-    def __init__(self, record_refs: bool = False, poll_s: float = POLL_S) -> None:
+    def __init__(self, record_refs: bool = False, poll_s: float = POLL_S, record_dir: Path | None = None) -> None:
         self.record_refs = record_refs
+        self.record_dir = record_dir
+        """Where record mode saves the pictures (default: the played folder)."""
         self.poll_s = poll_s
         self.ctx: TesterContext | None = None
         self.plan = _Plan([])
@@ -97,6 +106,9 @@ class ScriptTester:
         self.news: list[str] = []
         self.checker: ExpectationChecker | None = None
         self.recorded: list[str] = []
+        self.recorded_refs: dict[str, str] = {}
+        """record mode: reference name -> the file saved"""
+        self.refs: ReferenceResolver | None = None
         self._issued: Decision | None = None
 
     # -- protocol ----------------------------------------------------------------
@@ -106,7 +118,8 @@ class ScriptTester:
             raise UserError(f"{spec.name} has no [[script]] section in its playcoder.toml; add scripted cases "
                             "or use --tester offline.")
         self.ctx = ctx
-        self.checker = ExpectationChecker(spec.folder)
+        self.refs = None if self.record_refs else self._references(spec, ctx.seed)
+        self.checker = ExpectationChecker(spec.folder, self.refs)
         self.plan = _Plan(list(spec.script))
         for ci, case in enumerate(spec.script):
             if case.seed is not None and case.seed != ctx.seed:
@@ -161,12 +174,28 @@ class ScriptTester:
     def _measure(self, exp: Expectation, before: Frame | None, after: Frame) -> Measurement:
         assert self.checker is not None
         if self.record_refs and exp.kind == "similar":
-            path = self.checker.reference_path(exp)
+            name = str(exp.params["reference"])
+            path = (self.record_dir / name) if self.record_dir is not None else self.checker.reference_path(exp)
             path.parent.mkdir(parents=True, exist_ok=True)
             after.image().save(path)
             self.recorded.append(str(path))
+            self.recorded_refs[name] = str(path)
             return Measurement("pass", None, f"recorded {exp.params['reference']}")
         return self.checker.check(exp, before, after)
+
+    def _references(self, spec: TargetSpec, seed: int) -> ReferenceResolver | None:
+        """The resolver of the run's reference pictures; records them first when it should."""
+        if not reference_names(spec.script, seed):
+            return None
+        try:
+            resolver = ReferenceResolver(spec)
+            if resolver.should_record(seed):
+                resolver.record(seed)
+                self.news.append(resolver.note)
+        except OSError as exc:  # an unreadable store or folder: judge with the committed pictures
+            self.news.append(f"the local reference store could not be used ({exc})")
+            return None
+        return resolver
 
     def _poll(self, step: int, frame: Frame) -> None:
         still: list[_Pending] = []

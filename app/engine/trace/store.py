@@ -210,6 +210,25 @@ def _migration_2(db: sqlite_utils.Database) -> None:
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2]
 SCHEMA_VERSION = len(MIGRATIONS)
+RUN_LIST_SQL = """
+WITH undone AS (SELECT undoes FROM judgments WHERE undoes IS NOT NULL AND criterion IS NULL),
+latest AS (
+  SELECT run_id, source, max(id) AS id FROM judgments
+  WHERE criterion IS NULL AND undoes IS NULL AND source IN ('human', 'tester') AND id NOT IN undone
+  GROUP BY run_id, source),
+counted AS (SELECT run_id, count(*) AS n FROM steps GROUP BY run_id)
+SELECT r.*, coalesce(c.n, 0) AS step_count,
+  CASE WHEN h.id IS NOT NULL THEN (SELECT verdict FROM judgments WHERE id = h.id)
+       WHEN t.id IS NOT NULL THEN (SELECT verdict FROM judgments WHERE id = t.id)
+       ELSE r.verdict END AS effective_verdict
+FROM runs r
+LEFT JOIN counted c ON c.run_id = r.id
+LEFT JOIN latest h ON h.run_id = r.id AND h.source = 'human'
+LEFT JOIN latest t ON t.run_id = r.id AND t.source = 'tester'
+ORDER BY r.id DESC
+"""
+"""Every run with its step count and effective verdict (the rule of :meth:`TrajectoryStore.effective_verdict`
+for the run as a whole: the newest human judgment in force, else the newest tester one, else the run's own)."""
 
 
 @dataclass(frozen=True)
@@ -253,10 +272,10 @@ def image_digest(image: Image.Image) -> str:
     return h.hexdigest()
 
 
-def _zero_x(bgrx: bytes) -> memoryview:
+def _zero_x(bgrx: bytes) -> bytes:
     """The pixels with every fourth byte (X) set to 0; little-endian words make it byte-order proof."""
     words = np.frombuffer(bgrx, dtype="<u4") & np.uint32(0x00FFFFFF)
-    return memoryview(words.astype("<u4", copy=False)).cast("B")
+    return words.astype("<u4", copy=False).tobytes()
 
 
 class TrajectoryStore:
@@ -420,6 +439,22 @@ class TrajectoryStore:
             row["effective_verdict"] = self.effective_verdict(row["id"], tester_verdict=row["verdict"])
             _mark_interrupted(row)
         return rows
+
+    def run_list(self) -> list[dict[str, Any]]:
+        """The rows of :meth:`runs` (step count, effective verdict) in ONE query, for a list re-read often."""
+        rows = list(self.db.query(RUN_LIST_SQL))
+        for row in rows:
+            _mark_interrupted(row)
+        return rows
+
+    def data_version(self) -> int:
+        """``PRAGMA data_version``: changes when any *other* connection committed since this one last looked."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def abort_when(self, stop: Callable[[], bool], every: int = 1000) -> None:
+        """Abort this connection's statements (sqlite3.OperationalError) once ``stop()`` is true; checked every
+        ``every`` SQLite VM steps.  For cancellable work on a connection of its own; a write rolls back whole."""
+        self.conn.set_progress_handler(lambda: 1 if stop() else 0, every)
 
     # -- frames and steps ------------------------------------------------------
     def put_frame(self, width: int, height: int, pixels: bytes, *, mode: str = "BGRX") -> str:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.views.browser.run_list_watcher import RunListWatcher
 from app.views.browser.runs_model import COLUMN_OF, COLUMNS, RunsModel
 from app.views.browser.runs_proxy import NO_VERDICT, RunsProxyModel
 
@@ -37,6 +38,8 @@ DEFAULT_HIDDEN = frozenset({"tester", "started_at"})
 class RunBrowserView(QWidget):
     sig_run_selected = Signal(int)
     """Emitted with the run id when the user (or :meth:`select_run`) makes a run current."""
+    sig_runs_changed = Signal(object)
+    """Emitted with the set of run ids whose rows changed, appeared or went away at a re-read."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -45,6 +48,8 @@ class RunBrowserView(QWidget):
         self.model = RunsModel(self)
         self.proxy = RunsProxyModel(self)
         self.proxy.setSourceModel(self.model)
+        self.watcher = RunListWatcher(self)
+        self.watcher.sig_runs_read.connect(self._on_watcher_runs_read)
 
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search target, tester, verdict…")
@@ -108,24 +113,37 @@ class RunBrowserView(QWidget):
 
     # -- public API ------------------------------------------------------------
     def set_store(self, store: Any) -> None:
+        """Show the runs of ``store`` and follow its file for changes made by any process."""
         self._store = store
         self.model.clear()
         self.refresh()
+        path = getattr(store, "path", None)
+        self.watcher.watch(path)
+
+    def stop_watching(self) -> None:
+        self.watcher.stop()
 
     def refresh(self) -> None:
-        """Re-read the runs; selection and scroll position are kept."""
+        """Re-read the runs now (one query); selection and scroll position are kept."""
         if self._store is None:
             self.model.clear()
             return
         try:
-            rows = self._store.runs()
-        except sqlite3.Error as exc:  # a writer holding the file too long: try again at the next refresh
+            rows = self._store.run_list()
+        except sqlite3.Error as exc:  # a writer holding the file too long: the watcher reads again
             log.warning("could not read the runs: %s", exc)
             return
-        self.model.set_rows(rows)
-        self._has_bugs = any(r.get("bug") for r in rows)
-        self._apply_hidden_columns()
+        self._apply_rows(rows)
+
+    def _apply_rows(self, rows: list[dict[str, Any]]) -> None:
+        changed = self.model.set_rows(rows)
+        has_bugs = any(r.get("bug") for r in rows)
+        if has_bugs != self._has_bugs:
+            self._has_bugs = has_bugs
+            self._apply_hidden_columns()
         self._update_count()
+        if changed:
+            self.sig_runs_changed.emit(changed)
 
     def select_run(self, run_id: int) -> bool:
         """Make ``run_id`` the current run (clearing filters that hide it); False if it is not there."""
@@ -158,6 +176,10 @@ class RunBrowserView(QWidget):
             self.table.setColumnHidden(column, hidden)
 
     # -- handlers ----------------------------------------------------------------
+    def _on_watcher_runs_read(self, rows: list[dict[str, Any]]) -> None:
+        if self._store is not None:
+            self._apply_rows(rows)
+
     def _on_header_menu_requested(self, pos: QPoint) -> None:
         menu = QMenu(self)
         for key, title in COLUMNS:

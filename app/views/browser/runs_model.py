@@ -1,7 +1,7 @@
-"""RunsModel: a table over ``store.runs()`` for the run browser.
+"""RunsModel: a table over ``store.run_list()`` for the run browser.
 
 Refreshing is a keyed merge (by run id), not a reset, so the selection and the
-scroll position survive the periodic refresh during a live run.
+scroll position survive a re-read whenever the database changed (any process, any run).
 """
 
 from __future__ import annotations
@@ -38,45 +38,53 @@ class RunsModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[dict[str, Any]] = []
+        self._row_of: dict[int, int] = {}
         self._bold = QFont()
         self._bold.setBold(True)
 
     # -- data in -------------------------------------------------------------
-    def set_rows(self, rows: list[dict[str, Any]]) -> None:
-        """Merge a fresh ``store.runs()`` result: update, remove and append by run id."""
+    def set_rows(self, rows: list[dict[str, Any]]) -> set[int]:
+        """Merge a fresh ``store.run_list()`` result: update, remove and append by run id.
+
+        Returns the ids of the runs that changed, appeared or went away (the caller re-reads an open run
+        among them); a row whose values are unchanged emits nothing."""
         fresh = {int(r["id"]): r for r in rows}
+        changed: set[int] = set()
         for row in range(len(self._rows) - 1, -1, -1):
-            if int(self._rows[row]["id"]) not in fresh:
+            rid = int(self._rows[row]["id"])
+            if rid not in fresh:
                 self.beginRemoveRows(QModelIndex(), row, row)
                 del self._rows[row]
                 self.endRemoveRows()
-        known = {}
+                changed.add(rid)
+        last = len(COLUMNS) - 1
         for row, old in enumerate(self._rows):
-            new = fresh[int(old["id"])]
-            known[int(old["id"])] = row
+            rid = int(old["id"])
+            new = fresh.pop(rid)
             if new != old:
                 self._rows[row] = new
-                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
-        added = [r for rid, r in fresh.items() if rid not in known]
-        if added:
+                changed.add(rid)
+                self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+        if fresh:
             first = len(self._rows)
-            self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
-            self._rows.extend(added)
+            self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
+            self._rows.extend(fresh.values())
             self.endInsertRows()
+            changed.update(fresh)
+        self._row_of = {int(r["id"]): i for i, r in enumerate(self._rows)}
+        return changed
 
     def clear(self) -> None:
         self.beginResetModel()
         self._rows = []
+        self._row_of = {}
         self.endResetModel()
 
     def run_at(self, row: int) -> dict[str, Any] | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
     def row_of(self, run_id: int) -> int | None:
-        for row, r in enumerate(self._rows):
-            if int(r["id"]) == run_id:
-                return row
-        return None
+        return self._row_of.get(int(run_id))
 
     # -- Qt model API ----------------------------------------------------------
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:

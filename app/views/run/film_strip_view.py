@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 
 from app.views.widgets.frame_cache import THUMB_SIZE
 from app.views.run.step_delegate import StepDelegate
+from app.views.run.steps_model import StepsModel
 from app.views.widgets.verdict_style import VERDICT_COLORS, outcome_color
 
 CELL = QSize(THUMB_SIZE + 14, THUMB_SIZE + 24)
@@ -58,7 +59,8 @@ class _ThumbDelegate(StepDelegate):
             painter.drawRoundedRect(box, 4, 4)
         label = QRect(cell.left(), box.bottom() + 2, cell.width(), cell.bottom() - box.bottom() - 2)
         marker = None
-        if step.get("findings"):
+        model = index.model()
+        if model.kinds_of(step) if isinstance(model, StepsModel) else step.get("findings"):
             marker = QColor(VERDICT_COLORS["fail"])
         elif step.get("outcome") not in (None, "ok"):
             marker = outcome_color(step.get("outcome"))

@@ -40,6 +40,8 @@ class RunHeaderView(QWidget):
             group.addButton(button, i)
         self.frames_button.setChecked(True)
         group.idClicked.connect(self._on_switch_clicked)
+        self.live_state: str | None = None
+        """The live run's control state (running, paused, stopping) while the shown run is the live one."""
         self.set_live_available(False)
 
         text = QVBoxLayout()
@@ -62,7 +64,8 @@ class RunHeaderView(QWidget):
             return
         target = html.escape(str(run.get("target") or ""))
         if effective is None and run.get("status") == "running":
-            badge = badge_html("running", status_color("running").name())
+            state = self.live_state if self.live_state in ("paused", "stopping") else "running"
+            badge = badge_html(state, status_color(state).name())
         else:
             badge = verdict_badge_html(effective)
         self.title.setText(
@@ -82,6 +85,8 @@ class RunHeaderView(QWidget):
             time.strftime("%Y-%m-%d %H:%M", time.localtime(float(started))) if started else "",
             f'<span style="color:{status_color(status).name()}">{html.escape(status)}</span>',
         ]
+        if status == "stopped" and run.get("verdict"):
+            facts[-1] += " (verdict of the steps seen before the stop)"
         if run.get("window_width"):
             facts.insert(2, f"window {run['window_width']}×{run['window_height']}")
         if usage:

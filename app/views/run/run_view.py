@@ -23,7 +23,7 @@ from app.views.widgets.frame_view import FrameView
 from app.views.live.live_view import LiveView
 from app.views.run.replay_controller import ReplayController
 from app.views.run.run_header_view import FRAMES_PAGE, LIVE_PAGE, RunHeaderView
-from app.views.run.step_details_view import LOG_AFTER_S, LOG_BEFORE_S, StepDetailsView
+from app.views.run.step_details_view import LOG_BEFORE_S, StepDetailsView
 from app.views.run.steps_model import StepsModel, action_caption
 from app.views.run.timeline_view import TimelineView
 from app.views.run.verdict_view import VerdictView
@@ -46,6 +46,7 @@ class RunView(QWidget):
         self.run: dict[str, Any] | None = None
         self._findings: list[dict[str, Any]] = []
         self._live_run_id: int | None = None
+        self._live_state: str | None = None
         self.frames = FrameCache()
         self.model = StepsModel(self, frames=self.frames)
         self.replay = ReplayController(self.model, self)
@@ -117,6 +118,7 @@ class RunView(QWidget):
         self.model.set_run(store, run_id if self.run is not None else None)
         self._findings = store.findings(run_id) if self.run is not None else []
         self.findings.set_findings(self._findings)
+        self.model.set_findings(self._findings)
         self._update_findings_tab()
         self.verdict.set_run(store if self.run is not None else None, run_id)
         self.refresh_header()
@@ -137,6 +139,7 @@ class RunView(QWidget):
             self.header.show_run(None, None)
             return
         effective = self.store.effective_verdict(self.run["id"], tester_verdict=self.run.get("verdict"))
+        self.header.live_state = self._live_state if self.run["id"] == self._live_run_id else None
         self.header.show_run(self.run, effective, steps=self.model.available, usage=self._llm_usage())
 
     def reload_run(self) -> None:
@@ -146,9 +149,31 @@ class RunView(QWidget):
         self.run = self.store.run(self.run["id"])
         self._findings = self.store.findings(self.run["id"])
         self.findings.set_findings(self._findings)
+        self.model.set_findings(self._findings)
         self._update_findings_tab()
         self.verdict.refresh()
         self.refresh_header()
+
+    def on_run_changed(self) -> None:
+        """The open run changed in the database (any process wrote it): new steps, status, findings, verdict.
+
+        A user looking at the last step follows new steps, as in a live run."""
+        if self.run is None or self.store is None:
+            return
+        try:
+            count = self.store.step_count(self.run["id"])
+            if count > self.model.available:
+                following = self.current_row() in (-1, self.model.available - 1)
+                self.model.set_available(count)
+                if following:
+                    self.go_to_row(count - 1)
+            self.reload_run()
+        except sqlite3.Error as exc:  # a writer holding the file: the next change reads again
+            log.warning("could not re-read run %s: %s", self.run["id"], exc)
+            return
+        row = self.current_row()
+        if row >= 0:
+            self._show_row(row)  # a finding recorded after its step changes the step's details
 
     # -- navigation ------------------------------------------------------------------------------
     def current_row(self) -> int:
@@ -201,6 +226,12 @@ class RunView(QWidget):
         if not live:
             self.show_page(FRAMES_PAGE)
 
+    def set_live_state(self, state: str | None) -> None:
+        """The live run's control state (running, paused, stopping …): the header of the live run shows it."""
+        self._live_state = state
+        if self.run is not None and self.run["id"] == self._live_run_id:
+            self.refresh_header()
+
     def on_step_recorded(self, event: StepRecorded) -> None:
         if event.run_id != self.run_id:
             return
@@ -216,6 +247,7 @@ class RunView(QWidget):
         if run_id == self.run_id and self.store is not None:
             self._findings = self.store.findings(run_id)
             self.findings.set_findings(self._findings)
+            self.model.set_findings(self._findings)
             self._update_findings_tab()
             row = self.current_row()
             if row >= 0:
@@ -247,7 +279,7 @@ class RunView(QWidget):
             return []
         try:
             return list(self.store.logs(self.run_id, float(step["started_at"]) - LOG_BEFORE_S,
-                                        float(step.get("ended_at") or step["started_at"]) + LOG_AFTER_S))
+                                        float(step.get("ended_at") or step["started_at"])))
         except sqlite3.Error as exc:
             log.warning("could not read the target log: %s", exc)
             return []

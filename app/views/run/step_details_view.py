@@ -17,13 +17,12 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from app.views.widgets.frame_cache import FrameCache
 from app.views.run.llm_call_html import FRAME_SCHEME, Expanded, calls_html, link_target
-from app.views.run.steps_model import action_caption
+from app.views.run.steps_model import action_caption, step_badge
 from app.views.widgets.verdict_style import NO_VERDICT_COLOR, VERDICT_COLORS, outcome_color
 
 LOG_BEFORE_S = 2.0
-"""Target log lines shown from this long before a step started …"""
-LOG_AFTER_S = 0.5
-"""… to this long after it ended."""
+"""Target log lines shown from this long before a step started to the step's end — never later: a line
+written after the step ended belongs to a later step (a traceback there is not this step's)."""
 MAX_LOG_LINES = 200
 Row = dict[str, Any]
 
@@ -90,13 +89,17 @@ class StepDetailsView(QTextBrowser):
                     calls: list[dict[str, Any]] | None = None, expanded: Expanded | None = None, *,
                     thumbnails: bool = False) -> str:
         outcome = str(step.get("outcome") or "")
-        color = outcome_color(outcome).name()
+        kinds = list(step.get("findings") or []) + [str(f.get("kind")) for f in findings]
+        badge, badge_color = step_badge(step, kinds)
+        color = badge_color.name()
+        if badge != outcome:
+            badge += f" (action {outcome or 'not done'})"
         caption = html.escape(action_caption(step.get("action")))
         actor = str(step.get("actor") or "tester")
         parts = [
             f'<p style="margin:0"><b style="font-size:12pt">Step #{step.get("idx")}</b>'
             f'&nbsp;&nbsp;<code style="font-size:11pt">{caption}</code>'
-            f'&nbsp;&nbsp;<span style="color:{color}; font-weight:600">{html.escape(outcome)}</span>'
+            f'&nbsp;&nbsp;<span style="color:{color}; font-weight:600">{html.escape(badge)}</span>'
             f'&nbsp;&nbsp;<span style="color:{NO_VERDICT_COLOR}">by {html.escape(actor)}</span></p>'
         ]
         rationale = step.get("rationale")
@@ -134,7 +137,7 @@ class StepDetailsView(QTextBrowser):
     @staticmethod
     def _logs_html(step: dict[str, Any], logs: list[dict[str, Any]]) -> str:
         title = f'<p style="margin-top:8px; margin-bottom:2px"><b>Target log</b> <span style="color:{NO_VERDICT_COLOR}">' \
-                f"({LOG_BEFORE_S:g} s before to {LOG_AFTER_S:g} s after the step)</span></p>"
+                f"(from {LOG_BEFORE_S:g} s before the step to its end)</span></p>"
         if not logs:
             return title + f'<p style="color:{NO_VERDICT_COLOR}; margin-top:0">no output</p>'
         start = float(step.get("started_at") or 0.0)

@@ -16,10 +16,12 @@ import json
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
 
+from app.engine.judge.oracles import FAILING_KINDS
 from app.engine.play.actions import ActionParseError, action_from_dict, action_to_call
 from app.views.widgets.frame_cache import FrameCache
-from app.views.widgets.verdict_style import outcome_color
+from app.views.widgets.verdict_style import VERDICT_COLORS, outcome_color
 
 FETCH_CHUNK = 200
 STEP_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -27,6 +29,8 @@ STEP_ROLE = Qt.ItemDataRole.UserRole + 1
 CAPTION_ROLE = Qt.ItemDataRole.UserRole + 2
 """The action in call form, e.g. ``click(120, 80)``."""
 IDX_ROLE = Qt.ItemDataRole.UserRole + 3
+BADGE_ROLE = Qt.ItemDataRole.UserRole + 4
+"""``(text, QColor)`` of the step's badge: see :func:`step_badge`."""
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -41,6 +45,16 @@ def action_caption(action: Any) -> str:
         return json.dumps(action, separators=(",", ":"))
 
 
+def step_badge(step: dict[str, Any], kinds: list[str]) -> tuple[str, QColor]:
+    """What a step's badge says: the kind of the first failing finding raised at it (a crash step is badged
+    ``crash``, not ``ok``), else how its action went (``ok``, ``refused``, ``error``)."""
+    failing = next((k for k in kinds if k in FAILING_KINDS), None)
+    if failing is not None:
+        return failing, QColor(VERDICT_COLORS["fail"])
+    outcome = str(step.get("outcome") or "")
+    return outcome, outcome_color(outcome)
+
+
 class StepsModel(QAbstractListModel):
     def __init__(self, parent: Any = None, *, frames: FrameCache | None = None) -> None:
         super().__init__(parent)
@@ -48,6 +62,7 @@ class StepsModel(QAbstractListModel):
         self._run_id: int | None = None
         self._rows: list[dict[str, Any]] = []
         self._available = 0
+        self._kinds: dict[int, list[str]] = {}
         self.frames = frames
 
     # -- run selection -----------------------------------------------------------
@@ -57,8 +72,26 @@ class StepsModel(QAbstractListModel):
         self._store = store
         self._run_id = run_id
         self._rows = []
+        self._kinds = {}
         self._available = store.step_count(run_id) if store is not None and run_id is not None else 0
         self.endResetModel()
+
+    def set_findings(self, findings: list[dict[str, Any]]) -> None:
+        """The run's findings (``store.findings``): a finding recorded apart from its step still marks the step."""
+        kinds: dict[int, list[str]] = {}
+        for f in findings:
+            if f.get("step") is not None:
+                kinds.setdefault(int(f["step"]), []).append(str(f.get("kind")))
+        if kinds != self._kinds:
+            self._kinds = kinds
+            if self._rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, 0))
+
+    def kinds_of(self, step: dict[str, Any]) -> list[str]:
+        """Finding kinds raised at ``step``: those committed with it and those recorded on their own."""
+        own = step.get("findings") or []
+        extra = self._kinds.get(int(step["idx"]), [])
+        return list(own) + [k for k in extra if k not in own]
 
     @property
     def run_id(self) -> int | None:
@@ -127,7 +160,7 @@ class StepsModel(QAbstractListModel):
             return None
         step = self._rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"#{step['idx']} {self.caption_of(step)} {step.get('outcome') or ''}".rstrip()
+            return f"#{step['idx']} {self.caption_of(step)} {step_badge(step, self.kinds_of(step))[0]}".rstrip()
         if role == CAPTION_ROLE:
             return self.caption_of(step)
         if role == Qt.ItemDataRole.DecorationRole:
@@ -136,8 +169,11 @@ class StepsModel(QAbstractListModel):
             return step
         if role == IDX_ROLE:
             return int(step["idx"])
-        if role == Qt.ItemDataRole.ForegroundRole and step.get("outcome") != "ok":
-            return outcome_color(step.get("outcome"))
+        if role == BADGE_ROLE:
+            return step_badge(step, self.kinds_of(step))
+        if role == Qt.ItemDataRole.ForegroundRole:
+            text, color = step_badge(step, self.kinds_of(step))
+            return None if text == "ok" else color
         if role == Qt.ItemDataRole.ToolTipRole:
             return step.get("rationale") or None
         return None

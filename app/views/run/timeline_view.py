@@ -16,8 +16,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QP
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem, QWidget
 
 from app.views.run.step_delegate import StepDelegate
-from app.views.run.steps_model import StepsModel
-from app.views.widgets.verdict_style import VERDICT_COLORS, outcome_color
+from app.views.run.steps_model import BADGE_ROLE, StepsModel
+from app.views.widgets.verdict_style import VERDICT_COLORS
 
 ROW_HEIGHT = 24
 IDX_WIDTH = 48
@@ -60,13 +60,16 @@ class _StepRowDelegate(StepDelegate):
                          Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"#{step['idx']}")
         x = rect.left() + 6 + IDX_WIDTH
         right = rect.right() - 6
-        outcome = str(step.get("outcome") or "")
+        badge = index.data(BADGE_ROLE)
+        outcome, color = badge if badge else ("", QColor())
         if outcome:
-            chip = self._chip(outcome, outcome_color(outcome), selected, filled=True)
+            chip = self._chip(outcome, color, selected, filled=True)
             right -= round(chip.width() / self._dpr)
             painter.drawPixmap(right, rect.top() + (rect.height() - round(chip.height() / self._dpr)) // 2, chip)
             right -= 6
-        if step.get("findings"):
+        model = index.model()
+        kinds = model.kinds_of(step) if isinstance(model, StepsModel) else step.get("findings")
+        if kinds:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(VERDICT_COLORS["fail"]))

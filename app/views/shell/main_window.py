@@ -12,7 +12,7 @@ import logging
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QStackedWidget, QToolBar, QToolButton,
@@ -35,14 +35,16 @@ from app.views.run.run_view import RunView
 from app.views.settings.settings_dialog import SettingsDialog
 from app.views.labelling.validation_menu import ValidationMenu
 from app.views.shell.workbench_actions import WorkbenchActions
+from app.views.widgets.long_task import running_tasks
+from app.views.widgets.screen_fit import fit_to_screen
 
 log = logging.getLogger(__name__)
 
 APP_NAME = "PlayCoder Workbench"
 STYLE_SHEET = RESOURCES / "workbench.qss"
-LIVE_REFRESH_MS = 1000
-"""How often the run list is re-read while a live run is going."""
 DEFAULT_SIZE = (1400, 900)
+"""The size asked for; :func:`fit_to_screen` makes it smaller on a smaller screen (or at a higher scaling)."""
+DB_FILTER = "PlayCoder databases (*.db *.sqlite *.sqlite3);;All files (*)"
 RUNS_PAGE, BLINDED_PAGE = 0, 1
 BLINDED_TEXT = ("Blinded labelling is open in its own window.\n\nThe run list and the run details stay hidden here "
                 "until you close it.")
@@ -67,7 +69,7 @@ def run_gui(db: Path, open_run: int | None = None) -> int:
     reporter.parent = window
     signals = QuitOnSignals(window)
     signals.install()
-    window.resize(*DEFAULT_SIZE)
+    fit_to_screen(window, DEFAULT_SIZE)
     window.show()
     if window.open_database(Path(db)) and open_run is not None and not window.open_run(open_run):
         window.show_message(f"There is no run {open_run} in {db}.")
@@ -115,9 +117,6 @@ class MainWindow(QMainWindow):
         self.live_label = QLabel(self)
         self.live_label.setObjectName("LiveStatus")
         self.statusBar().addPermanentWidget(self.live_label)
-        self._refresh_timer = QTimer(self)
-        self._refresh_timer.setInterval(LIVE_REFRESH_MS)
-        self._refresh_timer.timeout.connect(self._on_refresh_timer_timeout)
         self._connect()
         self.commands.set_live_controls(None)
         self.set_blinded(False)
@@ -127,7 +126,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         a, bar = self.commands, self.menuBar()
         file_menu = bar.addMenu("&File")
-        for action in (a.new_run, a.open_db, None, a.export_run, a.import_bundle, a.export_report, None, a.quit):
+        for action in (a.new_run, a.open_db, a.new_db, None, a.export_run, a.import_bundle, a.export_report, None, a.quit):
             file_menu.addSeparator() if action is None else file_menu.addAction(action)
         bar.addMenu("&Edit").addAction(a.settings)
         run_menu = bar.addMenu("&Run")
@@ -164,6 +163,7 @@ class MainWindow(QMainWindow):
         a, rv = self.commands, self.run_view
         a.new_run.triggered.connect(self._on_new_run_triggered)
         a.open_db.triggered.connect(self._on_open_db_triggered)
+        a.new_db.triggered.connect(self._on_new_db_triggered)
         a.export_run.triggered.connect(self.transfer.export_run)
         a.import_bundle.triggered.connect(self.transfer.import_bundle)
         a.export_report.triggered.connect(self.transfer.export_report)
@@ -194,6 +194,7 @@ class MainWindow(QMainWindow):
         rv.sig_verdict_changed.connect(self._on_run_view_verdict_changed)
         rv.sig_step_changed.connect(self._on_run_view_step_changed)
         self.browser.sig_run_selected.connect(self._on_browser_run_selected)
+        self.browser.sig_runs_changed.connect(self._on_browser_runs_changed)
 
     # -- database and runs ---------------------------------------------------------------------
     def open_database(self, path: Path) -> bool:
@@ -240,7 +241,6 @@ class MainWindow(QMainWindow):
         live.sig_state_changed.connect(self._on_live_state_changed)
         live.attach_view(self.run_view.live)
         live.start()
-        self._refresh_timer.start()
         return live
 
     def live_active(self) -> bool:
@@ -276,7 +276,10 @@ class MainWindow(QMainWindow):
         self.repair.close()
         if self.live is not None:
             self.live.shutdown()
-        self._refresh_timer.stop()
+        self.browser.stop_watching()
+        for task in running_tasks():  # work off the GUI thread lets go of its files before the window goes
+            task.cancel()
+            task.wait()
         if self.store is not None:
             self.store.close()
             self.store = None
@@ -313,10 +316,29 @@ class MainWindow(QMainWindow):
             self.show_message("Stop the live run (Esc) before opening another database.")
             return
         start = str(self.db_path.parent) if self.db_path else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open database", start,
-                                              "PlayCoder databases (*.db *.sqlite *.sqlite3);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Open database", start, DB_FILTER)
         if path:
             self.open_database(Path(path))
+
+    def _on_new_db_triggered(self) -> None:
+        if self.live is not None and self.live.active:
+            self.show_message("Stop the live run (Esc) before opening another database.")
+            return
+        start = str(self.db_path.parent / "new.db") if self.db_path else "new.db"
+        path, _ = QFileDialog.getSaveFileName(self, "New database", start, DB_FILTER,
+                                              options=QFileDialog.Option.DontConfirmOverwrite)
+        if path:
+            self.new_database(Path(path))
+
+    def new_database(self, path: Path) -> bool:
+        """Create an empty database at ``path`` and open it; an existing file is never touched."""
+        if path.exists():
+            self.show_message(f"{path} already exists; open it with File › Open database… or choose a new name.")
+            return False
+        if not self.open_database(path):
+            return False
+        self.statusBar().showMessage(f"Created the empty database {path}", 5000)
+        return True
 
     def _on_transfer_run_imported(self, run_id: int) -> None:
         self.browser.refresh()
@@ -362,8 +384,9 @@ class MainWindow(QMainWindow):
         total = self.run_view.model.available
         self.statusBar().showMessage(f"Step {row + 1} of {total}" if row >= 0 else "")
 
-    def _on_refresh_timer_timeout(self) -> None:
-        self.browser.refresh()
+    def _on_browser_runs_changed(self, run_ids: set[int]) -> None:
+        if self.run_view.run_id is not None and self.run_view.run_id in run_ids:
+            self.run_view.on_run_changed()
 
     # -- live-run handlers ------------------------------------------------------------------------------
     def _on_live_run_started(self, event: RunStarted) -> None:
@@ -392,7 +415,6 @@ class MainWindow(QMainWindow):
         self.show_message(message)
 
     def _on_live_process_ended(self, _exit_code: int) -> None:
-        self._refresh_timer.stop()
         self.browser.refresh()
         self.run_view.set_live_run(None)
         if self.run_view.run is not None:
@@ -400,6 +422,7 @@ class MainWindow(QMainWindow):
 
     def _on_live_state_changed(self, state: str) -> None:
         self.commands.set_live_controls(state)
+        self.run_view.set_live_state(None if state == FINISHED else state)
         if state == FINISHED:
             self.live_label.setText("")
         else:

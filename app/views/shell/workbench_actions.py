@@ -37,6 +37,8 @@ class WorkbenchActions:
         # File
         self.new_run = make("&New run…", "Ctrl+N", SP.SP_FileDialogNewFolder, "Play a target and record the run")
         self.open_db = make("&Open database…", "Ctrl+O", SP.SP_DialogOpenButton, "Open another PlayCoder database")
+        self.new_db = make("New &database…", "Ctrl+Shift+O", SP.SP_FileDialogNewFolder,
+                           "Create an empty PlayCoder database and open it")
         self.export_run = make("&Export run…", None, SP.SP_DialogSaveButton, "Write the selected run to a bundle (.zip)")
         self.import_bundle = make("&Import bundle…", None, SP.SP_ArrowDown, "Add the run of a bundle to this database")
         self.export_report = make("Export HTML &report…", None, SP.SP_FileIcon, "Write an HTML report of the run")
@@ -83,7 +85,7 @@ class WorkbenchActions:
 
     def revealing(self) -> tuple[QAction, ...]:
         """Commands that show runs, verdicts or findings: disabled while a blinded labelling window is open."""
-        return (self.new_run, self.open_db, self.export_run, self.import_bundle, self.export_report, self.replay,
+        return (self.new_run, self.open_db, self.new_db, self.export_run, self.import_bundle, self.export_report, self.replay,
                 self.undo_override, self.show_browser, self.show_film, self.previous_step, self.next_step,
                 self.first_step, self.last_step, self.zoom_fit, self.refresh, self.agreement, self.repair_sessions)
 

@@ -13,6 +13,7 @@ from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QWidget
 
 from app.engine.trace.store import TrajectoryStore
+from app.views.widgets.screen_fit import fit_to_screen
 
 
 class ToolWindow(QMainWindow):
@@ -30,7 +31,7 @@ class ToolWindow(QMainWindow):
         self.setWindowTitle(view.windowTitle())
         view.windowTitleChanged.connect(self.setWindowTitle)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self, self.close)
-        self.resize(*size)
+        fit_to_screen(self, size)  # never larger than the screen's available area
 
     @property
     def closed(self) -> bool:

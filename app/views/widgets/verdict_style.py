@@ -21,6 +21,7 @@ OUTCOME_COLORS: dict[str, str] = {
 }
 STATUS_COLORS: dict[str, str] = {
     "running": "#1565c0",
+    "paused": "#b26a00",
     "completed": "#3c4043",
     "stopped": "#b26a00",
     "error": "#c62828",

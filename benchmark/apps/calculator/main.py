@@ -47,10 +47,10 @@ class CalculatorWindow:
         display.pack(fill="x", padx=8, pady=(8, 4))
         display.pack_propagate(False)
         self.expr_label = tk.Label(display, text="", anchor="e", bg=DISPLAY_BG,
-                                   fg=EXPRESSION_FG, font=("Helvetica", 14))
+                                   fg=EXPRESSION_FG, font=("DejaVu Sans", 14))
         self.expr_label.pack(fill="x", padx=10, pady=(10, 0))
         self.display_label = tk.Label(display, text="0", anchor="e", bg=DISPLAY_BG,
-                                      fg=DISPLAY_FG, font=("Helvetica", 34, "bold"))
+                                      fg=DISPLAY_FG, font=("DejaVu Sans", 34, "bold"))
         self.display_label.pack(fill="both", expand=True, padx=10)
 
         pad = tk.Frame(root, bg=WINDOW_BG)
@@ -64,7 +64,7 @@ class CalculatorWindow:
             bg, fg = STYLES[style]
             button = tk.Button(pad, text=label, bg=bg, fg=fg, activebackground=bg,
                                activeforeground=fg, relief="flat", bd=0,
-                               highlightthickness=0, font=("Helvetica", 18, "bold"))
+                               highlightthickness=0, font=("DejaVu Sans", 18, "bold"))
             button.grid(row=row, column=col, columnspan=span, sticky="nsew", padx=3, pady=3)
             self.buttons[label] = button
         self._connect()

@@ -146,6 +146,9 @@ def main():
     print("stopwatch started seed=%d" % seed, flush=True)
     app = QApplication(sys.argv[:1])
     app.setStyle("Fusion")
+    font = app.font()
+    font.setFamily("DejaVu Sans")  # named, so every machine draws the same glyphs
+    app.setFont(font)
     window = StopwatchWindow()
     window.show()
     window.raise_()

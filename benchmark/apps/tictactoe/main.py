@@ -51,7 +51,7 @@ class TicTacToeWindow:
         root.resizable(False, False)
         root.configure(bg=WINDOW_BG)
 
-        self.status = tk.Label(root, text="", bg=WINDOW_BG, fg=TEXT, font=("Helvetica", 18, "bold"))
+        self.status = tk.Label(root, text="", bg=WINDOW_BG, fg=TEXT, font=("DejaVu Sans", 18, "bold"))
         self.status.place(x=0, y=STATUS_Y, width=WIDTH, height=46)
 
         board = tk.Frame(root, bg=GRID_LINES)
@@ -60,7 +60,7 @@ class TicTacToeWindow:
         for index in range(9):
             row, col = divmod(index, 3)
             cell = tk.Button(board, text="", bg=CELL_BG, activebackground=CELL_BG, relief="flat", bd=0,
-                             highlightthickness=0, font=("Helvetica", 40, "bold"),
+                             highlightthickness=0, font=("DejaVu Sans", 40, "bold"),
                              command=lambda i=index: self.play(i))
             cell.place(x=col * (CELL + GAP), y=row * (CELL + GAP), width=CELL, height=CELL)
             self.cells.append(cell)
@@ -68,9 +68,9 @@ class TicTacToeWindow:
         self.new_button = tk.Button(root, text="New game", bg=BUTTON_BG, fg=BUTTON_FG,
                                     activebackground=BUTTON_BG, activeforeground=BUTTON_FG,
                                     relief="flat", bd=0, highlightthickness=0,
-                                    font=("Helvetica", 13, "bold"), command=self.new_game)
+                                    font=("DejaVu Sans", 13, "bold"), command=self.new_game)
         self.new_button.place(x=BOARD_X, y=BAR_Y, width=110, height=34)
-        self.tally = tk.Label(root, text="", bg=WINDOW_BG, fg=TEXT, anchor="e", font=("Helvetica", 11))
+        self.tally = tk.Label(root, text="", bg=WINDOW_BG, fg=TEXT, anchor="e", font=("DejaVu Sans", 11))
         self.tally.place(x=BOARD_X + 116, y=BAR_Y, width=BOARD - 116, height=34)
 
         root.bind("<Key>", self.on_key)

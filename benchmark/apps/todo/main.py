@@ -176,6 +176,9 @@ def main():
     sys.excepthook = fail_fast
     app = QApplication(sys.argv[:1])
     app.setStyle("Fusion")
+    font = app.font()
+    font.setFamily("DejaVu Sans")  # named, so every machine draws the same glyphs
+    app.setFont(font)
     app.setCursorFlashTime(0)  # a steady text cursor: the idle window does not animate
     window = TodoWindow(seed)
     window.show()

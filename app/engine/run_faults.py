@@ -1,0 +1,55 @@
+"""What a run's surroundings broke, in one sentence: a dead display, a full disk, a database gone bad.
+
+The session asks :func:`describe_fault` about an exception that is not a
+:class:`~app.engine.errors.UserError` before it calls it an internal error:
+a private Xvfb killed mid-run surfaces as whatever X call came next (a closed
+connection, a failed capture), a full disk as ``OSError(ENOSPC)``; neither is
+an engine bug, and both deserve a sentence that says what happened.
+:func:`close_quietly` runs a cleanup step whose failure must not hide the
+run's result (closing an X connection to a server that is gone raises).
+"""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+from pathlib import Path
+from typing import Callable
+
+from app.engine.play.display import XDisplay
+from app.engine.trace.sqlite_faults import fault_for
+
+_X_GONE = ("ConnectionClosedError", "DisplayConnectionError", "ScreenShotError", "XIOError")
+
+
+def describe_fault(exc: BaseException, display: XDisplay | None, db: Path | None = None) -> str | None:
+    """One sentence for a fault the environment caused, or None when it looks like an engine bug."""
+    if display is not None and display_died(display):
+        return (f"the private X display {display.name} (Xvfb) stopped during the run (was it killed, or out of "
+                "memory?); run again.")
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"the disk is full{where}; free some space and run again."
+    if isinstance(exc, sqlite3.Error) and db is not None:
+        fault = fault_for(exc, db)
+        if fault is not None:
+            return str(fault)
+    if type(exc).__name__ in _X_GONE or isinstance(exc, BrokenPipeError):
+        name = display.name if display is not None else "the X display"
+        return (f"the X display {name} closed its connection during the run ({type(exc).__name__}); check that it "
+                "is still running and run again.")
+    return None
+
+
+def display_died(display: XDisplay) -> bool:
+    """A private display whose Xvfb has exited (a desktop display is not ours to watch)."""
+    return display.process is not None and display.process.poll() is not None
+
+
+def close_quietly(close: Callable[[], None]) -> BaseException | None:
+    """Run one cleanup step; return (not raise) what it raised, so the next step and the result still happen."""
+    try:
+        close()
+    except (Exception, KeyboardInterrupt) as exc:
+        return exc
+    return None

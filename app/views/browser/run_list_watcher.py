@@ -1,0 +1,128 @@
+"""RunListWatcher: notice that the database changed — in any process — and re-read the run list off the GUI thread.
+
+The run list must follow runs written by the command line, ``playcoder bench``
+or a live run alike, without costing the GUI thread: a timer asks SQLite's
+``PRAGMA data_version`` on a connection of the watcher's own (a few
+microseconds; it changes only when another connection committed), and only
+then the whole list is read in ONE query (``store.run_list()``) through the
+workbench's long-work helper, on a pool thread with its own connection.  The
+GUI thread merely merges the rows (:attr:`RunListWatcher.sig_runs_read`).
+One read is in flight at a time; a change seen meanwhile is read right after.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.engine.errors import StoreError
+from app.engine.trace.store import TrajectoryStore
+from app.views.widgets.long_task import LongTask, TaskControl, run_long_task
+
+log = logging.getLogger(__name__)
+
+POLL_MS = 300
+"""How often the watcher asks SQLite whether another connection committed."""
+
+
+class RunListWatcher(QObject):
+    sig_runs_read = Signal(object)
+    """Emitted with a fresh ``store.run_list()`` (read off the GUI thread) after the database changed."""
+
+    def __init__(self, parent: QObject | None = None, *, interval_ms: int = POLL_MS) -> None:
+        super().__init__(parent)
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._path: Path | None = None
+        self._probe: TrajectoryStore | None = None
+        self._seen: int | None = None
+        self._task: LongTask | None = None
+        self._again = False
+        self.reads = 0
+        """Whole-list reads done so far (tests and the benchmark count them)."""
+
+    @property
+    def path(self) -> Path | None:
+        return self._path
+
+    def watch(self, path: Path | None) -> None:
+        """Follow the database at ``path`` (None: nothing)."""
+        self.stop()
+        self._path = Path(path) if path is not None else None
+        if self._path is None:
+            return
+        try:
+            self._probe = TrajectoryStore(self._path, readonly=True)
+            self._seen = self._probe.data_version()
+        except (StoreError, sqlite3.Error) as exc:
+            log.warning("cannot watch %s for changes: %s", self._path, exc)
+            self._probe = None
+            return
+        self._timer.start()
+
+    def stop(self) -> None:
+        """Stop watching; a read in flight is cancelled and waited for."""
+        self._timer.stop()
+        self._again = False
+        task, self._task = self._task, None
+        if task is not None and task.running:
+            task.sig_finished.disconnect(self._on_task_finished)
+            task.cancel()
+            task.wait()
+        if self._probe is not None:
+            self._probe.close()
+            self._probe = None
+
+    def check_now(self) -> bool:
+        """Look at the database now (the timer does this every :data:`POLL_MS`); True when it changed."""
+        if self._probe is None:
+            return False
+        try:
+            version = self._probe.data_version()
+        except sqlite3.Error as exc:
+            log.debug("data_version failed: %s", exc)
+            return False
+        if version == self._seen:
+            return False
+        self._seen = version
+        self.read_now()
+        return True
+
+    def read_now(self) -> None:
+        """Re-read the whole list off the GUI thread (after the current read, when one is going)."""
+        path = self._path
+        if path is None:
+            return
+        if self._task is not None and self._task.running:
+            self._again = True
+            return
+
+        def read(control: TaskControl) -> list[dict[str, Any]]:
+            return control.open_store(path, readonly=True).run_list()
+
+        self._task = run_long_task(read, what="read the runs", label="Reading the runs…", dialog=False,
+                                   on_finished=self._on_task_finished, on_failed=self._on_task_failed)
+
+    def _on_timer_timeout(self) -> None:
+        self.check_now()
+
+    def _on_task_finished(self, rows: list[dict[str, Any]]) -> None:
+        self._task = None
+        self.reads += 1
+        self.sig_runs_read.emit(rows)
+        if self._again:
+            self._again = False
+            self.read_now()
+
+    def _on_task_failed(self, message: str) -> None:
+        self._task = None
+        self._seen = None  # read again at the next tick
+        log.warning("could not re-read the runs: %s", message)  # a writer holding the file: the next change retries
+        if self._again:
+            self._again = False
+            self.read_now()

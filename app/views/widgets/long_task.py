@@ -1,0 +1,232 @@
+"""LongTask: the one way the workbench runs long work — off the GUI thread, with progress and cancel.
+
+Export, import, HTML reports and agreement statistics all go through it (STYLE
+rule 12), so each gets the same behaviour:
+
+- the work is a plain function ``work(control) -> result`` run on a pool
+  thread; it never touches a widget, and opens its own database connection
+  (:meth:`TaskControl.open_store`) instead of sharing the GUI's;
+- a progress dialog appears only when the work takes longer than
+  :data:`SHOW_AFTER_MS`, busy until the work reports a count;
+- *Cancel* sets a :class:`threading.Event` that the work checks
+  (:meth:`TaskControl.check`, :meth:`TaskControl.progress`); every statement
+  of a store opened through the control is aborted too, so work that sits in
+  a long query stops there, and a write transaction rolls back whole;
+- the outcome comes back on the GUI thread as exactly one of
+  :attr:`LongTask.sig_finished` (the result), :attr:`LongTask.sig_failed`
+  (one sentence, never a traceback) or :attr:`LongTask.sig_cancelled`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtWidgets import QProgressDialog, QWidget
+
+from app.engine.errors import UserError
+from app.engine.trace.store import TrajectoryStore
+
+log = logging.getLogger(__name__)
+
+SHOW_AFTER_MS = 400
+"""Work shorter than this finishes without a dialog flashing up."""
+STORE_CHECK_OPS = 2000
+"""A store opened through the control checks the cancel flag every this many SQLite VM steps."""
+WAIT_ON_CLOSE_MS = 5000
+"""Closing the workbench cancels running work and waits this long for it to let go of its files."""
+_RUNNING: set[LongTask] = set()
+"""Tasks whose worker may still emit: kept alive here until their outcome arrived on the GUI thread."""
+
+
+class TaskCancelled(Exception):
+    """Raised inside the work by :meth:`TaskControl.check` once the user cancelled."""
+
+
+class TaskControl:
+    """What the work function is handed: the cancel flag, progress reports, a private store connection."""
+
+    def __init__(self, report: Callable[[int, int, str], None]) -> None:
+        self._cancel = threading.Event()
+        self._report = report
+        self._stores: list[TrajectoryStore] = []
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def check(self) -> None:
+        """Raise :class:`TaskCancelled` when the user cancelled; call it between pieces of work."""
+        if self._cancel.is_set():
+            raise TaskCancelled()
+
+    def progress(self, done: int, total: int = 0, text: str = "") -> None:
+        """Report ``done`` of ``total`` (0: unknown) with an optional line of text; also a cancel checkpoint."""
+        self.check()
+        self._report(int(done), int(total), text)
+
+    def open_store(self, path: Path, *, readonly: bool = False) -> TrajectoryStore:
+        """A connection of this work's own, closed when the work ends; its statements stop on cancel."""
+        store = TrajectoryStore(path, readonly=readonly)
+        store.abort_when(self._cancel.is_set, STORE_CHECK_OPS)
+        self._stores.append(store)
+        return store
+
+    def close_stores(self) -> None:
+        for store in self._stores:
+            try:
+                store.close()
+            except Exception:  # noqa: BLE001 - closing must not hide the work's own outcome
+                log.debug("closing a task store failed", exc_info=True)
+        self._stores.clear()
+
+
+def failure_sentence(what: str, exc: BaseException) -> str:
+    """One sentence for a failed piece of work: the engine's own for user errors, a short one otherwise."""
+    if isinstance(exc, UserError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        where = f": {exc.filename}" if exc.filename else ""
+        return f"Could not {what} ({exc.strerror or exc}{where}); choose another file or folder."
+    return f"Could not {what}: {type(exc).__name__}: {exc}. The details are in the workbench log."
+
+
+class _Relay(QObject):
+    """Lives on the GUI thread; the worker emits through it, so every slot runs on the GUI thread."""
+
+    sig_done = Signal(str, object)
+    sig_progressed = Signal(int, int, str)
+
+
+class _Runner(QRunnable):
+    def __init__(self, work: Callable[[TaskControl], Any], control: TaskControl, relay: _Relay, what: str) -> None:
+        super().__init__()
+        self.setAutoDelete(True)
+        self._work, self._control, self._relay, self._what = work, control, relay, what
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        outcome: tuple[str, Any]
+        try:
+            result = self._work(self._control)
+            outcome = ("cancelled", None) if self._control.cancelled else ("finished", result)
+        except BaseException as exc:  # noqa: BLE001 - every outcome must reach the GUI thread
+            if self._control.cancelled or isinstance(exc, TaskCancelled):
+                outcome = ("cancelled", None)
+            else:
+                if not isinstance(exc, (UserError, OSError)):
+                    log.error("background work failed: %s", self._what, exc_info=exc)
+                outcome = ("failed", failure_sentence(self._what, exc))
+        finally:
+            self._control.close_stores()
+        self.done.set()
+        self._relay.sig_done.emit(*outcome)
+
+
+class LongTask(QObject):
+    sig_finished = Signal(object)
+    """Emitted with the work's result when it ended normally."""
+    sig_failed = Signal(str)
+    """Emitted with one sentence when the work raised (what to do, never a traceback)."""
+    sig_cancelled = Signal()
+    """Emitted when the work stopped because the user cancelled."""
+    sig_progressed = Signal(int, int, str)
+    """Emitted with (done, total, text) as the work reports progress (total 0: unknown)."""
+
+    def __init__(self, work: Callable[[TaskControl], Any], *, what: str, label: str, parent: QWidget | None = None,
+                 show_after_ms: int = SHOW_AFTER_MS, dialog: bool = True) -> None:
+        """``what`` completes "Could not …" in a failure sentence; ``label`` is the dialog's first line."""
+        super().__init__(parent)
+        self.what = what
+        self.label = label
+        self._work = work
+        self._relay = _Relay(self)
+        self._relay.sig_done.connect(self._on_relay_done)
+        self._relay.sig_progressed.connect(self._on_relay_progressed)
+        self.control = TaskControl(self._relay.sig_progressed.emit)
+        self._runner: _Runner | None = None
+        self.outcome: str | None = None
+        """None while running; then ``finished``, ``failed`` or ``cancelled``."""
+        self.dialog: QProgressDialog | None = None
+        if dialog:
+            self.dialog = QProgressDialog(label, "Cancel", 0, 0, parent)
+            self.dialog.setWindowTitle(label.rstrip("…. "))
+            self.dialog.setMinimumDuration(show_after_ms)
+            self.dialog.setAutoClose(False)
+            self.dialog.setAutoReset(False)
+            self.dialog.canceled.connect(self.cancel)
+            self.dialog.setValue(0)  # starts the show-after timer
+
+    @property
+    def running(self) -> bool:
+        return self._runner is not None and self.outcome is None
+
+    def start(self) -> LongTask:
+        if self._runner is not None:
+            raise RuntimeError("a LongTask runs once")
+        self._runner = _Runner(self._work, self.control, self._relay, self.what)
+        _RUNNING.add(self)
+        QThreadPool.globalInstance().start(self._runner)
+        return self
+
+    def cancel(self) -> None:
+        """Ask the work to stop (it stops at its next check or store statement)."""
+        if self.outcome is None:
+            self.control.cancel()
+            if self.dialog is not None:
+                self.dialog.setLabelText("Cancelling…")
+
+    def wait(self, timeout_ms: int = WAIT_ON_CLOSE_MS) -> bool:
+        """Block until the worker thread let go (not the GUI-thread signal); True when it did."""
+        runner = self._runner
+        return runner is None or runner.done.wait(timeout_ms / 1000)
+
+    def _on_relay_progressed(self, done: int, total: int, text: str) -> None:
+        if self.dialog is not None and self.outcome is None:
+            if total > 0:
+                self.dialog.setMaximum(total)
+                self.dialog.setValue(min(done, total))
+            if text:
+                self.dialog.setLabelText(f"{self.label}\n{text}")
+        self.sig_progressed.emit(done, total, text)
+
+    def _on_relay_done(self, outcome: str, value: Any) -> None:
+        self.outcome = outcome
+        if self.dialog is not None:
+            dialog, self.dialog = self.dialog, None
+            dialog.canceled.disconnect(self.cancel)
+            dialog.reset()
+            dialog.hide()
+            dialog.deleteLater()
+        if outcome == "finished":
+            self.sig_finished.emit(value)
+        elif outcome == "failed":
+            self.sig_failed.emit(str(value))
+        else:
+            self.sig_cancelled.emit()
+        _RUNNING.discard(self)
+
+
+def running_tasks() -> list[LongTask]:
+    """Work still going (the main window cancels and waits for it when it closes)."""
+    return [task for task in _RUNNING if task.outcome is None]
+
+
+def run_long_task(work: Callable[[TaskControl], Any], *, what: str, label: str, parent: QWidget | None = None,
+                  on_finished: Callable[[Any], None] | None = None, on_failed: Callable[[str], None] | None = None,
+                  on_cancelled: Callable[[], None] | None = None, dialog: bool = True) -> LongTask:
+    """Start ``work`` on a pool thread with a progress dialog; the callbacks run on the GUI thread."""
+    task = LongTask(work, what=what, label=label, parent=parent, dialog=dialog)
+    if on_finished is not None:
+        task.sig_finished.connect(on_finished)
+    if on_failed is not None:
+        task.sig_failed.connect(on_failed)
+    if on_cancelled is not None:
+        task.sig_cancelled.connect(on_cancelled)
+    return task.start()
