@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import signal
@@ -32,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--tester", default="offline")
     t.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)
     t.add_argument("--max-steps", type=int, default=None, help="at most this many steps (default 30)")
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=SEED, default=0)
     t.add_argument("--reference", default=None, metavar="REF_DIR",
                    help="differential tester: the program to compare with (default for APP@BUG: APP itself)")
     t.add_argument("--freeze-while-thinking", dest="freeze", action=argparse.BooleanOptionalAction, default=None,
@@ -57,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_db(r)
 
     g = sub.add_parser("gui", help="open the workbench")
-    g.add_argument("--open", type=int, default=None, metavar="RUN_ID")
+    g.add_argument("--open", type=ROW_ID, default=None, metavar="RUN_ID")
     _add_db(g)
 
     d = sub.add_parser("demo", help="headless demo: play a bundled target and write a report")
@@ -74,16 +75,54 @@ _EXTRA_COMMANDS: list[Callable[[Any], None]] = []
 """Later modules (export/import, validate, bench, repair) register subcommands here."""
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+EXIT_INTERRUPTED = 130
+"""Exit codes: 0 completed, 2 error (one line on stderr), 130 interrupted by a signal (one line too)."""
+_received: list[int] = []
+
+
 def _install_signal_handlers() -> None:
-    """SIGTERM/SIGHUP end a run like Ctrl-C does, so target and Xvfb are shut down."""
+    """SIGINT, SIGTERM and SIGHUP all end a command like Ctrl-C: cleanly, with one line and exit 130.
+
+    The first signal raises KeyboardInterrupt; a second one while the command cleans
+    up (stopping children, closing the run) is ignored so the cleanup finishes; a
+    third gives up on cleaning (the engine's children die with it anyway)."""
+    _received.clear()
     if threading.current_thread() is not threading.main_thread():
         return
 
     def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt()
+        _received.append(signum)
+        if len(_received) == 1:
+            raise KeyboardInterrupt()
+        if len(_received) >= 3:
+            os.write(2, b"playcoder: interrupted again; quitting without cleaning up\n")
+            os._exit(EXIT_INTERRUPTED)
 
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    for sig in STOP_SIGNALS:
         signal.signal(sig, interrupt)
+
+
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``, or a clear error naming the range."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low} to {high}, not {text[:40]!r}") \
+                from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low} to {high}, not {text[:40]}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+SEED = bounded_int(0, 2**32 - 1)
+"""A seed: targets hand it to numpy and random, which take 32 bits."""
+ROW_ID = bounded_int(1, 2**63 - 1)
+"""A run id (an SQLite INTEGER)."""
 
 
 UNBOUNDED_STEPS = 1_000_000
@@ -116,6 +155,8 @@ def cmd_test(args: argparse.Namespace) -> int:
 
         bus.subscribe(emit)
         control.listen(sys.stdin)
+    else:
+        bus.subscribe(_say_why_held)
     llm_options = {k: v for k, v in (("provider", args.provider), ("model", args.model),
                                       ("base_url", args.base_url)) if v is not None}
     if llm_options and args.tester != "llm":
@@ -144,6 +185,13 @@ def cmd_test(args: argparse.Namespace) -> int:
         print(f"playcoder: {result.error}", file=sys.stderr)
         return 2
     return 0
+
+
+def _say_why_held(event: object) -> None:
+    """Headless: a run the engine paused itself (a desktop target covered or hidden) says why on stderr."""
+    reason = getattr(event, "reason", "")
+    if reason and getattr(event, "state", "") == "paused":
+        print(f"playcoder: paused — {reason}", file=sys.stderr, flush=True)
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -212,25 +260,38 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    _load_extensions()
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        has_display = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-        args = parser.parse_args(["gui"] if has_display else ["demo"])
     _install_signal_handlers()
-    handler = COMMANDS.get(args.command) or getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return 2
     try:
-        return int(handler(args))
+        _load_extensions()
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            has_display = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+            args = parser.parse_args(["gui"] if has_display else ["demo"])
+        handler = COMMANDS.get(args.command) or getattr(args, "handler", None)
+        if handler is None:
+            parser.print_help()
+            return 2
+        code = int(handler(args))
     except UserError as exc:
         print(f"playcoder: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("playcoder: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `playcoder runs | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        print(f"playcoder: the disk is full{f' ({exc.filename})' if exc.filename else ''}; free some space and run "
+              "again.", file=sys.stderr)
+        return 2
+    if _received:  # a run that was stopped by the signal ended normally, but the user interrupted it
+        print("playcoder: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return code
 
 
 def _load_extensions() -> None:

@@ -1,10 +1,21 @@
-"""Workbench speed: open a 10,000-step run, step through it, memory, event-loop stalls in a live run.
+"""Workbench speed: open a 10,000-step run, step through it, memory, event-loop stalls.
 
-    python benchmark/gui_speed.py [--steps 10000] [--live-seconds 60] [--live-target benchmark/apps/flappy]
+    python benchmark/gui_speed.py [--steps 10000] [--runs 5000] [--writer-seconds 20] [--live-seconds 60]
+                                  [--live-target benchmark/apps/flappy]
 
 Prints one line per measure with its target, then a JSON summary.  Runs
 offscreen unless QT_QPA_PLATFORM is already set; the live run uses the
 engine's own private Xvfb (skipped when Xvfb is missing or --live-seconds 0).
+
+Event-loop stalls are measured the same way everywhere: a 10 ms QTimer on the
+GUI thread records when it fires, and the longest gap minus 10 ms is the
+longest time the GUI thread could not answer.  Two of them:
+
+- with ``--runs`` runs in the database, while another process writes runs
+  (a step every 50 ms, a new run every 10 steps) the run list must follow
+  (``PRAGMA data_version`` polled, one whole-list query off the GUI thread);
+- exporting the ``--steps``-step run (File › Export run…) runs off the GUI
+  thread through the long-work helper.
 """
 
 from __future__ import annotations
@@ -33,7 +44,28 @@ OPEN_TARGET_S = 1.0
 STEP_TARGET_MS = 16.0
 RSS_TARGET_MB = 400.0
 STALL_TARGET_MS = 100.0
+FOLLOW_STALL_TARGET_MS = 50.0
+EXPORT_STALL_TARGET_MS = 100.0
 TICK_MS = 10
+WRITER = """
+import os, sys, time
+sys.path.insert(0, {root!r})
+from app.engine.trace.store import TrajectoryStore
+store = TrajectoryStore({db!r})
+end, runs, steps = time.monotonic() + {seconds}, 0, 0
+while time.monotonic() < end:
+    run = store.create_run(target="written-elsewhere", tester="offline", display="isolated", seed=0, max_steps=10,
+                           engine_pid=os.getpid())
+    runs += 1
+    for i in range(10):
+        now = time.time()
+        store.add_step(run, i, {{"action": {{"action": "wait", "seconds": 0.05}}, "outcome": "ok",
+                                 "started_at": now, "ended_at": now}})
+        steps += 1
+        time.sleep(0.05)
+    store.finish_run(run, status="completed", verdict="pass", reason="bench writer")
+print(runs, steps)
+"""
 FRAME_SIZE = (640, 480)
 ACTIONS = (
     {"action": "click", "x": 120, "y": 80},
@@ -71,6 +103,120 @@ def make_run(store: TrajectoryStore, steps: int, distinct: int) -> int:
     return run_id
 
 
+def add_small_runs(store: TrajectoryStore, count: int) -> None:
+    """``count`` finished runs of two steps each (sharing one frame), in one transaction."""
+    sha = store.put_image(Image.new("RGB", (64, 48), (40, 80, 120)))
+    t0 = time.time() - count
+    with store.transaction():
+        for n in range(count):
+            run = store.create_run(target=f"small-{n % 17}", tester="offline", display="isolated", seed=n,
+                                   max_steps=2, started_at=t0 + n)
+            for i in range(2):
+                store.add_step(run, i, {"action": ACTIONS[i], "outcome": "ok", "frame_before": sha,
+                                        "frame_after": sha, "started_at": t0 + n, "ended_at": t0 + n + 0.1})
+            store.finish_run(run, status="completed", verdict="pass" if n % 3 else "fail", reason="synthetic")
+
+
+class Ticks:
+    """A 10 ms timer on the GUI thread; ``stall_ms`` is its longest gap minus the interval."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.times: list[float] = []
+        self.timer = QTimer()
+        self.timer.setInterval(TICK_MS)
+        self.timer.timeout.connect(lambda: self.times.append(time.perf_counter()))
+
+    def start(self) -> None:
+        self.times.clear()
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def gaps(self) -> list[float]:
+        return [(b - a) * 1000 for a, b in zip(self.times, self.times[1:])]
+
+    def stall_ms(self) -> float:
+        gaps = self.gaps()
+        return max(gaps) - TICK_MS if gaps else float("nan")
+
+
+def spin(app: object, until: object, timeout_s: float) -> bool:
+    deadline = time.perf_counter() + timeout_s
+    while not until() and time.perf_counter() < deadline:  # type: ignore[operator]
+        app.processEvents()  # type: ignore[attr-defined]
+        time.sleep(0.001)
+    return bool(until())  # type: ignore[operator]
+
+
+def follow_other_writer(app: object, window: object, db: Path, seconds: float) -> dict[str, object]:
+    """The run list follows runs another process writes; the GUI thread never stalls long."""
+    import subprocess
+
+    browser = window.browser  # type: ignore[attr-defined]
+    store = window.store  # type: ignore[attr-defined]
+    t = time.perf_counter()
+    old = store.runs()  # what the list did once a second before: one query per run, on the GUI thread
+    old_ms = (time.perf_counter() - t) * 1000
+    t = time.perf_counter()
+    store.run_list()
+    one_ms = (time.perf_counter() - t) * 1000
+    before_rows = browser.model.rowCount()
+    reads0 = browser.watcher.reads
+    ticks = Ticks()
+    ticks.start()
+    writer = subprocess.Popen([sys.executable, "-c", WRITER.format(root=str(ROOT), db=str(db), seconds=seconds)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    spin(app, lambda: writer.poll() is not None, seconds + 60)
+    out, err = writer.communicate()
+    if writer.returncode != 0:
+        raise SystemExit(f"the writer process failed: {err.strip().splitlines()[-1:]}")
+    written_runs, written_steps = (int(x) for x in out.split())
+    spin(app, lambda: browser.model.rowCount() == before_rows + written_runs and not browser.watcher.busy, 10)
+    ticks.stop()
+    stall = ticks.stall_ms()
+    reads = browser.watcher.reads - reads0
+    followed = browser.model.rowCount() == before_rows + written_runs
+    print(f"run list ({len(old)} runs) re-read the old way, per run, GUI thread: {old_ms:7.1f} ms")
+    print(f"run list in one query (now off the GUI thread):   {one_ms:7.1f} ms")
+    print(f"another process wrote {written_runs} runs / {written_steps} steps in {seconds:.0f} s; the list re-read "
+          f"{reads} times and {'followed' if followed else 'DID NOT follow'}")
+    print(f"max GUI-thread stall while following:        {stall:7.1f} ms   (target <= {FOLLOW_STALL_TARGET_MS:.0f} ms;"
+          f" median tick gap {statistics.median(ticks.gaps()):.1f} ms)")
+    return {"runs_in_db": len(old), "old_refresh_ms": round(old_ms, 1), "run_list_ms": round(one_ms, 1),
+            "written_runs": written_runs, "list_reads": reads, "followed": followed,
+            "follow_max_stall_ms": round(stall, 1)}
+
+
+def export_off_the_gui_thread(app: object, window: object, run_id: int, work: Path) -> dict[str, object]:
+    """File › Export run… of the big run: the GUI thread keeps ticking."""
+    from PySide6.QtWidgets import QFileDialog
+
+    out = work / "export.zip"
+    QFileDialog.getSaveFileName = staticmethod(lambda *a, **k: (str(out), ""))  # type: ignore[method-assign]
+    window.open_run(run_id)  # type: ignore[attr-defined]
+    ended: list[str] = []
+    transfer = window.transfer  # type: ignore[attr-defined]
+    transfer.sig_task_ended.connect(ended.append)
+    ticks = Ticks()
+    ticks.start()
+    t = time.perf_counter()
+    window.commands.export_run.trigger()  # type: ignore[attr-defined]
+    spin(app, lambda: bool(ended), 600)
+    elapsed = time.perf_counter() - t
+    ticks.stop()
+    stall = ticks.stall_ms()
+    size_mb = out.stat().st_size / 2**20 if out.exists() else 0.0
+    print(f"export of the {window.run_view.model.available}-step run: {elapsed:.1f} s, {size_mb:.0f} MB, "  # type: ignore[attr-defined]
+          f"{ended[0] if ended else 'did not end'}")
+    print(f"max GUI-thread stall while exporting:        {stall:7.1f} ms   (target < {EXPORT_STALL_TARGET_MS:.0f} ms; "
+          f"median tick gap {statistics.median(ticks.gaps()):.1f} ms)")
+    return {"export_s": round(elapsed, 1), "export_outcome": ended[0] if ended else None,
+            "export_max_stall_ms": round(stall, 1)}
+
+
 def wait_painted(app: object, views: list, before: list[int], timeout_s: float = 2.0) -> None:
     deadline = time.perf_counter() + timeout_s
     while any(v.paints <= b for v, b in zip(views, before)) and time.perf_counter() < deadline:
@@ -82,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=10_000)
     parser.add_argument("--distinct-frames", type=int, default=600)
     parser.add_argument("--moves", type=int, default=300)
+    parser.add_argument("--runs", type=int, default=5000, help="runs in the database while another process writes")
+    parser.add_argument("--writer-seconds", type=float, default=20.0)
     parser.add_argument("--live-seconds", type=float, default=60.0)
     parser.add_argument("--live-target", default=str(ROOT / "benchmark" / "apps" / "flappy"))
     args = parser.parse_args(argv)
@@ -97,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{FRAME_SIZE[1]} frames) in {db} …", flush=True)
     store = TrajectoryStore(db)
     run_id = make_run(store, args.steps, args.distinct_frames)
+    if args.runs > 1:
+        print(f"adding {args.runs - 1} small runs …", flush=True)
+        add_small_runs(store, args.runs - 1)
     store.close()
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -152,7 +303,14 @@ def main(argv: list[str] | None = None) -> int:
     results["rss_mb"] = round(rss_mb, 1)
     print(f"resident memory:                             {rss_mb:7.1f} MB   (target <= {RSS_TARGET_MB:.0f} MB)")
 
-    # 3. Live run: the event loop must stay responsive while events and frames stream in.
+    # 3. Another process writes runs: the list follows, the GUI thread does not stall.
+    if args.writer_seconds > 0:
+        results.update(follow_other_writer(app, window, db, args.writer_seconds))
+
+    # 4. Export the big run: off the GUI thread.
+    results.update(export_off_the_gui_thread(app, window, run_id, work))
+
+    # 5. Live run: the event loop must stay responsive while events and frames stream in.
     if args.live_seconds > 0 and shutil.which("Xvfb"):
         results.update(live(app, window, args.live_target, args.live_seconds, RunRequest))
     else:

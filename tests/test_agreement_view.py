@@ -53,8 +53,9 @@ def test_table_model_passes_the_model_tester(qtmodeltester):
 def test_dashboard_shows_the_report(qtbot, store, tmp_path, qtmodeltester):
     view = AgreementView(store, set_name="s", resamples=200)
     qtbot.addWidget(view)
-    view.resize(1000, 700)
-    view.show()
+    with qtbot.waitSignal(view.sig_report_computed, timeout=30000):  # computed off the GUI thread
+        view.resize(1000, 700)
+        view.show()
     report = view.report
     assert report is not None
     expected = agreement.compute_agreement(validation.units(store, validation.get_set(store, "s")),
@@ -79,7 +80,7 @@ def test_dashboard_shows_the_report(qtbot, store, tmp_path, qtmodeltester):
     assert (tmp_path / "a.csv").read_text().startswith("section,name")
     vset = validation.get_set(store, "s")
     validation.set_label(store, vset, "cy", validation.units(store, vset)[0].run_id, "pass")
-    with qtbot.waitSignal(view.sig_report_computed):
+    with qtbot.waitSignal(view.sig_report_computed, timeout=30000):
         qtbot.mouseClick(view.refresh_button, Qt.MouseButton.LeftButton)
     assert view.progress_model.rowCount() == 3
 

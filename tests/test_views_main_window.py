@@ -80,7 +80,14 @@ def test_foreign_and_corrupt_databases_end_in_one_sentence(window, tmp_path, db_
     assert window.db_path == good and window.browser.model.rowCount() == 2  # the open database stays open
 
 
-def test_export_and_import_call_the_engine_and_report_user_errors(window, db_with_runs, tmp_path, monkeypatch):
+def _transfer(window, qtbot, action, timeout=30000):
+    """Trigger a File › transfer command and wait for its work (off the GUI thread) to end."""
+    with qtbot.waitSignal(window.transfer.sig_task_ended, timeout=timeout) as blocker:
+        action.trigger()
+    return blocker.args[0]
+
+
+def test_export_and_import_call_the_engine_and_report_user_errors(window, db_with_runs, tmp_path, monkeypatch, qtbot):
     path, ids = db_with_runs
     window.open_database(path)
     window.open_run(ids[0])
@@ -99,17 +106,17 @@ def test_export_and_import_call_the_engine_and_report_user_errors(window, db_wit
     monkeypatch.setitem(sys.modules, "app.engine.trace.bundle",
                         types.SimpleNamespace(export_bundle=export_bundle, import_bundle=import_bundle))
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(tmp_path / "run.zip"), "")))
-    window.commands.export_run.trigger()
+    assert _transfer(window, qtbot, window.commands.export_run) == "finished"
     assert calls == [("export", ids[0], tmp_path / "run.zip")] and window.messages == []
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(tmp_path / "bad.zip"), "")))
-    window.commands.export_run.trigger()
+    assert _transfer(window, qtbot, window.commands.export_run) == "failed"
     assert window.messages == ["The bundle could not be written; choose another folder."]
 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(tmp_path / "corrupt.zip"), "")))
-    window.commands.import_bundle.trigger()
+    _transfer(window, qtbot, window.commands.import_bundle)
     assert window.messages[-1] == "corrupt.zip is not a PlayCoder bundle; export it again."
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(tmp_path / "ok.zip"), "")))
-    window.commands.import_bundle.trigger()
+    _transfer(window, qtbot, window.commands.import_bundle)
     assert window.browser.model.rowCount() == 3
     assert window.run_view.run is not None and window.run_view.run["target"] == "imported"
 
@@ -206,26 +213,26 @@ def test_gui_command_stops_cleanly_on_sigterm(db_with_runs, tmp_path):
     assert "Traceback" not in proc.stderr.read()
 
 
-def test_export_import_and_report_round_trip_with_the_real_engine(window, db_with_runs, tmp_path, monkeypatch):
+def test_export_import_and_report_round_trip_with_the_real_engine(window, db_with_runs, tmp_path, monkeypatch, qtbot):
     path, ids = db_with_runs
     window.open_database(path)
     window.open_run(ids[1])
     bundle, report = tmp_path / "out" / "run.zip", tmp_path / "out" / "run.html"
     bundle.parent.mkdir()
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(bundle), "")))
-    window.commands.export_run.trigger()
+    _transfer(window, qtbot, window.commands.export_run)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(report), "")))
-    window.commands.export_report.trigger()
+    _transfer(window, qtbot, window.commands.export_report)
     assert window.messages == [] and bundle.is_file() and report.is_file()
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(bundle), "")))
-    window.commands.import_bundle.trigger()
+    _transfer(window, qtbot, window.commands.import_bundle)
     assert window.browser.model.rowCount() == 3
     imported = window.run_view.run_id
     assert imported not in ids and window.run_view.model.available == 5
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"PK\x03\x04 not really a zip")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(broken), "")))
-    window.commands.import_bundle.trigger()
+    assert _transfer(window, qtbot, window.commands.import_bundle) == "failed"
     assert len(window.messages) == 1 and "Traceback" not in window.messages[0]
     assert window.browser.model.rowCount() == 3
 

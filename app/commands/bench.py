@@ -134,16 +134,16 @@ def register(subparsers: Any) -> None:
 
     def common(p: argparse.ArgumentParser, max_steps: int) -> None:
         p.add_argument("--tester", default="offline", help="offline | script | llm (default offline)")
-        p.add_argument("--max-steps", type=int, default=max_steps)
-        p.add_argument("--jobs", type=int, default=DEFAULT_JOBS, help=f"parallel runs (default {DEFAULT_JOBS})")
-        p.add_argument("--seed", type=int, default=0, help="PLAYCODER_SEED of the targets (default 0)")
+        p.add_argument("--max-steps", type=cli.bounded_int(1, cli.UNBOUNDED_STEPS), default=max_steps)
+        p.add_argument("--jobs", type=cli.bounded_int(1, 256), default=DEFAULT_JOBS, help=f"parallel runs (default {DEFAULT_JOBS})")
+        p.add_argument("--seed", type=cli.SEED, default=0, help="PLAYCODER_SEED of the targets (default 0)")
         p.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the full results as JSON")
         p.add_argument("--md", type=Path, default=None, metavar="FILE", help="also write the Markdown tables here")
         cli._add_db(p)
 
     d = bsub.add_parser("detect", help="play every reference and bug variant; recall, FP rate, alpha, tau-b")
     d.add_argument("--apps", default=None, help="comma-separated app names (default: all)")
-    d.add_argument("--runs", type=int, default=1, help="repeats of every target (default 1)")
+    d.add_argument("--runs", type=cli.bounded_int(1, 10_000), default=1, help="repeats of every target (default 1)")
     d.add_argument("--vary-seeds", action="store_true", help="repeat r uses seed SEED+r instead of SEED")
     common(d, DEFAULT_MAX_STEPS)
     d.set_defaults(handler=cmd_detect)
@@ -152,7 +152,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--candidates", type=Path, required=True, metavar="DIR",
                    help="one folder per problem (a benchmark app), one sub-folder per candidate")
     p.add_argument("--k", default="1,3", help="comma-separated k values (default 1,3)")
-    p.add_argument("--repeats", type=int, default=1, help="repeated play runs for the t intervals (default 1)")
+    p.add_argument("--repeats", type=cli.bounded_int(1, 10_000), default=1, help="repeated play runs for the t intervals (default 1)")
     common(p, DEFAULT_MAX_STEPS)
     p.set_defaults(handler=cmd_play)
 

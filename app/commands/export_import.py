@@ -16,7 +16,7 @@ REPORT_SUFFIXES = (".html", ".htm")
 
 def register(sub: Any) -> None:
     e = sub.add_parser("export", help="write a run as a trace bundle (.zip) or a self-contained report (.html)")
-    e.add_argument("run_id", type=int, metavar="RUN_ID")
+    e.add_argument("run_id", type=cli.ROW_ID, metavar="RUN_ID")
     e.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
                    help="FILE.zip for a trace bundle another database can import, FILE.html for a report")
     e.add_argument("--db", type=Path, default=None, help="database file (default: $PLAYCODER_DB or the user data dir)")

@@ -197,9 +197,9 @@ def register(subparsers: Any) -> None:
 
     s = add("sample", cmd_sample, "draw a seeded set of runs by the tester's verdict and freeze it")
     s.add_argument("--name", required=True)
-    s.add_argument("--successes", type=int, default=100, help="runs with tester verdict pass (default 100)")
-    s.add_argument("--failures", type=int, default=100, help="runs with tester verdict fail (default 100)")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--successes", type=cli.bounded_int(0, 1_000_000), default=100, help="runs with tester verdict pass (default 100)")
+    s.add_argument("--failures", type=cli.bounded_int(0, 1_000_000), default=100, help="runs with tester verdict fail (default 100)")
+    s.add_argument("--seed", type=cli.SEED, default=0)
     s.add_argument("--tester", default=None, help="only runs of this tester (default: any)")
 
     ls = add("list", cmd_list, "list validation sets and labelling progress")
@@ -209,8 +209,8 @@ def register(subparsers: Any) -> None:
     st.add_argument("--name", required=True)
     st.add_argument("--json", action="store_true", help="print the report as JSON")
     st.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write the report as CSV")
-    st.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
-    st.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: the set's seed)")
+    st.add_argument("--resamples", type=cli.bounded_int(1, 1_000_000), default=2000, help="bootstrap resamples (default 2000)")
+    st.add_argument("--seed", type=cli.SEED, default=None, help="bootstrap seed (default: the set's seed)")
 
     ex = add("export-labels", cmd_export, "write the set's labels as CSV (annotator, run_id, label, note)")
     ex.add_argument("--name", required=True)
@@ -223,7 +223,7 @@ def register(subparsers: Any) -> None:
     pr = add("promote", cmd_promote, "turn an annotator's label into a human judgment on the run")
     pr.add_argument("--name", required=True)
     pr.add_argument("--annotator", required=True)
-    pr.add_argument("--run", type=int, required=True, metavar="RUN_ID")
+    pr.add_argument("--run", type=cli.ROW_ID, required=True, metavar="RUN_ID")
 
     an = add("annotate", cmd_annotate, "open the blinded labelling window")
     an.add_argument("--name", default=None)

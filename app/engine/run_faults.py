@@ -13,18 +13,22 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Callable
 
 from app.engine.play.display import XDisplay
 from app.engine.trace.sqlite_faults import fault_for
 
+X_EXIT_WAIT_S = 0.5
+"""After a lost X connection, how long to wait for a dying Xvfb to exit before blaming something else."""
 _X_GONE = ("ConnectionClosedError", "DisplayConnectionError", "ScreenShotError", "XIOError")
 
 
 def describe_fault(exc: BaseException, display: XDisplay | None, db: Path | None = None) -> str | None:
     """One sentence for a fault the environment caused, or None when it looks like an engine bug."""
-    if display is not None and display_died(display):
+    x_gone = type(exc).__name__ in _X_GONE or isinstance(exc, (BrokenPipeError, ConnectionResetError))
+    if display is not None and display_died(display, wait_s=X_EXIT_WAIT_S if x_gone else 0.0):
         return (f"the private X display {display.name} (Xvfb) stopped during the run (was it killed, or out of "
                 "memory?); run again.")
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -34,16 +38,22 @@ def describe_fault(exc: BaseException, display: XDisplay | None, db: Path | None
         fault = fault_for(exc, db)
         if fault is not None:
             return str(fault)
-    if type(exc).__name__ in _X_GONE or isinstance(exc, BrokenPipeError):
+    if x_gone:
         name = display.name if display is not None else "the X display"
         return (f"the X display {name} closed its connection during the run ({type(exc).__name__}); check that it "
                 "is still running and run again.")
     return None
 
 
-def display_died(display: XDisplay) -> bool:
-    """A private display whose Xvfb has exited (a desktop display is not ours to watch)."""
-    return display.process is not None and display.process.poll() is not None
+def display_died(display: XDisplay, wait_s: float = 0.0) -> bool:
+    """A private display whose Xvfb has exited, or does within ``wait_s`` (a desktop display is not ours to watch)."""
+    if display.process is None:
+        return False
+    try:
+        display.process.wait(wait_s)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
 
 
 def close_quietly(close: Callable[[], None]) -> BaseException | None:

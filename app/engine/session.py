@@ -7,10 +7,11 @@ before the next action; target and display are shut down on every exit path.
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 from urllib.parse import urlsplit, urlunsplit
 
@@ -20,6 +21,7 @@ from app.engine.play.display import DEFAULT_SCREEN, ISOLATED, XDisplay, open_dis
 from app.engine.errors import RunStopped, TargetError, UserError
 from app.engine.play.events import (
     ControlChanged, EventBus, FindingRaised, RunFinished, RunStarted, StepRecorded, VerdictReached, WindowFound,
+    WindowMoved,
 )
 from app.engine.play.observer import Observation
 from app.engine.play.clock import GameClock
@@ -104,7 +106,7 @@ class Session:
 
     def _on_control_changed(self, state: str) -> None:
         if self.run_id is not None:
-            self.bus.publish(ControlChanged(self.run_id, state))
+            self.bus.publish(ControlChanged(self.run_id, state, self.control.reason if state == "paused" else ""))
 
     # -- entry point -----------------------------------------------------------
     def run(self) -> RunResult:
@@ -135,7 +137,7 @@ class Session:
             # The private screen is the declared size: a full-screen program gets exactly `size`.
             screen = spec.size if cfg.display == ISOLATED else DEFAULT_SCREEN
             display = open_display(cfg.display, screen)
-            play = self._play = Player(spec, display, cfg.seed, self.control.sleep)
+            play = self._play = Player(spec, display, cfg.seed, self.control.sleep, hold=self.control.hold)
             self._start_target(play)
             self._loop(spec, tester, play)
             status = "completed"
@@ -151,10 +153,17 @@ class Session:
             error = describe_fault(exc, display, self.store.path) or f"internal error: {type(exc).__name__}: {exc}"
         finally:
             # Every step runs even if one before it failed (an X server that is gone, a full disk, a second Ctrl-C).
-            play, tester_close = self._play, getattr(self.tester, "close", None)  # testers that run programs
-            problems = [close_quietly(step) for step in (
-                tester_close, play and (lambda: play.close(self._flush_logs)), display and display.close,
-                resolved and resolved.cleanup) if step is not None]
+            steps: list[Callable[[], None]] = []
+            tester_close = getattr(self.tester, "close", None)  # testers that run programs of their own
+            if tester_close is not None:
+                steps.append(tester_close)
+            if self._play is not None:
+                steps.append(functools.partial(self._play.close, self._flush_logs))
+            if display is not None:
+                steps.append(display.close)
+            if resolved is not None:
+                steps.append(resolved.cleanup)
+            problems = [close_quietly(step) for step in steps]
         for problem in problems:
             if isinstance(problem, KeyboardInterrupt) and status == "completed":
                 status, error = "stopped", "interrupted"
@@ -166,9 +175,17 @@ class Session:
 
     def _finish(self, status: str, error: str) -> RunResult:
         verdict_obj: Verdict | None = None
-        if status == "completed" and self.run_id is not None:
+        seen = status == "completed" or (status == "stopped" and (self.steps > 0 or bool(self.findings)))
+        if seen and self.run_id is not None:  # a stopped run is judged on what was seen, and says so
             tester = self.tester
-            verdict_obj = tester.verdict(self.findings, self.steps) if tester is not None else None
+            try:
+                verdict_obj = tester.verdict(self.findings, self.steps) if tester is not None else None
+            except (RunStopped, UserError):  # a tester that cannot judge after a stop: the findings still count
+                if status != "stopped":
+                    raise
+            if verdict_obj is not None and status == "stopped":
+                verdict_obj = replace(verdict_obj, reason=f"{verdict_obj.reason} (run stopped after "
+                                                          f"{self.steps} step{'' if self.steps == 1 else 's'})")
         if verdict_obj is None:
             verdict, reason = ("error", error) if status == "error" else ("error", "the run was stopped before a verdict")
             if status == "stopped" and self.findings:
@@ -221,6 +238,19 @@ class Session:
         self.store.update_run(self.run_id, window_width=win.width, window_height=win.height)
         self.bus.publish(WindowFound(self.run_id, play.display.name, win.id, win.width, win.height, win.method,
                                      win.x, win.y))
+
+    def _follow_window(self, play: Player) -> None:
+        """Re-read the window; say when it moved, was resized, or was re-created by the program."""
+        assert self.run_id is not None and play.target is not None
+        old = play.target.window
+        new = play.target.refresh_geometry()
+        if new is None or new == old:
+            return
+        if old is None or new.id != old.id:
+            self.bus.publish(WindowFound(self.run_id, play.display.name, new.id, new.width, new.height, new.method,
+                                         new.x, new.y))
+        else:
+            self.bus.publish(WindowMoved(self.run_id, new.id, new.x, new.y, new.width, new.height))
 
     def _new_episode(self, play: Player, finding: Finding) -> None:
         """A declared end (exit_ok, code 0): record it, restart the program, keep playing."""
@@ -283,7 +313,7 @@ class Session:
             human = self.control.checkpoint()
             target, observer, executor = play.target, play.observer, play.executor
             assert target is not None and observer is not None and executor is not None
-            target.refresh_geometry()
+            self._follow_window(play)
             started = time.time()
             t0 = time.monotonic()
             if human is not None:
@@ -315,7 +345,8 @@ class Session:
                 after = observer.settle(before, cap_s=slice_s, quiet_s=2 * slice_s + 1)
             else:
                 cap = cap_animated if oracles.animated else cap_static
-                after = observer.settle(before, cap_s=cap, quiet_s=quiet_s, react_s=react_s)
+                after = observer.settle(before, cap_s=cap, quiet_s=quiet_s, react_s=react_s,
+                                        moving_s=cap_animated)
             findings = oracles.check_step(self.steps, decision.action.name, before, after,
                                           action_key=action_to_call(decision.action))
             tester.observe(self.steps, before, decision, after, result.outcome)
@@ -333,7 +364,9 @@ class Session:
             if episode_end is not None:
                 self._captured += observer.captured
                 self._new_episode(play, episode_end)
+                answering = oracles.answering  # what the program answers is known from earlier episodes
                 oracles = _oracles(play, timing, self.control)
+                oracles.answering = answering
                 obs = play.settle(cap_static, quiet_s)
                 for finding in oracles.check_start(obs):
                     self._record(finding)

@@ -27,7 +27,8 @@ from typing import Any, Mapping
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from app.engine.play.events import (
-    ControlChanged, FindingRaised, RunFinished, RunStarted, StepRecorded, VerdictReached, WindowFound, event_from_json,
+    ControlChanged, FindingRaised, RunFinished, RunStarted, StepRecorded, VerdictReached, WindowFound, WindowMoved,
+    event_from_json,
 )
 from app.paths import ROOT
 
@@ -44,6 +45,8 @@ class EngineBridge(QObject):
     """Emitted with :class:`~app.engine.play.events.RunStarted` when the engine created the run row."""
     sig_window_found = Signal(object)
     """Emitted with :class:`~app.engine.play.events.WindowFound` once the target's window is on its display."""
+    sig_window_moved = Signal(object)
+    """Emitted with :class:`~app.engine.play.events.WindowMoved` when the target's window moved or was resized."""
     sig_step_recorded = Signal(object)
     """Emitted with :class:`~app.engine.play.events.StepRecorded` after a step was committed to the database."""
     sig_finding_raised = Signal(object)
@@ -76,7 +79,7 @@ class EngineBridge(QObject):
         self._kill_timer.timeout.connect(self._on_kill_timer_timeout)
         self.run_id: int | None = None
         self._signals: dict[type, Any] = {
-            RunStarted: self.sig_run_started, WindowFound: self.sig_window_found,
+            RunStarted: self.sig_run_started, WindowFound: self.sig_window_found, WindowMoved: self.sig_window_moved,
             StepRecorded: self.sig_step_recorded, FindingRaised: self.sig_finding_raised,
             ControlChanged: self.sig_control_changed, VerdictReached: self.sig_verdict_reached,
             RunFinished: self.sig_run_finished,

@@ -3,6 +3,7 @@
 Each run is ``python -m app test TARGET --json ...`` in its own process, so
 each has its own private Xvfb, its own target and crash isolation, and J of
 them go in parallel from a thread pool (the threads only wait on children).
+Children die with the bench and stop together on Ctrl-C (:mod:`app.engine.bench.children`).
 
 Database choice: every child writes to the *same* SQLite file, in WAL mode.
 The store opens every write with ``BEGIN IMMEDIATE`` and waits up to 10 s
@@ -21,11 +22,11 @@ import os
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from app.engine.bench import children
 from app.engine.errors import UserError
 from app.engine.judge.verdict import is_answer
 from app.engine.trace.store import TrajectoryStore
@@ -74,19 +75,22 @@ def run_child(target: str, *, tester: str, max_steps: int, seed: int, db: Path,
         cmd += ["--reference", reference]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = children.spawn(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
+    if proc is None:  # the bench was interrupted before this run started
+        return ChildRun(target, seed, "error", "cancelled", 0, 0.0, None, error="the bench was interrupted")
     try:
         out, err = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        proc.terminate()
-        try:
-            out, err = proc.communicate(timeout=TERM_GRACE_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
+        children.stop_all([proc], TERM_GRACE_S)
+        out, err = proc.communicate()
         return ChildRun(target, seed, "error", "timeout", 0, time.monotonic() - t0, None,
                         error=f"the run took longer than {timeout_s:g} s and was stopped")
+    except BaseException:  # Ctrl-C with the child started from this thread: it must not outlive us
+        children.stop_all([proc])
+        raise
+    finally:
+        children.forget(proc)
     seconds = time.monotonic() - t0
     summary = _last_json(out)
     if summary is None:
@@ -111,15 +115,10 @@ def _last_json(out: str) -> dict[str, Any] | None:
 
 def run_parallel(calls: Sequence[Callable[[], Any]], jobs: int,
                  on_done: Callable[[int, Any], None] | None = None) -> list[Any]:
-    """Run the calls on a pool of ``jobs`` threads; results in call order; ``on_done(index, result)`` as each ends."""
+    """Run the calls on ``jobs`` threads; results in call order; ``on_done(index, result)`` as each ends.
+
+    Ctrl-C (or SIGTERM) cancels the calls not started and stops the running children
+    within seconds (:func:`app.engine.bench.children.run_batch`)."""
     if jobs < 1:
         raise UserError("--jobs must be at least 1.")
-    results: list[Any] = [None] * len(calls)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(call): i for i, call in enumerate(calls)}
-        for future in as_completed(futures):
-            i = futures[future]
-            results[i] = future.result()
-            if on_done is not None:
-                on_done(i, results[i])
-    return results
+    return children.run_batch(calls, jobs, on_done)

@@ -98,6 +98,8 @@ class GenericOracles:
         self.idle: np.ndarray | None = None
         self.recent: deque[_Input] = deque(maxlen=max(RECENT_KEPT, self.timing.no_response_tries))
         self._verified_at = -1
+        self.answering: set[str] = set()
+        """Inputs that the program answered at some point of the run."""
         self._log_seen = 0
         self._blank_streak = 0
         self._exceptions_seen: set[str] = set()
@@ -150,8 +152,10 @@ class GenericOracles:
             if self.animated or was_animated:
                 self.recent.clear()  # a moving window answers nothing we can attribute to input
             else:
-                self.recent.append(_Input(step, action_key or action_name, time.monotonic(),
-                                          changed_mask(before, obs.frame)))
+                item = _Input(step, action_key or action_name, time.monotonic(), changed_mask(before, obs.frame))
+                self.recent.append(item)
+                if self._answered(item):
+                    self.answering.add(item.action)
                 findings += self._check_no_response(step, obs.frame)
         return findings
 
@@ -178,6 +182,10 @@ class GenericOracles:
         t = self.timing
         items = self._window()
         if not items:
+            return []
+        if self.answering and not any(i.action in self.answering for i in items):
+            # Only inputs that never did anything were tried lately (a menu that waits for Enter
+            # while the explorer tries everything else first): dead input is not shown yet.
             return []
         counts = Counter(i.action for i in items)
         if len(counts) < min(MIN_DISTINCT_INPUTS, t.no_response_tries) and (len(counts) < 2 or min(counts.values()) < 2):
@@ -259,6 +267,13 @@ class GenericOracles:
             now = self.observer.capture().array()[y:y + h, x:x + w, :3]
             if not np.array_equal(now, damaged):
                 return []  # the program drew over what the probe exposed: it is alive
+        # The suspicion held for freeze_s.  One last probe (the first one may have been taken
+        # during a scene change and saved the new scene as its 'damaged' picture): a program
+        # that repaints it is alive.
+        if self.target.alive() and repaint_probe(self.target, self.observer, self.sleep) is True:
+            return []
+        if not self.target.alive():
+            return self._common(self.observer.last or self.observer.capture(), step)
         cpu = self.target.cpu_percent(0.2)
         busy = cpu is not None and cpu >= BUSY_CPU_PERCENT
         return [Finding(

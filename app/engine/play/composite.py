@@ -74,6 +74,8 @@ def to_bgrx(data: bytes, width: int, height: int, depth: int, bits_per_pixel: in
         raise WindowUnreadable(f"the server sent {len(data)} bytes for a {width}×{height} image")
     rows = np.frombuffer(data, dtype=np.uint8, count=stride * height).reshape(height, stride)
     if bits_per_pixel == 32 and depth in (24, 32):
+        if not msb_first and stride == width * 4:  # the usual case, in one pass
+            return (np.frombuffer(data, dtype="<u4", count=width * height) & 0x00FFFFFF).tobytes()
         px = rows[:, : width * 4].reshape(height, width, 4)
         if msb_first:
             px = px[:, :, ::-1]

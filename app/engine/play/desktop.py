@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from Xlib import X
@@ -150,7 +150,7 @@ class DesktopCapture:
         self.use_composite = use_composite and self.pixels.available
         """False: the screen rectangle is read, and only while nobody else's window overlaps it."""
         self.stacking = Stacking(self.conn)
-        self._mss: object | None = None
+        self._mss: Any = None
         self._last: WindowImage | None = None
         self.held = 0
         """How many times a capture held the run (tests and the report read it)."""
@@ -159,7 +159,7 @@ class DesktopCapture:
         self.pixels.close()
         grabber = self._mss
         if grabber is not None:
-            grabber.close()  # type: ignore[attr-defined]
+            grabber.close()
         try:
             self.conn.close()
         except _XErrors:
@@ -262,7 +262,7 @@ class DesktopCapture:
             import mss
 
             self._mss = mss.MSS(display=self.display_name)
-        shot = self._mss.grab({"left": rect[0], "top": rect[1], "width": rect[2], "height": rect[3]})  # type: ignore[attr-defined]
+        shot = self._mss.grab({"left": rect[0], "top": rect[1], "width": rect[2], "height": rect[3]})
         raw = np.frombuffer(bytes(shot.raw), dtype=np.uint8).reshape(shot.height, shot.width, 4).copy()
         raw[:, :, 3] = 0
         return WindowImage(int(shot.width), int(shot.height), raw.tobytes())
@@ -296,15 +296,37 @@ def activate(conn: xdisplay.Display, window_id: int) -> None:
     conn.flush()
 
 
-def move_window(display_name: str, window_id: int, x: int, y: int) -> bool:
-    """Move a top-level window so its client area starts at root (x, y); False if it could not be asked.
-
-    The request goes to the window manager like any program's own move (ICCCM: a configure
-    request on the client window); where the decorations go is the manager's business.
-    """
+def _connect(display_name: str) -> xdisplay.Display | None:
     try:
-        conn = xdisplay.Display(display_name)
+        return xdisplay.Display(display_name)
     except (xerror.DisplayError, xerror.DisplayConnectionError, OSError):
+        return None
+
+
+def outer_rect(display_name: str, window_id: int) -> Rect | None:
+    """The window with its decorations: its window manager frame's (x, y, width, height), or None."""
+    conn = _connect(display_name)
+    if conn is None:
+        return None
+    try:
+        geo = conn.create_resource_object("window", root_child_of(conn, window_id)).get_geometry()
+        border = 2 * int(geo.border_width)
+        return int(geo.x), int(geo.y), int(geo.width) + border, int(geo.height) + border
+    except _XErrors:
+        return None
+    finally:
+        conn.close()
+
+
+def move_window(display_name: str, window_id: int, x: int, y: int) -> bool:
+    """Ask for a top-level window at root (x, y); False if the request could not be made.
+
+    The request goes to the window manager like a program's own move (ICCCM: a configure
+    request on the client window); with the usual north-west gravity the manager puts the
+    frame's top-left corner there.
+    """
+    conn = _connect(display_name)
+    if conn is None:
         return False
     try:
         win = conn.create_resource_object("window", window_id)

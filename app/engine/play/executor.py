@@ -33,6 +33,8 @@ DOUBLE_CLICK_GAP_S = 0.05
 DOUBLE_CLICK_HOLD_S = 0.04
 """Shorter holds inside a double click, so both clicks fall within the toolkit's double-click time."""
 DRAG_STEPS = 12
+MOVE_SETTLE_S = 0.04
+"""Between moving the pointer and pressing a button: more than a frame at 30 fps."""
 PARK_DELAY_S = 0.1
 """After the last button release, the pointer stays this long (a person's pace, several frames)."""
 TYPE_GAP_S = 0.004
@@ -270,6 +272,10 @@ class ActionExecutor:
     def _click(self, x: int, y: int, button: int, count: int = 1) -> None:
         ax, ay = self._abs(x, y)
         self.backend.move(ax, ay)
+        self.backend.sync()
+        # A toolkit that reads the pointer position once a frame (SDL) must see the move before
+        # the press, or it reports the press where the pointer was.
+        self.sleep(MOVE_SETTLE_S)
         for i in range(count):
             if i:
                 self.sleep(DOUBLE_CLICK_GAP_S)
@@ -279,6 +285,12 @@ class ActionExecutor:
             self.backend.button(button, False)
             self.backend.sync()
         self._park()
+
+    def park(self) -> None:
+        """Move the pointer off the target (before the first look: no hover on a centred button)."""
+        if self.park_pointer is not None:
+            self.backend.park(*self.park_pointer)
+        self.backend.sync()
 
     def _park(self) -> None:
         if self.park_pointer is not None:
@@ -302,6 +314,8 @@ class ActionExecutor:
             x1, y1 = self._abs(action.x, action.y)
             x2, y2 = self._abs(action.x2, action.y2)
             b.move(x1, y1)
+            b.sync()
+            self.sleep(MOVE_SETTLE_S)
             b.button(1, True)
             b.sync()
             for i in range(1, DRAG_STEPS + 1):
@@ -313,6 +327,8 @@ class ActionExecutor:
         elif isinstance(action, Scroll):
             ax, ay = self._abs(action.x, action.y)
             b.move(ax, ay)
+            b.sync()
+            self.sleep(MOVE_SETTLE_S)
             for _ in range(action.amount):
                 b.button(SCROLL_BUTTONS[action.direction], True)
                 b.button(SCROLL_BUTTONS[action.direction], False)

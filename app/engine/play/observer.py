@@ -142,13 +142,16 @@ class VisualObserver:
         return self.frames[-1] if self.frames else None
 
     def settle(self, reference: Frame | None = None, *, cap_s: float = SETTLE_CAP_S, quiet_s: float = QUIET_S,
-               react_s: float = 0.0, sleep: Callable[[float], None] = time.sleep) -> Observation:
+               react_s: float = 0.0, moving_s: float | None = None,
+               sleep: Callable[[float], None] = time.sleep) -> Observation:
         """Wait for a reaction, then until the window stops changing (or ``cap_s``); compare with ``reference``.
 
         With ``react_s`` > 0 and a ``reference``, the window is watched for at least
         ``react_s`` (unless ``cap_s`` is shorter): stillness right after an input is not yet an
         answer, and neither is the quick press feedback of a button whose real effect (a
-        scene built in 150 ms) comes later.
+        scene built in 150 ms) comes later.  ``moving_s``: a window that has kept changing
+        for this long after the watch (an input that started a game) is looked at then,
+        not at ``cap_s``: the bird must not fall while the engine waits for stillness.
         """
         start = time.monotonic()
         frame = self.capture()
@@ -156,6 +159,7 @@ class VisualObserver:
         samples = 1
         settled = False
         watch_s = react_s if reference is not None else 0.0
+        quiet_since = start
         while True:
             now = time.monotonic()
             if now - start >= watch_s and now - last_change >= quiet_s:
@@ -163,11 +167,16 @@ class VisualObserver:
                 break
             if now - start >= cap_s:
                 break
+            if moving_s is not None and now - start >= watch_s and now - quiet_since >= moving_s:
+                break  # changing all along: an animation, not a scene being built
             sleep(POLL_S)
             nxt = self.capture()
             samples += 1
             if not nxt.same_as(frame):
-                last_change = time.monotonic()
+                stamp = time.monotonic()
+                if stamp - last_change >= quiet_s:
+                    quiet_since = stamp  # a change after a still moment: the movement starts here
+                last_change = stamp
             frame = nxt
         elapsed = (time.monotonic() - start) * 1000.0
         return Observation(frame, settled, elapsed, changed_bbox(reference, frame) if reference else None, samples)

@@ -6,6 +6,7 @@ reference (twice) with others, on their own private displays.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Callable
 
 from app.engine.play.desktop import DesktopCapture, Hold
@@ -47,6 +48,7 @@ class Player:
         self.observer = VisualObserver(self.display.name, geometry)
         self.executor = make_executor(self.display.name, self.display.isolated, win.id, geometry, self.display.size,
                                       sleep=self.sleep, hold_s=self.spec.timing.hold_ms / 1000)
+        self.executor.park()  # Xvfb puts the pointer mid-screen: over a centred button, which would glow
         return win
 
     def _start_desktop(self, target: TargetProcess, geometry: Callable[[], tuple[int, int, int, int]]) -> None:
@@ -76,12 +78,14 @@ class Player:
         return self.observer.settle(cap_s=cap_s, quiet_s=quiet_s)
 
     def stop(self, flush: Callable[[TargetProcess], None] | None = None) -> None:
-        if self.executor is not None:
-            self.executor.close()
-            self.executor = None
-        if self.observer is not None:
-            self.observer.close()
-            self.observer = None
+        # Closing an X connection to a server that died raises; the program must be shut down all the same.
+        executor, observer, self.executor, self.observer = self.executor, self.observer, None, None
+        if executor is not None:
+            with contextlib.suppress(Exception):
+                executor.close()
+        if observer is not None:
+            with contextlib.suppress(Exception):
+                observer.close()
         if self.target is not None:
             self.target.shutdown()
             if flush is not None:

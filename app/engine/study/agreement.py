@@ -23,7 +23,7 @@ import json
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import krippendorff
 import numpy as np
@@ -34,6 +34,8 @@ from app.engine.study.validation import FAILURE, SUCCESS, Unit
 
 RESAMPLES = 2000
 """Bootstrap resamples per statistic."""
+PROGRESS_EVERY = 50
+"""Resamples between two progress reports of :func:`compute_agreement`."""
 CONFIDENCE = 0.95
 MIN_FINITE_SHARE = 0.5
 """An interval is reported only when at least this share of resamples gave a defined value."""
@@ -215,9 +217,12 @@ def _interval(samples: list[float], confidence: float) -> tuple[float | None, fl
 
 def compute_agreement(
     units: Sequence[Unit], *, resamples: int = RESAMPLES, seed: int = 0, confidence: float = CONFIDENCE,
-    name: str = "",
+    name: str = "", progress: Callable[[int, int], None] | None = None,
 ) -> AgreementReport:
-    """Every statistic with its bootstrap interval; see the module docstring for the definitions."""
+    """Every statistic with its bootstrap interval; see the module docstring for the definitions.
+
+    ``progress(done, resamples)`` is called every :data:`PROGRESS_EVERY` resamples; an exception it raises
+    (a cancel) ends the computation."""
     if resamples < 0:
         raise UserError("--resamples must be zero or more.")
     unknown = sorted({u.tester for u in units} - set(CODES))
@@ -230,7 +235,9 @@ def compute_agreement(
     samples: dict[str, list[float]] = {k: [] for k in point}
     rng = np.random.default_rng(seed)
     groups = [np.flatnonzero(data.tester == code) for code in (1.0, 0.0)]
-    for _ in range(resamples if len(units) else 0):
+    for i in range(resamples if len(units) else 0):
+        if progress is not None and i % PROGRESS_EVERY == 0:
+            progress(i, resamples)
         idx = np.concatenate([rng.choice(g, size=len(g), replace=True) for g in groups if len(g)])
         for key, value in data.stats(idx).items():
             samples[key].append(value)

@@ -41,6 +41,8 @@ class TesterContext:
     """Given the running target, ``widgets`` and ``windows`` are read from its X tree."""
 
     def __post_init__(self, target: TargetLike | None) -> None:
+        self.player = target
+        """The running target itself (a Player for the session's candidate), for testers that look again."""
         if target is not None:
             self.windows = self.windows or TargetWindows(target)
             self.widgets = self.widgets or self.windows.widgets

@@ -217,18 +217,28 @@ class DifferentialTester:
         found = compare(candidate, self._references(), self._ignored(shape))
         if found is None:
             return
-        # A closer look before calling it: the reference's caret or clock may just have been
-        # in another phase.  Watch the reference, learn what changes, compare with every frame seen.
-        seen = self._watch_reference(NOISE_WATCH_S)
-        found = compare(candidate, seen, self._ignored(shape))
-        if found is None:
-            return
-        self._diverge(step, candidate, found)
+        # A closer look before calling it: a caret or a clock may just have been in another
+        # phase.  Watch both programs, learn what each changes by itself, and look for any
+        # pair of frames that agree.
+        observers = [p.observer for p in self.players[:1]]
+        candidate_observer = getattr(getattr(self.ctx, "player", None), "observer", None)
+        watched = [self.pool.submit(self._watch, o, NOISE_WATCH_S) for o in observers if o is not None]
+        own = self._watch(candidate_observer, NOISE_WATCH_S) if candidate_observer is not None else [candidate]
+        seen = self._references() + [f for w in watched for f in w.result()]
+        ignored = self._ignored(shape)
+        best = None
+        for frame in [candidate, *own]:
+            found = compare(frame, seen, ignored)
+            if found is None:
+                return
+            if best is None or found.pixels < best.pixels:
+                best = found
+        assert best is not None
+        self._diverge(step, candidate, best)
 
-    def _watch_reference(self, seconds: float) -> list[Frame]:
-        observer = self.players[0].observer
-        assert observer is not None
-        frames: list[Frame] = list(self._references())
+    def _watch(self, observer: Any, seconds: float) -> list[Frame]:
+        """Frames of one program over ``seconds`` with no input; what changes is added to the noise."""
+        frames: list[Frame] = []
         end = time.monotonic() + seconds
         prev = observer.capture()
         while time.monotonic() < end:
@@ -236,7 +246,8 @@ class DifferentialTester:
             cur = observer.capture()
             if not cur.same_as(prev):
                 mask = difference_mask(prev, cur)
-                self._add_noise(mask)
+                with self._lock:
+                    self._add_noise(mask)
                 frames.append(cur)
             prev = cur
         frames.append(prev)

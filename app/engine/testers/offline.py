@@ -9,10 +9,11 @@ its verdict.
 
 Widgets come from the X window tree when the toolkit has native child windows
 (Tk, Motif, Xt: exact rectangles, also for buttons that share the window's grey)
-and from the image otherwise (SDL/pygame, Qt).  Before keys it clicks into a
-text field, so they reach a focused widget; regions where typing shows are
-masked out of the state and key runs are capped, so typing cannot starve the
-buttons.  A dialog of the target (another top-level window) is explored for a
+and from the image otherwise (SDL/pygame, Qt).  When a typed character goes
+nowhere while text fields are in sight, it clicks into one (an entry first)
+before the next keys, so they reach a focused widget; key runs are capped and
+the least-tried widgets come in between, so typing that makes every screen
+new cannot starve the buttons.  A dialog of the target (another top-level window) is explored for a
 few steps, then escaped: Escape, its own controls, then the window manager's
 close (WM_DELETE_WINDOW); when stuck on few screens it backs off to actions
 that led to less-visited screens.
@@ -22,11 +23,9 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from dataclasses import dataclass
-from typing import Iterable
 
 import imagehash
 import numpy as np
-from PIL import ImageDraw
 from scipy import ndimage
 
 from app.engine.play.actions import Action, Click, Hotkey, Press, Wait, action_to_call
@@ -66,8 +65,6 @@ drawn in one window) and inside dialogs and popups without child windows (a post
 BAR_RATIO = 4
 JOIN_PX = 6
 BORDER_PX = 3
-MASK_MAX_SHARE = 0.6
-"""Typing regions larger than this share of the window are not masked out of the state."""
 TEXT_CLASSES = ("entry", "text", "tentry", "spinbox", "tspinbox", "combobox", "tcombobox", "xmtext",
                 "xmtextfield", "edit")
 Box = tuple[int, int, int, int]
@@ -189,16 +186,8 @@ def looks_like_field(frame: Frame, widget: Widget, by_look: bool = True) -> bool
     return bool(counts[top] >= FIELD_SHARE * crop.shape[0] * crop.shape[1] and _bright(top))
 
 
-def state_hash(frame: Frame, masks: Iterable[Box] = ()) -> str:
-    """Perceptual hash of a screen; ``masks`` (typing regions) are blanked first."""
-    image = frame.image()
-    boxes = list(masks)
-    if boxes:
-        image = image.copy()
-        draw = ImageDraw.Draw(image)
-        for x0, y0, x1, y1 in boxes:
-            draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=(128, 128, 128))
-    return str(imagehash.phash(image, hash_size=8))
+def state_hash(frame: Frame) -> str:
+    return str(imagehash.phash(frame.image(), hash_size=8))
 
 
 def _rect(w: Widget) -> Box:
@@ -207,6 +196,11 @@ def _rect(w: Widget) -> Box:
 
 def _is_key(action: Action) -> bool:
     return isinstance(action, (Press, Hotkey))
+
+
+def _is_typing(action: Action) -> bool:
+    """A key that types a character: it needs a text widget with the keyboard focus."""
+    return isinstance(action, Press) and (action.key == "space" or (len(action.key) == 1 and action.key.isprintable()))
 
 
 def _overlap(a: Box, b: Box) -> int:
@@ -259,9 +253,12 @@ class OfflineExplorer:
         self.visits: dict[str, int] = defaultdict(int)
         self.results: dict[tuple[str, Action], str] = {}
         self.typing: set[Box] = set()
-        """Regions where keys changed the screen (text fields): masked out of the state, so text
-        growing one character at a time does not make every screen new."""
+        """Text fields where keys changed the screen: the first to click into when keys go nowhere.
+        (They stay part of the state: what a calculator's display shows matters for what comes next.)"""
         self.focused: Box | None = None
+        """The text field last clicked into (it should have the keyboard focus)."""
+        self.need_focus = False
+        """A typed character went nowhere while text fields are in sight: click into one before the next."""
         self.focus_failed: dict[Box, int] = defaultdict(int)
         self.pending_key: Action | None = None
         self.key_run = 0
@@ -318,7 +315,7 @@ class OfflineExplorer:
         return _View(widgets, fields, clicks, others)
 
     def _state(self, frame: Frame, view: _View) -> str:
-        state = state_hash(frame, self.typing)
+        state = state_hash(frame)
         if view.dialog is not None:  # a dialog placed outside the captured region still changes the state
             state += f"+{view.dialog.kind}:{view.dialog.title}:{view.dialog.width}x{view.dialog.height}"
         return state
@@ -413,14 +410,14 @@ class OfflineExplorer:
             action, least = self._pick(state, pool, stuck)
             kind = self._kind(action, view)
         self.pending_key = None
-        if _is_key(action) and fields and self.focused is None:
+        if _is_typing(action) and fields and self.need_focus:
             field = min(fields, key=lambda f: (
                 self.focus_failed[_rect(f)], _rect(f) not in self.typing,
                 not (f.width >= 2.5 * f.height and f.height <= 48), self.global_tries[Click(*f.center)], f.y0, f.x0))
-            self.pending_key = action
-            self.focused = _rect(field)
-            return Decision(Click(*field.center), f"focus: click into the text field at {_rect(field)} before "
-                                                  f"sending {action_to_call(action)}, so the keys reach a focused widget")
+            self.pending_key, self.focused, self.need_focus = action, _rect(field), False
+            return Decision(Click(*field.center), f"focus: a typed key went nowhere; click into the text field at "
+                                                  f"{_rect(field)} before sending {action_to_call(action)}, so the "
+                                                  "keys reach a focused widget")
         if isinstance(action, Click) and action in view.clicks and view.clicks[action] in view.fields:
             self.focused = _rect(view.clicks[action])
         mode = "back off (stuck on few screens): prefer actions that led to less-visited screens; " if stuck else ""
@@ -453,8 +450,10 @@ class OfflineExplorer:
                 pool = keys_first
 
             def rank(a: Action) -> tuple[int, ...]:
+                # Widgets take turns (an '=' that shares the window's grey is reached soon); keys stay
+                # a random walk, so sequences such as "operator, then Enter" come up.
                 dead = int(self.global_tries[a] >= 2 and self.responses[a] == 0)
-                return (dead, self.global_tries[a], seen(a))
+                return (dead, 0 if _is_key(a) else self.global_tries[a], seen(a))
         best = min(rank(a) for a in pool)
         action = self.ctx.rng.choice([a for a in pool if rank(a) == best])
         return action, counts[action]
@@ -490,15 +489,12 @@ class OfflineExplorer:
         if view is None or escaping:
             return
         if changed and after.changed_bbox is not None:
-            self._learn_typing(after.changed_bbox, view, after.frame.width * after.frame.height)
-        elif view.fields and self.focused is not None:
-            self.focus_failed[self.focused] += 1
-            self.focused = None  # keys did nothing: focus another field before the next ones
+            self.typing.update(_rect(f) for f in view.fields if _overlap(_rect(f), after.changed_bbox) > 0)
+        elif _is_typing(action) and view.fields:
+            if self.focused is not None:  # the field clicked into did not take it: try another next time
+                self.focus_failed[self.focused] += 1
+            self.focused, self.need_focus = None, True
 
-    def _learn_typing(self, bbox: Box, view: _View, area: int) -> None:
-        """Keys changed ``bbox``: the text fields it touches are where typing shows."""
-        self.typing.update(_rect(f) for f in view.fields
-                           if f.area <= MASK_MAX_SHARE * area and _overlap(_rect(f), bbox) > 0)
 
     def verdict(self, findings: list[Finding], steps: int) -> Verdict:
         """The verdict rule over the oracles' findings; this tester judges no criteria by design."""

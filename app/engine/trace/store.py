@@ -30,6 +30,7 @@ import sqlite_utils
 from PIL import Image
 
 from app.engine.errors import StoreError
+from app.engine.trace.disk_reserve import DiskReserve
 from app.engine.trace.sqlite_faults import BUSY, FOREIGN, FULL, READONLY, GuardedConnection, StoreFault, fault_for
 
 BUSY_TIMEOUT_S = 10.0
@@ -283,6 +284,7 @@ class TrajectoryStore:
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
+        self._reserve = DiskReserve(self.path)
         if readonly and not self.path.exists():
             raise StoreError(f"The database {self.path} does not exist; pass --db with the path of a PlayCoder database.")
         if self.path.is_dir():
@@ -385,9 +387,11 @@ class TrajectoryStore:
 
     def close(self) -> None:
         self.conn.close()
+        self._reserve.release()
 
     # -- runs ------------------------------------------------------------------
     def create_run(self, **fields: Any) -> int:
+        self._reserve.hold()
         fields.setdefault("started_at", time.time())
         if isinstance(fields.get("config"), (dict, list)):
             fields["config"] = json.dumps(fields["config"])
@@ -401,8 +405,8 @@ class TrajectoryStore:
     def finish_run(self, run_id: int, *, status: str, verdict: str | None, reason: str = "", error: str = "") -> None:
         """Close a run and append the tester's judgment, atomically.
 
-        On a full disk the run row alone is closed (one page, which the failed writes
-        before it have usually left room for), so a run never stays 'running'."""
+        On a full disk the run row alone is closed, in the space the store held back for
+        it (:class:`~app.engine.trace.disk_reserve.DiskReserve`), so a run never stays 'running'."""
         now = time.time()
         try:
             with self.transaction():
@@ -417,6 +421,7 @@ class TrajectoryStore:
         except StoreFault as fault:
             if fault.kind != FULL:
                 raise
+            self._reserve.release()  # the space held for this moment (see disk_reserve)
             with self.transaction():
                 self.conn.execute("UPDATE runs SET status = ?, verdict = ?, reason = ?, error = ?, ended_at = ? "
                                   "WHERE id = ?", [status, verdict, reason[:200], error[:200], now, run_id])

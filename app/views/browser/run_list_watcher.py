@@ -50,6 +50,11 @@ class RunListWatcher(QObject):
     def path(self) -> Path | None:
         return self._path
 
+    @property
+    def busy(self) -> bool:
+        """True while a whole-list read is in flight."""
+        return self._task is not None and self._task.running
+
     def watch(self, path: Path | None) -> None:
         """Follow the database at ``path`` (None: nothing)."""
         self.stop()

@@ -1,14 +1,17 @@
 """AgreementView: the validation dashboard — labelling progress, agreement statistics and a chart.
 
 The numbers come from :func:`app.engine.study.agreement.compute_agreement` (the same
-code as `playcoder validate stats`).  The bootstrap takes under a second for a
-200-run set, so it runs on Refresh in the GUI thread.  This view is not blinded:
-it shows the tester against the humans, so open it after labelling.
+code as `playcoder validate stats`).  The bootstrap runs through the long-work
+helper (:mod:`app.views.widgets.long_task`): off the GUI thread on a connection
+of its own, with progress and *Cancel*; a newer Refresh cancels an older one.
+This view is not blinded: it shows the tester against the humans, so open it
+after labelling.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -22,6 +25,7 @@ from app.engine.errors import UserError
 from app.engine.trace.store import TrajectoryStore
 from app.views.labelling.agreement_chart import AgreementChart
 from app.views.labelling.agreement_model import ReportTableModel
+from app.views.widgets.long_task import LongTask, TaskControl, run_long_task
 
 RATES = ("fn_rate", "fp_rate")
 SHORT_TITLES = {
@@ -52,6 +56,8 @@ class AgreementView(QWidget):
         self.store = store
         self.resamples = resamples
         self.report: agreement.AgreementReport | None = None
+        self.task: LongTask | None = None
+        """The computation going on, if any."""
         self.setWindowTitle("Validation agreement")
         self._build()
         self.reload_sets(set_name)
@@ -133,20 +139,40 @@ class AgreementView(QWidget):
             self.refresh()
 
     def refresh(self) -> None:
-        """Recompute the statistics of the selected set from the database."""
+        """Recompute the statistics of the selected set from the database, off the GUI thread."""
         name = self.set_combo.currentText()
         if not name:
             return
-        try:
-            vset = validation.get_set(self.store, name)
-            report = agreement.compute_agreement(validation.units(self.store, vset), resamples=self.resamples,
-                                                 seed=vset.seed, name=vset.name)
-        except UserError as exc:
-            self.status.setText(str(exc))
-            return
+        if self.task is not None and self.task.running:
+            self.task.sig_finished.disconnect(self._on_task_finished)
+            self.task.cancel()
+        db, resamples = Path(self.store.path), self.resamples
+
+        def compute(control: TaskControl) -> agreement.AgreementReport:
+            store = control.open_store(db, readonly=True)
+            vset = validation.get_set(store, name)
+            units = validation.units(store, vset)
+            return agreement.compute_agreement(
+                units, resamples=resamples, seed=vset.seed, name=vset.name,
+                progress=lambda done, total: control.progress(done, total, f"{done} of {total} bootstrap resamples"))
+
+        self.status.setText(f"Computing the agreement of '{name}'…")
+        self.task = run_long_task(compute, what="compute the agreement statistics",
+                                  label="Computing the agreement statistics…", parent=self,
+                                  on_finished=self._on_task_finished, on_failed=self._on_task_failed,
+                                  on_cancelled=self._on_task_cancelled)
+
+    def _on_task_finished(self, report: Any) -> None:
         self.show_report(report)
         self.status.setText(f"{report.units} runs; {report.resamples} bootstrap resamples (seed {report.seed}).")
         self.sig_report_computed.emit(report)
+
+    def _on_task_failed(self, sentence: str) -> None:
+        self.status.setText(sentence)
+
+    def _on_task_cancelled(self) -> None:
+        if self.task is None or not self.task.running:
+            self.status.setText("Cancelled; Refresh computes the statistics again.")
 
     def show_report(self, report: agreement.AgreementReport | None) -> None:
         self.report = report

@@ -1,7 +1,11 @@
 """LiveCapture: grabs the target's window from the engine's display on a worker thread.
 
 The capture (mss over XCB: errors are exceptions, never an exit) runs in this
-thread; the GUI thread only receives finished QImages.  Frames are coalesced:
+thread; the GUI thread only receives finished QImages.  On the user's desktop
+(``window_id`` given) it reads the window's own pixels instead
+(:class:`~app.engine.play.desktop.DesktopCapture`), so the live view never
+shows the workbench or whatever else covers the target; a moment when no
+frame can be the target's is skipped.  Frames are coalesced:
 a new one is sent only after the view took the previous one
 (:meth:`LiveCapture.frame_consumed`), so a busy GUI never builds a backlog.
 """
@@ -16,6 +20,10 @@ import mss
 from PySide6.QtCore import QThread, Signal
 from PySide6.QtGui import QImage
 
+from app.engine.errors import UserError
+from app.engine.play.desktop import DesktopCapture, NotTheTarget
+from app.engine.play.target import WindowInfo
+
 LIVE_FPS = 20
 """Target capture rate; the view must show at least 10 fps."""
 STOP_WAIT_MS = 2000
@@ -28,9 +36,10 @@ class LiveCapture(QThread):
     """Emitted once when the display cannot be captured any more (e.g. the run ended)."""
 
     def __init__(self, display: str, region: tuple[int, int, int, int], fps: float = LIVE_FPS,
-                 parent: Any = None) -> None:
+                 parent: Any = None, window_id: int | None = None) -> None:
         super().__init__(parent)
         self.display = display
+        self.window_id = window_id
         self._region = region
         self._period = 1.0 / fps
         self._lock = threading.Lock()
@@ -54,6 +63,9 @@ class LiveCapture(QThread):
             self.wait(STOP_WAIT_MS)
 
     def run(self) -> None:
+        if self.window_id is not None:
+            self._run_window(self.window_id)
+            return
         try:
             grabber = mss.MSS(display=self.display) if hasattr(mss, "MSS") else mss.mss(display=self.display)
         except Exception as exc:  # mss raises its own ScreenShotError family
@@ -83,3 +95,35 @@ class LiveCapture(QThread):
                 grabber.close()
             except Exception:  # pragma: no cover - closing a dead connection
                 pass
+
+    def _run_window(self, window_id: int) -> None:
+        """The desktop: the window's own pixels (Composite), never the screen in front of it."""
+        def window() -> WindowInfo:
+            with self._lock:
+                left, top, width, height = self._region
+            return WindowInfo(window_id, left, top, width, height, "live")
+
+        try:
+            source = DesktopCapture(self.display, window, window, lambda: True)
+        except UserError as exc:
+            self.sig_capture_failed.emit(str(exc))
+            return
+        try:
+            while not self.isInterruptionRequested():
+                started = time.monotonic()
+                if not self._pending.is_set():
+                    try:
+                        shot = source.read()
+                    except NotTheTarget:
+                        shot = None  # hidden or covered without Composite: show nothing rather than another window
+                    if shot is not None:
+                        image = QImage(shot.bgrx, shot.width, shot.height, shot.width * 4,
+                                       QImage.Format.Format_RGB32).copy()
+                        self._pending.set()
+                        self.frames += 1
+                        self.sig_frame_captured.emit(image)
+                left_s = self._period - (time.monotonic() - started)
+                if left_s > 0:
+                    self.msleep(max(1, int(left_s * 1000)))
+        finally:
+            source.close()

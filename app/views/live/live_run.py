@@ -15,8 +15,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from app.engine.play.events import ControlChanged, RunFinished, RunStarted, WindowFound
+from app.engine.play.display import DESKTOP
+from app.engine.play.events import ControlChanged, RunFinished, RunStarted, WindowFound, WindowMoved
 from app.views.engine_bridge import EngineBridge
+from app.views.live.desktop_placement import place_beside
 from app.views.live.live_capture import LiveCapture
 from app.views.live.live_view import LiveView
 from app.views.live.run_request import RunRequest
@@ -34,6 +36,8 @@ _STATE_TEXT = {
 class LiveRun(QObject):
     sig_state_changed = Signal(str)
     """Emitted with the new state (starting, running, paused, stopping, finished)."""
+    sig_notice = Signal(str)
+    """Emitted with one sentence for the status bar (e.g. where a desktop target was placed, or why not)."""
 
     def __init__(self, request: RunRequest, db: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -47,6 +51,7 @@ class LiveRun(QObject):
         self._view: LiveView | None = None
         self.bridge.sig_run_started.connect(self._on_bridge_run_started)
         self.bridge.sig_window_found.connect(self._on_bridge_window_found)
+        self.bridge.sig_window_moved.connect(self._on_bridge_window_moved)
         self.bridge.sig_control_changed.connect(self._on_bridge_control_changed)
         self.bridge.sig_run_finished.connect(self._on_bridge_run_finished)
         self.bridge.sig_process_ended.connect(self._on_bridge_process_ended)
@@ -118,16 +123,30 @@ class LiveRun(QObject):
 
     def _on_bridge_window_found(self, event: WindowFound) -> None:
         self._stop_capture()
-        self.capture = LiveCapture(event.display, (event.x, event.y, event.width, event.height), parent=self)
+        desktop = self.request.display == DESKTOP
+        if desktop and self._view is not None:
+            notice = place_beside(self._view.window(), event.display, event.window_id)
+            if notice:
+                self.sig_notice.emit(notice)
+        self.capture = LiveCapture(event.display, (event.x, event.y, event.width, event.height), parent=self,
+                                   window_id=event.window_id if desktop else None)
         self.capture.sig_capture_failed.connect(self._on_capture_failed)
         if self._view is not None:
             self.capture.sig_frame_captured.connect(self._view.show_frame)
         self.capture.start()
 
+    def _on_bridge_window_moved(self, event: WindowMoved) -> None:
+        if self.capture is not None:
+            self.capture.set_region((event.x, event.y, event.width, event.height))
+
     def _on_bridge_control_changed(self, event: ControlChanged) -> None:
         state = _ENGINE_STATES.get(event.state)
         if state is not None and self.state != FINISHED:
             self._set_state(state)
+            if event.reason:
+                if self._view is not None:
+                    self._view.set_state_text(f"paused — {event.reason}")
+                self.sig_notice.emit(event.reason)
 
     def _on_bridge_run_finished(self, event: RunFinished) -> None:
         self.finished_event = event

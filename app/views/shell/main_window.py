@@ -239,9 +239,14 @@ class MainWindow(QMainWindow):
         b.sig_engine_failed.connect(self._on_live_engine_failed)
         b.sig_process_ended.connect(self._on_live_process_ended)
         live.sig_state_changed.connect(self._on_live_state_changed)
+        live.sig_notice.connect(self._on_live_notice)
         live.attach_view(self.run_view.live)
         live.start()
         return live
+
+    def _on_live_notice(self, text: str) -> None:
+        self.messages.append(text)
+        self.statusBar().showMessage(text, 15000)
 
     def live_active(self) -> bool:
         return self.live is not None and self.live.active

@@ -2,8 +2,12 @@
 
 The work is the engine's (:mod:`app.engine.trace.bundle`, :mod:`app.engine.trace.report`);
 each function is imported when its menu entry is used, so the workbench still
-opens when one of them is missing, and every error a user can cause (a corrupt
+opens when one of them is missing.  It runs through the long-work helper
+(:mod:`app.views.widgets.long_task`): off the GUI thread, on a database
+connection of its own, with a progress dialog that can cancel it (an import
+cancelled mid-way rolls back whole).  Every error a user can cause (a corrupt
 bundle, an unwritable folder) ends in one message with the error's sentence.
+One transfer runs at a time.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QStatusBar, QWidget
 
-from app.engine.errors import UserError
 from app.engine.trace.store import TrajectoryStore
+from app.views.widgets.long_task import CANCELLED, FAILED, FINISHED, LongTask, TaskControl, run_long_task
 
 
 class TransferHost(Protocol):
@@ -37,10 +41,14 @@ BUNDLE_FILTER = "PlayCoder bundle (*.zip)"
 class RunTransfer(QObject):
     sig_run_imported = Signal(int)
     """Emitted with the new run id after a bundle was imported."""
+    sig_task_ended = Signal(str)
+    """Emitted with the outcome (finished, failed, cancelled) when a transfer's work ended, after its message."""
 
     def __init__(self, window: TransferHost) -> None:
         super().__init__(window if isinstance(window, QObject) else None)
         self.window = window
+        self.task: LongTask | None = None
+        """The transfer going on, if any."""
 
     def _parent(self) -> QWidget | None:
         return self.window if isinstance(self.window, QWidget) else None
@@ -52,8 +60,9 @@ class RunTransfer(QObject):
             return
         path, _ = QFileDialog.getSaveFileName(self._parent(), "Export run", f"run-{run_id}.zip", BUNDLE_FILTER)
         if path:
-            self._call("app.engine.trace.bundle", "export_bundle", "export runs", self.window.store, run_id, Path(path),
-                       done=f"Exported run {run_id} to {path}")
+            self._start("app.engine.trace.bundle", "export_bundle", "export runs", run_id, Path(path), readonly=True,
+                        label=f"Exporting run {run_id} to {Path(path).name}…", done=f"Exported run {run_id} to {path}",
+                        doing=f"export run {run_id}")
 
     def import_bundle(self) -> None:
         if self.window.store is None:
@@ -62,10 +71,9 @@ class RunTransfer(QObject):
         path, _ = QFileDialog.getOpenFileName(self._parent(), "Import bundle", "", BUNDLE_FILTER)
         if not path:
             return
-        new_id = self._call("app.engine.trace.bundle", "import_bundle", "import bundles", self.window.store, Path(path),
-                            done=f"Imported {path}")
-        if isinstance(new_id, int):
-            self.sig_run_imported.emit(new_id)
+        self._start("app.engine.trace.bundle", "import_bundle", "import bundles", Path(path), readonly=False,
+                    label=f"Importing {Path(path).name}…", done=f"Imported {path}", on_result=self._on_imported,
+                    doing=f"import {Path(path).name}")
 
     def export_report(self) -> None:
         run_id = self.window.current_run_id()
@@ -74,11 +82,23 @@ class RunTransfer(QObject):
             return
         path, _ = QFileDialog.getSaveFileName(self._parent(), "Export HTML report", f"run-{run_id}.html", "HTML (*.html)")
         if path:
-            self._call("app.engine.trace.report", "write_html_report", "write reports", self.window.store, run_id,
-                       Path(path), done=f"Wrote the report of run {run_id} to {path}")
+            self._start("app.engine.trace.report", "write_html_report", "write reports", run_id, Path(path),
+                        readonly=True, label=f"Writing the report of run {run_id}…",
+                        done=f"Wrote the report of run {run_id} to {path}", doing=f"write the report of run {run_id}")
 
-    def _call(self, module: str, name: str, what: str, *args: Any, done: str) -> Any:
-        """Call ``module.name(*args)``; None (after one message) when it is missing or fails for the user."""
+    def _start(self, module: str, name: str, what: str, *args: Any, readonly: bool, label: str, done: str,
+               doing: str, on_result: Any = None) -> LongTask | None:
+        """Run ``module.name(store, *args)`` off the GUI thread on a connection of its own; None (after one
+        message) when the function is missing, no database is open or another transfer is going.
+
+        ``what`` completes "cannot … yet", ``doing`` completes "Could not …" in a failure sentence."""
+        if self.task is not None and self.task.running:
+            self.window.show_message(f"{self.task.label.rstrip('…')} is still going; wait for it or cancel it.")
+            return None
+        store = self.window.store
+        if store is None:
+            self.window.show_message("Open a database first (File › Open database…).")
+            return None
         try:
             func = getattr(importlib.import_module(module), name)
         except ModuleNotFoundError as exc:
@@ -86,13 +106,30 @@ class RunTransfer(QObject):
                 raise  # a bug inside the module: the error reporter shows it
             self.window.show_message(f"This version of PlayCoder cannot {what} yet ({module} is missing).")
             return None
-        try:
-            result = func(*args)
-        except UserError as exc:
-            self.window.show_message(str(exc))
-            return None
-        except OSError as exc:
-            self.window.show_message(f"{exc.strerror or exc}: {exc.filename or ''}; choose another file.")
-            return None
-        self.window.statusBar().showMessage(done, STATUS_MS)
-        return result
+        db = Path(store.path)
+
+        def work(control: TaskControl) -> Any:
+            return func(control.open_store(db, readonly=readonly), *args)
+
+        def finished(result: Any) -> None:
+            self.window.statusBar().showMessage(done, STATUS_MS)
+            if on_result is not None:
+                on_result(result)
+            self.sig_task_ended.emit(FINISHED)
+
+        def failed(sentence: str) -> None:
+            self.window.show_message(sentence)
+            self.sig_task_ended.emit(FAILED)
+
+        def cancelled() -> None:
+            self.window.statusBar().showMessage(f"Cancelled: {label.rstrip('…')}; nothing was written.", STATUS_MS)
+            self.sig_task_ended.emit(CANCELLED)
+
+        self.task = run_long_task(work, what=doing, label=label,
+                                  parent=self._parent(), on_finished=finished, on_failed=failed,
+                                  on_cancelled=cancelled)
+        return self.task
+
+    def _on_imported(self, new_id: Any) -> None:
+        if isinstance(new_id, int):
+            self.sig_run_imported.emit(new_id)

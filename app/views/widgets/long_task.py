@@ -38,6 +38,8 @@ STORE_CHECK_OPS = 2000
 """A store opened through the control checks the cancel flag every this many SQLite VM steps."""
 WAIT_ON_CLOSE_MS = 5000
 """Closing the workbench cancels running work and waits this long for it to let go of its files."""
+FINISHED, FAILED, CANCELLED = "finished", "failed", "cancelled"
+"""The three outcomes of a piece of work (:attr:`LongTask.outcome`)."""
 _RUNNING: set[LongTask] = set()
 """Tasks whose worker may still emit: kept alive here until their outcome arrived on the GUI thread."""
 
@@ -114,15 +116,14 @@ class _Runner(QRunnable):
     def run(self) -> None:
         outcome: tuple[str, Any]
         try:
-            result = self._work(self._control)
-            outcome = ("cancelled", None) if self._control.cancelled else ("finished", result)
+            outcome = (FINISHED, self._work(self._control))  # done is done, even when a cancel came late
         except BaseException as exc:  # noqa: BLE001 - every outcome must reach the GUI thread
             if self._control.cancelled or isinstance(exc, TaskCancelled):
-                outcome = ("cancelled", None)
+                outcome = (CANCELLED, None)
             else:
                 if not isinstance(exc, (UserError, OSError)):
                     log.error("background work failed: %s", self._what, exc_info=exc)
-                outcome = ("failed", failure_sentence(self._what, exc))
+                outcome = (FAILED, failure_sentence(self._what, exc))
         finally:
             self._control.close_stores()
         self.done.set()
@@ -141,8 +142,11 @@ class LongTask(QObject):
 
     def __init__(self, work: Callable[[TaskControl], Any], *, what: str, label: str, parent: QWidget | None = None,
                  show_after_ms: int = SHOW_AFTER_MS, dialog: bool = True) -> None:
-        """``what`` completes "Could not …" in a failure sentence; ``label`` is the dialog's first line."""
-        super().__init__(parent)
+        """``what`` completes "Could not …" in a failure sentence; ``label`` is the dialog's first line.
+
+        ``parent`` owns the dialog, not the task: the task outlives a closed window until its worker let go,
+        and when ``parent`` is destroyed the work is cancelled and its outcome is dropped."""
+        super().__init__(None)
         self.what = what
         self.label = label
         self._work = work
@@ -152,8 +156,11 @@ class LongTask(QObject):
         self.control = TaskControl(self._relay.sig_progressed.emit)
         self._runner: _Runner | None = None
         self.outcome: str | None = None
-        """None while running; then ``finished``, ``failed`` or ``cancelled``."""
+        """None while running; then :data:`FINISHED`, :data:`FAILED` or :data:`CANCELLED`."""
         self.dialog: QProgressDialog | None = None
+        self._owner_gone = False
+        if parent is not None:
+            parent.destroyed.connect(self._on_owner_destroyed)
         if dialog:
             self.dialog = QProgressDialog(label, "Cancel", 0, 0, parent)
             self.dialog.setWindowTitle(label.rstrip("…. "))
@@ -196,6 +203,11 @@ class LongTask(QObject):
                 self.dialog.setLabelText(f"{self.label}\n{text}")
         self.sig_progressed.emit(done, total, text)
 
+    def _on_owner_destroyed(self) -> None:
+        self._owner_gone = True
+        self.dialog = None  # destroyed with its parent
+        self.cancel()
+
     def _on_relay_done(self, outcome: str, value: Any) -> None:
         self.outcome = outcome
         if self.dialog is not None:
@@ -204,9 +216,12 @@ class LongTask(QObject):
             dialog.reset()
             dialog.hide()
             dialog.deleteLater()
-        if outcome == "finished":
+        if self._owner_gone:
+            _RUNNING.discard(self)
+            return
+        if outcome == FINISHED:
             self.sig_finished.emit(value)
-        elif outcome == "failed":
+        elif outcome == FAILED:
             self.sig_failed.emit(str(value))
         else:
             self.sig_cancelled.emit()
