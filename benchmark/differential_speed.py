@@ -1,0 +1,67 @@
+"""Per-step cost of differential play against a plain offline step, on this machine.
+
+    python benchmark/differential_speed.py [--app calculator] [--steps 30] [--seeds 2]
+
+Plays APP with the offline tester and with the differential tester (APP against
+itself: two reference runs beside the candidate) for the same steps and seeds,
+and prints the median step time of each (a step: decide → act → settle →
+judge, from the trajectory's timestamps) and their ratio.  Target (issue 14):
+differential ≤ 1.5× offline.  Every run counts, including ones that ended early.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.engine.play.targetspec import app_folder  # noqa: E402
+from app.engine.session import RunConfig, Session  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+
+
+def step_times(store: TrajectoryStore, run_id: int | None) -> list[float]:
+    if run_id is None:
+        return []
+    return [s["ended_at"] - s["started_at"] for s in store.steps(run_id)]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--app", default="calculator")
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--seeds", type=int, default=2)
+    args = ap.parse_args()
+    folder = str(app_folder(args.app))
+    times: dict[str, list[float]] = {"offline": [], "differential": []}
+    verdicts: dict[str, list[str]] = {"offline": [], "differential": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        store = TrajectoryStore(Path(tmp) / "speed.db")
+        for seed in range(args.seeds):
+            for tester in ("offline", "differential"):
+                options = {"reference": folder} if tester == "differential" else {}
+                result = Session(RunConfig(target=folder, tester=tester, max_steps=args.steps, seed=seed,
+                                           tester_options=options), store).run()
+                times[tester] += step_times(store, result.run_id)
+                verdicts[tester].append(result.verdict)
+        store.close()
+    print(f"{args.app}, {args.steps} steps × {args.seeds} seeds per tester")
+    print("| tester | steps | median step (ms) | p90 (ms) | verdicts |")
+    print("| --- | --- | --- | --- | --- |")
+    for tester, values in times.items():
+        values = sorted(values)
+        med = statistics.median(values) * 1000 if values else float("nan")
+        p90 = values[int(0.9 * (len(values) - 1))] * 1000 if values else float("nan")
+        print(f"| {tester} | {len(values)} | {med:.0f} | {p90:.0f} | {', '.join(verdicts[tester])} |")
+    if times["offline"] and times["differential"]:
+        ratio = statistics.median(times["differential"]) / statistics.median(times["offline"])
+        print(f"differential / offline median step time: {ratio:.2f}× (target ≤ 1.5×)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
