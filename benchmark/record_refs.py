@@ -1,11 +1,14 @@
-"""Record the reference pictures of the scripted rubric from the reference apps.
+"""Record the *committed* reference pictures of the bundled apps' scripted rubric.
 
     python -m benchmark.record_refs [--apps calculator,tiles2048] [--seed 0]
 
-Plays each reference app's ``[[script]]`` with the script tester in record
-mode on a private Xvfb: the frame every ``similar`` expectation would be
-checked on is saved as its ``reference`` PNG inside the app folder (commit the
-PNGs).  Run it again after changing an app's look or its script.
+A thin wrapper over ``playcoder refs record`` (app/commands/refs.py): it plays
+each bundled reference app's ``[[script]]`` in record mode on a private Xvfb,
+but writes the frame of every ``similar`` expectation into the app folder
+itself as its ``reference`` PNG, with ``refs/recorded-on.json`` naming the
+fonts they were drawn with (commit both).  Run it again after changing an
+app's look or its script.  Users record machine-local references with
+``playcoder refs record TARGET`` instead, which never writes a target folder.
 """
 
 from __future__ import annotations
@@ -17,37 +20,36 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine.session import RunConfig, Session  # noqa: E402
-from app.engine.trace.store import TrajectoryStore  # noqa: E402
-from app.engine.play.targetspec import list_apps, load_spec  # noqa: E402
-from app.engine.testers.script import ScriptTester  # noqa: E402
+from app.commands.refs import MAX_STEPS, record_references  # noqa: E402
+from app.engine.judge.refs import reference_names  # noqa: E402
+from app.engine.play.targetspec import APPS_DIR, list_apps, load_spec  # noqa: E402
 
-MAX_STEPS = 400
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--apps", default="", help="comma-separated app names (default: every app with a similar check)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     wanted = {a for a in args.apps.split(",") if a}
     status = 0
     with tempfile.TemporaryDirectory() as tmp:
-        store = TrajectoryStore(Path(tmp) / "record.db")
         for folder in list_apps():
-            spec = load_spec(folder)
-            uses_refs = any(e.kind == "similar" for case in spec.script for e in case.expect)
-            if (wanted and folder.name not in wanted) or not uses_refs:
+            if folder.parent != APPS_DIR or (wanted and folder.name not in wanted):
                 continue
-            tester = ScriptTester(record_refs=True)
-            result = Session(RunConfig(target=str(folder), tester="script", max_steps=MAX_STEPS, seed=args.seed),
-                             store, tester=tester).run()
-            print(f"{folder.name}: {result.verdict} — {result.reason}")
-            for path in sorted(set(tester.recorded)):
-                print(f"  wrote {Path(path).relative_to(folder.parent.parent.parent)}")
-            if result.verdict != "pass":
+            if not reference_names(load_spec(folder).script):
+                continue
+            rec = record_references(str(folder), seed=args.seed, db=Path(tmp) / "record.db", max_steps=MAX_STEPS,
+                                    into_folder=True)
+            print(f"{folder.name}: {rec.verdict} — {rec.reason}")
+            if rec.problem:
+                print(f"  nothing written: {rec.problem}")
                 status = 1
-        store.close()
+                continue
+            for path in sorted(rec.pictures.values()):
+                print(f"  wrote {path.relative_to(ROOT)}")
+            print(f"  fonts {rec.fonts.get('fonts')} (refs/recorded-on.json)")
     return status
 
 

@@ -10,6 +10,7 @@ DEBS=(
   libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
   libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
   libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-dejavu-core tk libtk8.6 tesseract-ocr
+  openbox  # a window manager for the desktop-mode tests (Xvfb + openbox)
 )
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi

@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 from Xlib import X, Xutil
 from Xlib import display as xdisplay
+from Xlib.protocol import event as xevent
 
-from app.engine.play.desktop import move_window
+from app.engine.play.desktop import activate, move_window
 from app.engine.play.display import start_xvfb
 from app.engine.play.target import WindowInfo
 
@@ -49,7 +50,7 @@ def wm_display(monkeypatch):
 
 
 def wait_for_window_manager(name: str, timeout: float = 30.0) -> None:
-    """Until the window manager maps a window it was asked to (it may miss a request made while it starts)."""
+    """Until the window manager frames a window it is asked to map (a request made while it starts may be lost)."""
     conn = xdisplay.Display(name)
     deadline = time.monotonic() + timeout
     try:
@@ -60,12 +61,15 @@ def wait_for_window_manager(name: str, timeout: float = 30.0) -> None:
             conn.sync()
             asked = time.monotonic()
             while time.monotonic() - asked < 1.0:
-                if probe.get_attributes().map_state == X.IsViewable:
+                framed = int(probe.query_tree().parent.id) != int(screen.root.id)
+                if framed and probe.get_attributes().map_state == X.IsViewable:
                     probe.destroy()
                     conn.sync()
                     return
                 time.sleep(0.05)
             assert time.monotonic() < deadline, "the window manager did not start"
+            probe.unmap()
+            conn.sync()
     finally:
         conn.close()
 
@@ -121,13 +125,38 @@ def input_events(conn: Any, win_id: int) -> list[int]:
     return out
 
 
+def iconify(display: str, window_id: int) -> None:
+    """Minimise a window the way a user would (ICCCM WM_CHANGE_STATE to IconicState)."""
+    conn = xdisplay.Display(display)
+    try:
+        win = conn.create_resource_object("window", window_id)
+        message = xevent.ClientMessage(window=win, client_type=conn.intern_atom("WM_CHANGE_STATE"),
+                                       data=(32, [3, 0, 0, 0, 0]))  # IconicState
+        conn.screen().root.send_event(message, event_mask=X.SubstructureRedirectMask | X.SubstructureNotifyMask)
+        conn.sync()
+    finally:
+        conn.close()
+
+
+def restore(display: str, window_id: int) -> None:
+    """Bring a minimised window back (EWMH activation)."""
+    conn = xdisplay.Display(display)
+    try:
+        activate(conn, window_id)
+        conn.sync()
+    finally:
+        conn.close()
+
+
 class Cover(threading.Thread):
     """Another program's window over the target: placed there once the target appears, raised again
     every ``every_s``; it moves the target once (the run must follow) and logs any input it gets."""
 
-    def __init__(self, display: str, title: str, every_s: float = 0.3) -> None:
+    def __init__(self, display: str, title: str, every_s: float = 0.3, *, offset: tuple[int, int] = (40, 40),
+                 size: tuple[int, int] = (320, 220), move_at: int | None = 6) -> None:
         super().__init__(daemon=True, name="green-cover")
         self.display, self.title, self.every_s = display, title, every_s
+        self.offset, self.size, self.move_at = offset, size, move_at
         self.stop = threading.Event()
         self.inputs: list[int] = []
         self.covered_seen = 0
@@ -163,19 +192,19 @@ class Cover(threading.Thread):
         time.sleep(0.5)
         root = conn.screen().root
         pos = root.translate_coords(target, 0, 0)
-        cover = x_window(conn, (pos.x + 40, pos.y + 40, 320, 220), GREEN, name="Cover")
+        cover = x_window(conn, (pos.x + self.offset[0], pos.y + self.offset[1], *self.size), GREEN, name="Cover")
         rounds = 0
         while not self.stop.wait(self.every_s):
             self.inputs += input_events(conn, cover.id)
             rounds += 1
             try:
-                if rounds == 6:
+                if rounds == self.move_at:
                     move_window(self.display, target.id, 300, 200)
                     self.moved_target = True
                     time.sleep(0.2)
                 pos = root.translate_coords(target, 0, 0)
                 geo = target.get_geometry()
-                cover.configure(x=pos.x + 40, y=pos.y + 40, stack_mode=X.Above)
+                cover.configure(x=pos.x + self.offset[0], y=pos.y + self.offset[1], stack_mode=X.Above)
                 conn.sync()
                 time.sleep(0.05)
                 info = WindowInfo(target.id, int(pos.x), int(pos.y), int(geo.width), int(geo.height), "")

@@ -228,9 +228,12 @@ class TricklingServer:
             t.join(5)
 
     def _serve(self) -> None:
+        self.sock.settimeout(0.1)  # accept() is not woken by close(): look at the closing flag now and then
         while not self._closing.is_set():
             try:
                 conn, _ = self.sock.accept()
+            except socket.timeout:
+                continue
             except OSError:
                 return
             t = threading.Thread(target=self._trickle, args=(conn,), daemon=True)

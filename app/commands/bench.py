@@ -50,6 +50,7 @@ def _check_common(args: argparse.Namespace) -> None:
 
 def cmd_detect(args: argparse.Namespace) -> int:
     from app.engine.bench import detect
+    from app.engine.bench.executors import make_executor, summary_line
     from app.engine.bench.provenance import measured_on
 
     _check_common(args)
@@ -57,16 +58,20 @@ def cmd_detect(args: argparse.Namespace) -> int:
     db = args.db or default_db()
     measured = measured_on()  # the code as it was when the runs started
     t0 = time.monotonic()
-    with _progress(len(jobs), f"bench detect ({args.tester})") as bar:
+    with make_executor(args.executor, jobs=args.jobs, ray_address=args.ray_address) as executor, \
+            _progress(len(jobs), f"bench detect ({args.tester})") as bar:
         def done(row: Any) -> None:
             bar.set_postfix_str(f"{row.target}: {row.verdict}", refresh=False)
             bar.update(1)
 
         rows = detect.run(jobs, tester=args.tester, max_steps=args.max_steps, db=db, parallel=args.jobs,
-                               on_done=done)
+                               on_done=done, executor=executor)
+        played = executor.describe()
     summary = detect.summarize(rows, tester=args.tester, max_steps=args.max_steps,
                                     wall_seconds=time.monotonic() - t0, parallel=args.jobs, measured=measured)
     summary["db"] = str(db)
+    summary["executor"] = played
+    print(summary_line(played, len(rows), summary["wall_seconds"]), file=sys.stderr)
     _write_outputs(args, detect.report_json(rows, summary), detect.markdown(summary))
     return 0
 
@@ -83,6 +88,7 @@ def _ks(text: str) -> list[int]:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from app.engine.bench import play_at_k
+    from app.engine.bench.executors import make_executor, summary_line
 
     _check_common(args)
     ks = _ks(args.k)
@@ -91,16 +97,21 @@ def cmd_play(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     total = len(candidates) * (1 + args.repeats)
     with tempfile.TemporaryDirectory(prefix="playcoder-candidates-") as tmp, \
+            make_executor(args.executor, jobs=args.jobs, ray_address=args.ray_address) as executor, \
             _progress(total, f"bench play ({args.tester})") as bar:
         def done(label: str) -> None:
             bar.set_postfix_str(label, refresh=False)
             bar.update(1)
 
         results = play_at_k.play(candidates, tester=args.tester, max_steps=args.max_steps, repeats=args.repeats,
-                                 seed=args.seed, db=db, parallel=args.jobs, workdir=Path(tmp), on_done=done)
+                                 seed=args.seed, db=db, parallel=args.jobs, workdir=Path(tmp), on_done=done,
+                                 executor=executor)
+        played = executor.describe()
     summary = play_at_k.summarize(results, ks, args.repeats, tester=args.tester)
     summary["wall_seconds"] = round(time.monotonic() - t0, 1)
     summary["db"] = str(db)
+    summary["executor"] = played
+    print(summary_line(played, len(candidates) * args.repeats, summary["wall_seconds"]), file=sys.stderr)
     _write_outputs(args, summary, play_at_k.markdown(summary))
     return 0
 
@@ -137,6 +148,12 @@ def register(subparsers: Any) -> None:
         p.add_argument("--max-steps", type=cli.bounded_int(1, cli.UNBOUNDED_STEPS), default=max_steps)
         p.add_argument("--jobs", type=cli.bounded_int(1, 256), default=DEFAULT_JOBS, help=f"parallel runs (default {DEFAULT_JOBS})")
         p.add_argument("--seed", type=cli.SEED, default=0, help="PLAYCODER_SEED of the targets (default 0)")
+        p.add_argument("--executor", choices=("local", "ray"), default="local",
+                       help="local: --jobs child processes here (default); ray: tasks on a Ray cluster, each run "
+                            "back as a trace bundle imported as it arrives (pip install \".[ray]\")")
+        p.add_argument("--ray-address", default=None, metavar="ADDR",
+                       help="with --executor ray: the cluster to join (host:port of `ray start --head`); "
+                            "default: start a local Ray instance with --jobs CPUs")
         p.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the full results as JSON")
         p.add_argument("--md", type=Path, default=None, metavar="FILE", help="also write the Markdown tables here")
         cli._add_db(p)

@@ -32,7 +32,8 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from app.engine.study.agreement import nominal_alpha
-from app.engine.bench.jobs import ChildRun, prepare_db, run_child, run_parallel
+from app.engine.bench.executors import Executor, LocalExecutor, PlayTask
+from app.engine.bench.jobs import ChildRun
 from app.engine.bench.provenance import describe_commit, measured_on
 from app.engine.bench.split import SPLITS, split_of
 from app.engine.judge.verdict import ERROR, UNCERTAIN, is_answer
@@ -119,17 +120,14 @@ def plan(apps: list[Path], runs: int, seed: int, vary_seeds: bool) -> list[Detec
 
 
 def run(jobs: list[DetectJob], *, tester: str, max_steps: int, db: Path, parallel: int,
-        on_done: Callable[[DetectRow], None] | None = None) -> list[DetectRow]:
-    prepare_db(db)
-
-    def call(job: DetectJob) -> Callable[[], DetectRow]:
-        # Differential play compares a reference with itself (a bug variant with its reference, by default).
-        reference = str(app_folder(job.app)) if job.bug is None else None
-        return lambda: to_row(job, run_child(job.target, tester=tester, max_steps=max_steps, seed=job.seed, db=db,
-                                             reference=reference))
-
-    return run_parallel([call(j) for j in jobs], parallel,
-                        (lambda i, row: on_done(row)) if on_done is not None else None)
+        on_done: Callable[[DetectRow], None] | None = None, executor: Executor | None = None) -> list[DetectRow]:
+    """Play every job (``executor``: local children by default, or Ray) with its runs in ``db``; rows in job order."""
+    # Differential play compares a reference with itself (a bug variant with its reference, by default).
+    tasks = [PlayTask(j.target, tester, max_steps, j.seed, str(app_folder(j.app)) if j.bug is None else None)
+             for j in jobs]
+    done = (lambda i, child: on_done(to_row(jobs[i], child))) if on_done is not None else None
+    played = (executor or LocalExecutor(parallel)).play(tasks, db, done)
+    return [to_row(j, child) for j, child in zip(jobs, played)]
 
 
 def to_row(job: DetectJob, child: ChildRun) -> DetectRow:

@@ -42,7 +42,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from app.engine.bench.jobs import ChildRun, prepare_db, run_child, run_parallel
+from app.engine.bench.executors import Executor, LocalExecutor, PlayTask
+from app.engine.bench.jobs import ChildRun, prepare_db, run_parallel
 from app.engine.errors import UserError
 from app.engine.bench.metrics import Interval, efficiency_at_k, pass_at_k, t_interval
 from app.engine.judge.oracles import FAILING_KINDS
@@ -196,8 +197,11 @@ def tester_tokens(store: TrajectoryStore, run_id: int | None) -> int | None:
 
 
 def play(candidates: list[Candidate], *, tester: str, max_steps: int, repeats: int, seed: int, db: Path,
-         parallel: int, workdir: Path, on_done: Callable[[str], None] | None = None) -> list[CandidateResult]:
-    """Materialise, unit-test and play every candidate ``repeats`` times; one result per candidate."""
+         parallel: int, workdir: Path, on_done: Callable[[str], None] | None = None,
+         executor: Executor | None = None) -> list[CandidateResult]:
+    """Materialise, unit-test and play every candidate ``repeats`` times; one result per candidate.
+
+    The unit tests run here; the play runs go to ``executor`` (local children by default, or Ray)."""
     if repeats < 1:
         raise UserError("--repeats must be at least 1.")
     prepare_db(db)
@@ -207,11 +211,6 @@ def play(candidates: list[Candidate], *, tester: str, max_steps: int, repeats: i
     def test_call(i: int) -> Callable[[], tuple[bool | None, str]]:
         return lambda: run_unit_tests(folders[i])
 
-    def play_call(i: int) -> Callable[[], ChildRun]:
-        reference = str(app_folder(candidates[i].problem))  # differential: the problem's reference program
-        return lambda: run_child(str(folders[i]), tester=tester, max_steps=max_steps, seed=seed, db=db,
-                                 reference=reference)
-
     def tested(i: int, outcome: tuple[bool | None, str]) -> None:
         results[i].passed_tests, results[i].tests_note = outcome
         if on_done is not None:
@@ -219,8 +218,10 @@ def play(candidates: list[Candidate], *, tester: str, max_steps: int, repeats: i
 
     run_parallel([test_call(i) for i in range(len(candidates))], parallel, tested)
     order = [i for _ in range(repeats) for i in range(len(candidates))]
-    children: list[ChildRun] = run_parallel(
-        [play_call(i) for i in order], parallel,
+    # differential: the problem's reference program
+    tasks = [PlayTask(str(folders[i]), tester, max_steps, seed, str(app_folder(candidates[i].problem))) for i in order]
+    children: list[ChildRun] = (executor or LocalExecutor(parallel)).play(
+        tasks, db,
         (lambda j, child: on_done(f"play {candidates[order[j]].problem}/{candidates[order[j]].name}"))
         if on_done is not None else None)
     store = TrajectoryStore(db)

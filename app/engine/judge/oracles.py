@@ -15,6 +15,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import imagehash
 import numpy as np
 from Xlib import X
 from Xlib import error as xerror
@@ -73,6 +74,8 @@ class _Input:
     action: str
     t: float
     change: np.ndarray | None
+    screen: str = ""
+    """The screen the input was sent to (a perceptual hash of the frame before)."""
 
 
 class GenericOracles:
@@ -98,8 +101,8 @@ class GenericOracles:
         self.idle: np.ndarray | None = None
         self.recent: deque[_Input] = deque(maxlen=max(RECENT_KEPT, self.timing.no_response_tries))
         self._verified_at = -1
-        self.answering: set[str] = set()
-        """Inputs that the program answered at some point of the run."""
+        self.answering: dict[str, dict[str, int]] = {}
+        """Per screen (a perceptual hash): the inputs the program answered there at some point of the run."""
         self._log_seen = 0
         self._blank_streak = 0
         self._exceptions_seen: set[str] = set()
@@ -152,10 +155,11 @@ class GenericOracles:
             if self.animated or was_animated:
                 self.recent.clear()  # a moving window answers nothing we can attribute to input
             else:
-                item = _Input(step, action_key or action_name, time.monotonic(), changed_mask(before, obs.frame))
+                item = _Input(step, action_key or action_name, time.monotonic(), changed_mask(before, obs.frame),
+                              screen_key(before))
                 self.recent.append(item)
                 if self._answered(item):
-                    self.answering.add(item.action)
+                    self.answering.setdefault(item.screen, {})[item.action] = item.step
                 findings += self._check_no_response(step, obs.frame)
         return findings
 
@@ -183,10 +187,6 @@ class GenericOracles:
         items = self._window()
         if not items:
             return []
-        if self.answering and not any(i.action in self.answering for i in items):
-            # Only inputs that never did anything were tried lately (a menu that waits for Enter
-            # while the explorer tries everything else first): dead input is not shown yet.
-            return []
         counts = Counter(i.action for i in items)
         if len(counts) < min(MIN_DISTINCT_INPUTS, t.no_response_tries) and (len(counts) < 2 or min(counts.values()) < 2):
             # The same input again and again proves little (a tester stuck on one key); fewer
@@ -211,6 +211,16 @@ class GenericOracles:
         self.idle = np.zeros((frame.height, frame.width), dtype=bool)
         self.learn_idle(frame, IDLE_LEARN_S)
         if any(self._answered(i) for i in items):
+            return []
+        for i in self.recent:  # an 'answer' that was only a caret blinking is no answer
+            if self.answering.get(i.screen, {}).get(i.action) == i.step and not self._answered(i):
+                del self.answering[i.screen][i.action]
+        known = {a for i in items for a in self.answering.get(i.screen, {})}
+        if known and not any(i.action in known for i in items):
+            # Lately only inputs were tried that never did anything on these screens, while
+            # others did (a menu that waits for Enter, a stopped stopwatch that waits for
+            # Start): dead input is not shown until one of those is tried again.
+            self._verified_at = -1  # look again as soon as one of them has been
             return []
         alive = repaint_probe(self.target, self.observer, self.sleep)
         if alive is False:
@@ -326,6 +336,11 @@ class GenericOracles:
         else:
             self._blank_streak = 0
         return findings
+
+
+def screen_key(frame: Frame) -> str:
+    """Which screen a frame shows, robust to small self-changing details (a perceptual hash)."""
+    return str(imagehash.phash(frame.image(), hash_size=8))
 
 
 def _busiest_region(frame: Frame) -> tuple[int, int, int, int]:

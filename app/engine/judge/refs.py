@@ -146,7 +146,8 @@ def families_named(folder: Path, candidates: Iterable[str] | None = None) -> lis
                          re.IGNORECASE | re.MULTILINE)
     found: set[str] = set()
     for path in _source_files(folder):
-        if path.suffix.lower() not in TEXT_SUFFIXES or path.stat().st_size > MAX_SCANNED_BYTES:
+        if path.suffix.lower() not in TEXT_SUFFIXES or path.stat().st_size > MAX_SCANNED_BYTES \
+                or path.relative_to(folder).as_posix() == MANIFEST:
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         found.update(spelled[m.group(1).lower()] for m in pattern.finditer(text))

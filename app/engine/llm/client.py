@@ -64,10 +64,11 @@ class LLMClient:
         """Call the model with retries; every attempt is recorded.  Raises LLMError or RunStopped."""
         recorded = self._recorded_request(request)
         started = [time.monotonic()]
+        deadline = started[0] + self.settings.timeout_s  # the whole call, retries and waits included
 
         def attempt() -> ChatResult:
             started[0] = time.monotonic()
-            return self.provider.chat(request)
+            return self.provider.chat(request, timeout_s=deadline - started[0])
 
         def failed(n: int, exc: ProviderError) -> None:
             self._record(phase, step, recorded, None, error=f"attempt {n}: {exc}",
@@ -76,7 +77,8 @@ class LLMClient:
         control = self.control
         try:
             result = call_with_retry(attempt, self.settings.retry, sleep=self.sleep, on_failure=failed,
-                                     stopped=(lambda: control.stopped) if control is not None else (lambda: False))
+                                     stopped=(lambda: control.stopped) if control is not None else (lambda: False),
+                                     deadline=deadline)
         except RetryGaveUp as gave_up:
             raise self._error(phase, step, gave_up) from None
         self._record(phase, step, recorded, result)
@@ -122,6 +124,8 @@ class LLMClient:
         tries = f"after {gave_up.attempts} tries in {gave_up.elapsed_s:.1f} s" if gave_up.attempts > 1 else ""
         if gave_up.why == "budget" and last.retry_after is not None:
             tries += f" (it asked to wait {last.retry_after:g} s more, past the retry budget)"
+        elif gave_up.why == "deadline" and last.kind != "timeout":
+            tries += f" (the next try would end past the {self.settings.timeout_s:g} s the call may take)"
         detail = f"{last}{' ' + tries if tries else ''}"
         hint = _HINTS.get(last.kind, _HINTS["client"])
         if last.kind == "connection" and self.settings.base_url:

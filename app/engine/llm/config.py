@@ -35,7 +35,8 @@ KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "compat
 DEFAULT_MODELS = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
 COMPATIBLE_NO_KEY = "none"
 """What the OpenAI SDK is given for a local server that wants no key."""
-DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_TIMEOUT_S = 120.0
+"""The most one model call may take, every retry and wait included (``timeout``, ``$PLAYCODER_LLM_TIMEOUT``)."""
 TIMEOUT_ENV = "PLAYCODER_LLM_TIMEOUT"
 OPTION_NAMES = ("provider", "model", "base_url", "timeout", "retries", "retry_budget", "retry_delay",
                 "detail", "crop")

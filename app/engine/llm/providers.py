@@ -7,6 +7,13 @@
 is visible, recorded and cancellable.  Each SDK failure becomes a
 :class:`ProviderError` whose text is scrubbed of secrets.
 
+An attempt gets the time left of the call's deadline twice over: as the SDK's
+timeout (which bounds each network read, so a server that trickles a byte now
+and then never trips it) and as a wall-clock watchdog: the SDK call runs on a
+worker thread, and when the time is up the attempt ends as a timeout and the
+client's connections are closed, which ends the abandoned request at its
+next read.
+
 A request is rendered by :meth:`Provider.wire` with an image renderer: the
 real call renders base64 PNG, the ``llm_calls`` record renders the stored
 frame's hash.
@@ -16,6 +23,7 @@ from __future__ import annotations
 
 import email.utils
 import re
+import threading
 import time
 from typing import Any, Callable, Protocol
 
@@ -38,7 +46,7 @@ class Provider(Protocol):
     model: str
     rules: ImageRules
 
-    def chat(self, request: ChatRequest) -> ChatResult: ...
+    def chat(self, request: ChatRequest, timeout_s: float | None = None) -> ChatResult: ...
 
     def wire(self, request: ChatRequest, image: ImageRenderer | None = None) -> dict[str, Any]: ...
 
@@ -71,14 +79,50 @@ class _Base:
     def record_image(self, part: ImagePart) -> dict[str, Any]:
         return {"type": "image", "image": part.sha256, "size": list(part.size), "detail": part.detail}
 
-    def _timed(self, call: Callable[[], Any], sdk: Any) -> tuple[Any, float]:
+    def _timed(self, call: Callable[[float], Any], sdk: Any, timeout_s: float | None) -> tuple[Any, float]:
+        """Run ``call(limit)`` (an SDK request given ``limit`` as its timeout) under a watchdog of ``limit`` s."""
+        limit = self.settings.timeout_s if timeout_s is None else max(0.0, timeout_s)
         t0 = time.monotonic()
+        outcome: dict[str, Any] = {}
+        finished = threading.Event()
+
+        def work() -> None:
+            try:
+                outcome["response"] = call(limit)
+            except BaseException as exc:  # handed to the waiting thread
+                outcome["error"] = exc
+            finally:
+                finished.set()
+
+        threading.Thread(target=work, name=f"{self.name}-request", daemon=True).start()
         try:
-            response = call()
-        except Exception as exc:  # every SDK failure becomes a ProviderError with a scrubbed message
-            raise self._classify(exc, sdk) from None
+            in_time = finished.wait(limit)
+        finally:
+            if not finished.is_set():  # the deadline, or Ctrl-C while waiting: end the request at its next read
+                self._abandon()
+        if not in_time:
+            raise ProviderError("timeout", f"the {self.name} provider at {self.where} did not answer within "
+                                f"{self.settings.timeout_s:g} s")
+        error = outcome.get("error")
+        if isinstance(error, Exception):  # every SDK failure becomes a ProviderError with a scrubbed message
+            raise self._classify(error, sdk) from None
+        if error is not None:
+            raise error
         self._reached = True
-        return response, (time.monotonic() - t0) * 1000.0
+        return outcome["response"], (time.monotonic() - t0) * 1000.0
+
+    def _abandon(self) -> None:
+        """Close the client under a request that ran out of time; later attempts get a fresh one."""
+        old, self._client = self._client, self._make_client()
+        try:
+            old.close()
+        except Exception:  # closing what is already broken
+            pass
+
+    _client: Any
+
+    def _make_client(self) -> Any:
+        raise NotImplementedError
 
     def _classify(self, exc: Exception, sdk: Any) -> ProviderError:
         who = f"the {self.name} provider at {self.where}"
@@ -116,8 +160,12 @@ class OpenAIProvider(_Base):
         import openai
 
         self._sdk = openai
-        self._client = openai.OpenAI(api_key=settings.api_key.reveal(), base_url=settings.base_url or None,
-                                     timeout=settings.timeout_s, max_retries=0)
+        self._client = self._make_client()
+
+    def _make_client(self) -> Any:
+        s = self.settings
+        return self._sdk.OpenAI(api_key=s.api_key.reveal(), base_url=s.base_url or None, timeout=s.timeout_s,
+                                max_retries=0)
 
     def wire(self, request: ChatRequest, image: ImageRenderer | None = None) -> dict[str, Any]:
         render = image or _openai_image
@@ -129,9 +177,11 @@ class OpenAIProvider(_Base):
         extra = REASONING_TOKEN_ALLOWANCE if REASONING_MODELS.match(self.model) else 0
         return {"model": self.model, "messages": messages, "max_completion_tokens": request.max_tokens + extra}
 
-    def chat(self, request: ChatRequest) -> ChatResult:
+    def chat(self, request: ChatRequest, timeout_s: float | None = None) -> ChatResult:
         payload = self.wire(request)
-        resp, latency = self._timed(lambda: self._client.chat.completions.create(**payload), self._sdk)
+        client = self._client
+        resp, latency = self._timed(lambda limit: client.chat.completions.create(**payload, timeout=limit),
+                                    self._sdk, timeout_s)
         choices = getattr(resp, "choices", None)
         if not choices:
             raise ProviderError("invalid-response", f"the {self.name} provider at {self.where} answered without "
@@ -156,8 +206,12 @@ class AnthropicProvider(_Base):
         import anthropic
 
         self._sdk = anthropic
-        self._client = anthropic.Anthropic(api_key=settings.api_key.reveal(), base_url=settings.base_url or None,
-                                           timeout=settings.timeout_s, max_retries=0)
+        self._client = self._make_client()
+
+    def _make_client(self) -> Any:
+        s = self.settings
+        return self._sdk.Anthropic(api_key=s.api_key.reveal(), base_url=s.base_url or None, timeout=s.timeout_s,
+                                   max_retries=0)
 
     def wire(self, request: ChatRequest, image: ImageRenderer | None = None) -> dict[str, Any]:
         render = image or _anthropic_image
@@ -167,9 +221,11 @@ class AnthropicProvider(_Base):
             payload["system"] = request.system
         return payload
 
-    def chat(self, request: ChatRequest) -> ChatResult:
+    def chat(self, request: ChatRequest, timeout_s: float | None = None) -> ChatResult:
         payload = self.wire(request)
-        resp, latency = self._timed(lambda: self._client.messages.create(**payload), self._sdk)
+        client = self._client
+        resp, latency = self._timed(lambda limit: client.messages.create(**payload, timeout=limit), self._sdk,
+                                    timeout_s)
         blocks = getattr(resp, "content", None)
         if blocks is None:
             raise ProviderError("invalid-response", f"the anthropic provider at {self.where} answered without content")

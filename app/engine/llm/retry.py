@@ -5,7 +5,10 @@ dropped connections — what :class:`ProviderError` marks ``retryable``.  A
 ``Retry-After`` the server sends is honoured as is; otherwise the delay
 doubles from ``base_delay_s`` up to ``max_delay_s``.  The whole affair is
 bounded by ``max_attempts`` and by ``budget_s`` of wall time: a wait that
-would end past the budget is not started.  Between tries the loop checks
+would end past the budget is not started.  A ``deadline`` (the call's total
+time, ``PLAYCODER_LLM_TIMEOUT``) is harder still: no attempt starts and no
+wait begins that would end past it, and each attempt is given only the time
+left (the provider enforces it, see :mod:`app.engine.llm.providers`).  Between tries the loop checks
 ``stopped()`` and sleeps with a sleep that wakes on stop (``RunControl.sleep``),
 so a user's stop ends the wait at once with :class:`RunStopped`.
 """
@@ -50,7 +53,7 @@ class RetryGaveUp(Exception):
         self.last = last
         self.attempts = attempts
         self.elapsed_s = elapsed_s
-        self.why = why  # "not retryable" | "attempts" | "budget"
+        self.why = why  # "not retryable" | "attempts" | "budget" | "deadline"
 
 
 def backoff_delay(policy: RetryPolicy, attempt: int, rng: Callable[[], float] = random.random) -> float:
@@ -62,8 +65,10 @@ def backoff_delay(policy: RetryPolicy, attempt: int, rng: Callable[[], float] = 
 def call_with_retry(fn: Callable[[], T], policy: RetryPolicy, *, sleep: Callable[[float], None] = time.sleep,
                     stopped: Callable[[], bool] = lambda: False,
                     on_failure: Callable[[int, ProviderError], None] | None = None,
-                    clock: Callable[[], float] = time.monotonic) -> T:
-    """Call ``fn`` until it returns, retrying ProviderErrors by the policy; raises RetryGaveUp or RunStopped."""
+                    clock: Callable[[], float] = time.monotonic, deadline: float | None = None) -> T:
+    """Call ``fn`` until it returns, retrying ProviderErrors by the policy; raises RetryGaveUp or RunStopped.
+
+    ``deadline``: a ``clock()`` time after which nothing more is tried or waited for."""
     start = clock()
     attempt = 0
     while True:
@@ -81,6 +86,8 @@ def call_with_retry(fn: Callable[[], T], policy: RetryPolicy, *, sleep: Callable
             if attempt >= policy.max_attempts:
                 raise RetryGaveUp(exc, attempt, elapsed, "attempts") from exc
             delay = exc.retry_after if exc.retry_after is not None else backoff_delay(policy, attempt)
+            if deadline is not None and clock() + delay >= deadline:
+                raise RetryGaveUp(exc, attempt, elapsed, "deadline") from exc
             if elapsed + delay >= policy.budget_s:
                 raise RetryGaveUp(exc, attempt, elapsed, "budget") from exc
             if delay > 0:

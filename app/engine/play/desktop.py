@@ -74,6 +74,8 @@ class Stacking:
         self.conn = conn
         self._clients: dict[int, int] = {}
         """Root child → the target's client window inside it (0: none); frames never change clients."""
+        self._tops: dict[int, int] = {}
+        """Main window → its root child (its frame), checked against the root's children on every use."""
 
     def above(self, main: int, rect: Rect) -> list[Above]:
         """Viewable input-output windows above ``main``'s top-level that overlap ``rect``, bottom to top."""
@@ -82,10 +84,12 @@ class Stacking:
             children = root.query_tree().children
         except _XErrors:
             return []
-        top = root_child_of(self.conn, main)
         ids = [int(c.id) for c in children]
-        if top not in ids:
-            return []
+        top = self._tops.get(main, 0)
+        if top not in ids:  # first look, or the window was reparented (a window manager started)
+            top = self._tops[main] = root_child_of(self.conn, main)
+            if top not in ids:
+                return []
         self._clients = {k: v for k, v in self._clients.items() if k in ids}
         out: list[Above] = []
         for child in children[ids.index(top) + 1:]:

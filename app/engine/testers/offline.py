@@ -12,11 +12,12 @@ Widgets come from the X window tree when the toolkit has native child windows
 and from the image otherwise (SDL/pygame, Qt).  When a typed character goes
 nowhere while text fields are in sight, it clicks into one (an entry first)
 before the next keys, so they reach a focused widget; key runs are capped and
-the least-tried widgets come in between, so typing that makes every screen
-new cannot starve the buttons.  A dialog of the target (another top-level window) is explored for a
-few steps, then escaped: Escape, its own controls, then the window manager's
-close (WM_DELETE_WINDOW); when stuck on few screens it backs off to actions
-that led to less-visited screens.
+the least-tried widgets come in between, so typing that makes every screen new
+cannot starve the buttons.  A dialog of the target (another top-level window)
+is explored for a few steps, then escaped: Escape, its own controls, then the
+window manager's close (WM_DELETE_WINDOW); the action that opened it is backed
+off from, and when stuck on few screens the explorer prefers actions that led
+to less-visited screens.
 """
 
 from __future__ import annotations

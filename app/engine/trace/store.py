@@ -447,9 +447,9 @@ class TrajectoryStore:
 
     def run_list(self) -> list[dict[str, Any]]:
         """The rows of :meth:`runs` (step count, effective verdict) in ONE query, for a list re-read often."""
-        rows = list(self.db.query(RUN_LIST_SQL))
-        for row in rows:
-            _mark_interrupted(row)
+        cur = self.conn.execute(RUN_LIST_SQL)
+        names = [d[0] for d in cur.description]
+        rows = [_mark_interrupted(dict(zip(names, values))) for values in cur.fetchall()]
         return rows
 
     def data_version(self) -> int:

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.views.browser.run_list_watcher import RunListWatcher
+from app.views.browser.run_list_watcher import RunListRead, RunListWatcher
 from app.views.browser.runs_model import COLUMN_OF, COLUMNS, RunsModel
 from app.views.browser.runs_proxy import NO_VERDICT, RunsProxyModel
 
@@ -48,7 +48,7 @@ class RunBrowserView(QWidget):
         self.model = RunsModel(self)
         self.proxy = RunsProxyModel(self)
         self.proxy.setSourceModel(self.model)
-        self.watcher = RunListWatcher(self)
+        self.watcher = RunListWatcher(self, baseline=lambda: (self.model.generation, self.model.known()))
         self.watcher.sig_runs_read.connect(self._on_watcher_runs_read)
 
         self.search = QLineEdit(self)
@@ -136,8 +136,9 @@ class RunBrowserView(QWidget):
         self._apply_rows(rows)
 
     def _apply_rows(self, rows: list[dict[str, Any]]) -> None:
-        changed = self.model.set_rows(rows)
-        has_bugs = any(r.get("bug") for r in rows)
+        self._apply_changes(self.model.set_rows(rows), any(r.get("bug") for r in rows))
+
+    def _apply_changes(self, changed: set[int], has_bugs: bool) -> None:
         if has_bugs != self._has_bugs:
             self._has_bugs = has_bugs
             self._apply_hidden_columns()
@@ -176,9 +177,13 @@ class RunBrowserView(QWidget):
             self.table.setColumnHidden(column, hidden)
 
     # -- handlers ----------------------------------------------------------------
-    def _on_watcher_runs_read(self, rows: list[dict[str, Any]]) -> None:
-        if self._store is not None:
-            self._apply_rows(rows)
+    def _on_watcher_runs_read(self, read: RunListRead) -> None:
+        if self._store is None:
+            return
+        if read.generation == self.model.generation:  # the usual case: apply only what changed
+            self._apply_changes(self.model.apply_delta(read.delta), read.has_bugs)
+        else:  # the list changed meanwhile (F5, another database): merge the whole read
+            self._apply_rows(read.rows)
 
     def _on_header_menu_requested(self, pos: QPoint) -> None:
         menu = QMenu(self)

@@ -5,8 +5,9 @@ or a live run alike, without costing the GUI thread: a timer asks SQLite's
 ``PRAGMA data_version`` on a connection of the watcher's own (a few
 microseconds; it changes only when another connection committed), and only
 then the whole list is read in ONE query (``store.run_list()``) through the
-workbench's long-work helper, on a pool thread with its own connection.  The
-GUI thread merely merges the rows (:attr:`RunListWatcher.sig_runs_read`).
+workbench's long-work helper, on a pool thread with its own connection, and
+compared there with the rows the list shows (:func:`diff_runs`), so the GUI
+thread only applies what changed (:attr:`RunListWatcher.sig_runs_read`).
 One read is in flight at a time; a change seen meanwhile is read right after.
 """
 
@@ -14,27 +15,44 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.engine.errors import StoreError
 from app.engine.trace.store import TrajectoryStore
+from app.views.browser.runs_model import RunsDelta, diff_runs
 from app.views.widgets.long_task import LongTask, TaskControl, run_long_task
 
 log = logging.getLogger(__name__)
 
-POLL_MS = 300
-"""How often the watcher asks SQLite whether another connection committed."""
+POLL_MS = 500
+"""How often the watcher asks SQLite whether another connection committed (the list lags at most this)."""
+Baseline = Callable[[], tuple[int, dict[int, dict[str, Any]]]]
+"""(generation, rows by id) of what the list shows now: what a read is compared with."""
+
+
+@dataclass(frozen=True)
+class RunListRead:
+    """One read of the whole list, and how it differs from the rows shown when the read began."""
+
+    generation: int
+    """The list's generation the delta was computed against; another one means: apply ``rows`` whole."""
+    rows: list[dict[str, Any]]
+    delta: RunsDelta
+    has_bugs: bool
 
 
 class RunListWatcher(QObject):
     sig_runs_read = Signal(object)
-    """Emitted with a fresh ``store.run_list()`` (read off the GUI thread) after the database changed."""
+    """Emitted with a :class:`RunListRead` (read and compared off the GUI thread) after the database changed."""
 
-    def __init__(self, parent: QObject | None = None, *, interval_ms: int = POLL_MS) -> None:
+    def __init__(self, parent: QObject | None = None, *, baseline: Baseline | None = None,
+                 interval_ms: int = POLL_MS) -> None:
         super().__init__(parent)
+        self._baseline: Baseline = baseline or (lambda: (0, {}))
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._on_timer_timeout)
@@ -107,8 +125,11 @@ class RunListWatcher(QObject):
             self._again = True
             return
 
-        def read(control: TaskControl) -> list[dict[str, Any]]:
-            return control.open_store(path, readonly=True).run_list()
+        generation, known = self._baseline()
+
+        def read(control: TaskControl) -> RunListRead:
+            rows = control.open_store(path, readonly=True).run_list()
+            return RunListRead(generation, rows, diff_runs(known, rows), any(r.get("bug") for r in rows))
 
         self._task = run_long_task(read, what="read the runs", label="Reading the runs…", dialog=False,
                                    on_finished=self._on_task_finished, on_failed=self._on_task_failed)
@@ -116,10 +137,10 @@ class RunListWatcher(QObject):
     def _on_timer_timeout(self) -> None:
         self.check_now()
 
-    def _on_task_finished(self, rows: list[dict[str, Any]]) -> None:
+    def _on_task_finished(self, read: RunListRead) -> None:
         self._task = None
         self.reads += 1
-        self.sig_runs_read.emit(rows)
+        self.sig_runs_read.emit(read)
         if self._again:
             self._again = False
             self.read_now()

@@ -7,7 +7,8 @@ scroll position survive a re-read whenever the database changed (any process, an
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
@@ -34,50 +35,99 @@ _NUMERIC = {"id", "step_count", "started_at"}
 AnyIndex = QModelIndex | QPersistentModelIndex
 
 
+@dataclass(frozen=True)
+class RunsDelta:
+    """What changed between the rows a model shows and a fresh read of the run list, by run id."""
+
+    removed: frozenset[int] = frozenset()
+    changed: tuple[dict[str, Any], ...] = ()
+    added: tuple[dict[str, Any], ...] = ()
+
+    def ids(self) -> set[int]:
+        return set(self.removed) | {int(r["id"]) for r in self.changed} | {int(r["id"]) for r in self.added}
+
+
+def diff_runs(known: Mapping[int, dict[str, Any]], rows: list[dict[str, Any]]) -> RunsDelta:
+    """Compare a fresh ``store.run_list()`` with the rows shown; plain data, so it runs off the GUI thread."""
+    seen: set[int] = set()
+    changed: list[dict[str, Any]] = []
+    added: list[dict[str, Any]] = []
+    for row in rows:
+        rid = int(row["id"])
+        seen.add(rid)
+        old = known.get(rid)
+        if old is None:
+            added.append(row)
+        elif old != row:
+            changed.append(row)
+    return RunsDelta(frozenset(set(known) - seen), tuple(changed), tuple(added))
+
+
 class RunsModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[dict[str, Any]] = []
         self._row_of: dict[int, int] = {}
+        self._by_id: dict[int, dict[str, Any]] = {}
+        self._generation = 0
         self._bold = QFont()
         self._bold.setBold(True)
 
     # -- data in -------------------------------------------------------------
+    @property
+    def generation(self) -> int:
+        """Bumped at every change of the rows; a delta computed against an older :meth:`known` is stale."""
+        return self._generation
+
+    def known(self) -> dict[int, dict[str, Any]]:
+        """A copy of the rows by run id, to diff a fresh read against off the GUI thread (:func:`diff_runs`)."""
+        return dict(self._by_id)
+
     def set_rows(self, rows: list[dict[str, Any]]) -> set[int]:
         """Merge a fresh ``store.run_list()`` result: update, remove and append by run id.
 
         Returns the ids of the runs that changed, appeared or went away (the caller re-reads an open run
         among them); a row whose values are unchanged emits nothing."""
-        fresh = {int(r["id"]): r for r in rows}
-        changed: set[int] = set()
-        for row in range(len(self._rows) - 1, -1, -1):
-            rid = int(self._rows[row]["id"])
-            if rid not in fresh:
-                self.beginRemoveRows(QModelIndex(), row, row)
-                del self._rows[row]
-                self.endRemoveRows()
-                changed.add(rid)
+        return self.apply_delta(diff_runs(self._by_id, rows))
+
+    def apply_delta(self, delta: RunsDelta) -> set[int]:
+        """Apply what changed (computed by :func:`diff_runs` against :meth:`known`); costs O(changes)."""
+        gone = [self._row_of[rid] for rid in delta.removed if rid in self._row_of]
+        for row in sorted(gone, reverse=True):
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self._by_id[int(self._rows[row]["id"])]
+            del self._rows[row]
+            self.endRemoveRows()
+        if gone:
+            self._row_of = {int(r["id"]): i for i, r in enumerate(self._rows)}
         last = len(COLUMNS) - 1
-        for row, old in enumerate(self._rows):
-            rid = int(old["id"])
-            new = fresh.pop(rid)
-            if new != old:
-                self._rows[row] = new
-                changed.add(rid)
-                self.dataChanged.emit(self.index(row, 0), self.index(row, last))
-        if fresh:
+        added = [r for r in delta.added if int(r["id"]) not in self._row_of]
+        for new in delta.changed:
+            rid = int(new["id"])
+            row = self._row_of.get(rid)
+            if row is None:
+                added.append(new)
+                continue
+            self._rows[row] = self._by_id[rid] = new
+            self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+        if added:
             first = len(self._rows)
-            self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
-            self._rows.extend(fresh.values())
+            self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
+            for i, new in enumerate(added):
+                rid = int(new["id"])
+                self._rows.append(new)
+                self._by_id[rid] = new
+                self._row_of[rid] = first + i
             self.endInsertRows()
-            changed.update(fresh)
-        self._row_of = {int(r["id"]): i for i, r in enumerate(self._rows)}
-        return changed
+        self._generation += 1
+        return delta.ids()
 
     def clear(self) -> None:
         self.beginResetModel()
         self._rows = []
         self._row_of = {}
+        self._by_id = {}
+        self._generation += 1
         self.endResetModel()
 
     def run_at(self, row: int) -> dict[str, Any] | None:

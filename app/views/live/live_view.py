@@ -57,6 +57,11 @@ class LiveView(FrameView):
         span = self._stamps[-1] - self._stamps[0]
         return (len(self._stamps) - 1) / span if span > 0 else 0.0
 
+    @property
+    def state_text(self) -> str:
+        """What the view says about the run (under its title): running, paused, and why when the engine paused it."""
+        return self._state
+
     def set_state_text(self, text: str) -> None:
         self._state = text
         self.set_frame(self.image(), subtitle=text, placeholder=text)

@@ -3,8 +3,11 @@
 Python runs signal handlers only between bytecodes, and Qt's event loop is
 C++: without help, ``kill`` or Ctrl-C would be ignored until the next Python
 slot runs.  A short wake-up timer lets the interpreter run the handler, which
-closes the window (so a live run is stopped and its engine shut down) and
-leaves every event loop.
+closes any modal dialog and the window (so a live run is stopped and its
+engine shut down) and leaves every event loop.  A dialog's loop may be
+running before the main one has started (a message shown while the window
+opens): ``exit()`` ends only loops that run, so after a signal the timer
+keeps asking every loop that starts later to end too.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ from types import FrameType
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
 WAKE_UP_MS = 200
 """How often the interpreter gets a chance to notice a pending signal."""
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+MAX_MODALS = 10
+"""Modal dialogs closed per attempt (a dialog may open another as it closes)."""
 
 
 class QuitOnSignals(QObject):
@@ -52,10 +57,22 @@ class QuitOnSignals(QObject):
 
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
         self.received = signum
+        self._quit()
+
+    def _quit(self) -> None:
+        for _ in range(MAX_MODALS):
+            modal = QApplication.activeModalWidget()
+            if modal is None:
+                break
+            if isinstance(modal, QDialog):
+                modal.done(QDialog.DialogCode.Rejected)
+            modal.close()
         self.window.close()
         app = QApplication.instance()
         if app is not None:
             app.exit(self.exit_code or 0)
 
     def _on_timer_timeout(self) -> None:
-        """Nothing to do: returning to Python is what lets a pending signal handler run."""
+        """Returning to Python lets a pending signal handler run; after a signal, end loops started since."""
+        if self.received is not None:
+            self._quit()
