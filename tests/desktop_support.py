@@ -166,7 +166,11 @@ class Cover(threading.Thread):
     def _find(self, conn: Any) -> Any:
         stack = [conn.screen().root]
         while stack:
-            for child in stack.pop().query_tree().children:
+            try:
+                children = stack.pop().query_tree().children
+            except Exception:
+                continue  # windows come and go while we look
+            for child in children:
                 try:
                     if child.get_wm_name() == self.title:
                         return child

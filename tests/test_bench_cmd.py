@@ -158,13 +158,14 @@ def test_bench_detect_end_to_end(tmp_path):
     proc = cli("bench", "detect", "--tester", "script", "--apps", "calculator", "--max-steps", "15", "--jobs", "2",
                "--json", str(out), "--md", str(tmp_path / "detect.md"), "--db", str(db))
     assert proc.returncode == 0, proc.stderr
-    assert "| calculator@wrong-subtraction | logic | medium | fail | fail |" in proc.stdout
+    assert "| calculator@wrong-subtraction | held-out | logic | medium | fail | fail |" in proc.stdout
     assert "bench detect (script)" in proc.stderr and "5/5" in proc.stderr      # the progress bar
     data = json.loads(out.read_text())
     s = data["summary"]
     assert s["runs"] == 5 and s["errors"] == 0
     assert s["recall"]["rate"] == 1.0 and s["false_positive_rate"]["rate"] == 0.0
-    assert s["agreement"] == {"krippendorff_alpha": 1.0, "kendall_tau_b": pytest.approx(1.0), "units": 5}
+    assert s["agreement"] == {"krippendorff_alpha": 1.0, "kendall_tau_b": pytest.approx(1.0), "units": 5,
+                              "no_answer_units": 0}
     assert (tmp_path / "detect.md").read_text() == proc.stdout
     store = TrajectoryStore(db)
     try:

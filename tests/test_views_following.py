@@ -72,6 +72,16 @@ def test_run_list_is_one_query_with_the_same_rows_as_runs(tmp_path):
     store.conn.set_trace_callback(None)
     assert len([s for s in statements if s.lstrip().upper().startswith(("SELECT", "WITH"))]) == 1
     assert rows == store.runs()
+
+    whole, mark = store.run_list_changes(None)
+    assert whole == rows
+    assert store.run_list_changes(mark)[0] == [r for r in rows if r["ended_at"] is None]  # only runs not ended
+    store.add_judgment(ids[7], source="human", author="cy", verdict="fail")
+    new = make_synthetic_run(store, 1, distinct_frames=1)
+    changed, mark2 = store.run_list_changes(mark)
+    assert {r["id"] for r in changed} == {ids[7], new} | {r["id"] for r in rows if r["ended_at"] is None}
+    assert {r["id"]: r for r in changed}[ids[7]]["effective_verdict"] == "fail"
+    assert mark2.runs == new and mark2.judgments > mark.judgments
     store.close()
 
 

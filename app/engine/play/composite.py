@@ -135,6 +135,7 @@ class WindowPixels:
             finally:
                 pixmap.free(onerror=xerror.CatchError())
         except _XErrors as exc:
+            self._redirected.discard(window_id)  # redirected again next time (a new window may reuse the id)
             raise WindowUnreadable(f"window 0x{window_id:x} is not viewable or gone ({type(exc).__name__})") from exc
         depth = int(reply.depth)
         if depth not in self._formats:

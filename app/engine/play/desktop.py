@@ -251,13 +251,21 @@ class DesktopCapture:
 
     def _rectangle(self, info: WindowInfo) -> WindowImage:
         """The screen rectangle under the window, only while the target's windows are all that is there."""
-        rect = (info.x, info.y, info.width, info.height)
         try:
-            viewable = self.conn.create_resource_object("window", info.id).get_attributes().map_state == X.IsViewable
+            win = self.conn.create_resource_object("window", info.id)
+            viewable = win.get_attributes().map_state == X.IsViewable
+            geo = win.get_geometry()
+            pos = self.conn.screen().root.translate_coords(win, 0, 0)  # where it is now, not at the last step
         except _XErrors:
             viewable = False
         if not viewable:
             raise NotTheTarget("The target window is minimised, hidden or closed; show it again to let the run go on.")
+        rect = (int(pos.x), int(pos.y), int(geo.width), int(geo.height))
+        screen = self.conn.screen()
+        if rect[0] < 0 or rect[1] < 0 or rect[0] + rect[2] > screen.width_in_pixels \
+                or rect[1] + rect[3] > screen.height_in_pixels:
+            raise NotTheTarget("The target window is partly off the screen, and this X server cannot read hidden "
+                               "parts of windows (it has no Composite extension); move it fully onto the screen.")
         foreign = [a for a in self.stacking.above(info.id, rect) if not a.own]
         if foreign:
             raise NotTheTarget("Another window covers the target, and this X server cannot read covered windows "

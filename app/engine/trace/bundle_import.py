@@ -110,7 +110,9 @@ class _open_zip:
                 raise BundleError(f"{self.path} has {declared} members, more than the {MAX_MEMBERS} a bundle may "
                                   f"have; {AGAIN}.")
             self.zf = zipfile.ZipFile(self.path)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
+        except BundleError:
+            raise
+        except Exception as exc:  # zipfile fails in many ways (BadZipFile, NotImplementedError, struct.error...)
             if magic.startswith(b"PK"):
                 raise BundleError(f"{self.path} is a damaged or truncated zip file; {AGAIN}.") from exc
             raise BundleError(f"{self.path} is not a PlayCoder trace bundle (it is not a zip file); {AGAIN}.") from exc

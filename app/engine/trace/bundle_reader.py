@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import struct
 import warnings
 import zipfile
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from app.engine.trace.store import image_digest
 
 READ_CHUNK = 1024 * 1024
 """Bytes inflated at a time."""
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 @dataclass(frozen=True)
@@ -84,9 +86,11 @@ class MemberReader:
                         raise BundleError(f"{self.path} is damaged ({short(name)} has the wrong size); {AGAIN}.")
                     h.update(chunk)
                     yield chunk
+        except BundleError:
+            raise
         except zipfile.BadZipFile as exc:
             raise BundleError(f"{self.path} is damaged ({short(name)} fails the zip's own check); {AGAIN}.") from exc
-        except (OSError, EOFError, ValueError, NotImplementedError, RuntimeError, MemoryError) as exc:
+        except (Exception, MemoryError) as exc:  # zipfile and zlib fail in many ways on damaged bytes
             raise BundleError(f"{self.path} is damaged ({short(name)}: {why(exc)}); {AGAIN}.") from exc
         if n != info.file_size:
             raise BundleError(f"{self.path} is damaged ({short(name)} has the wrong size); {AGAIN}.")
@@ -132,15 +136,19 @@ class MemberReader:
 
 def check_frame(data: bytes, address: str, name: str, path: Path, limits: Limits) -> tuple[int, int]:
     """Decode a frame's PNG within the pixel limits and check that its pixels hash to ``address``."""
+    if data[:8] != PNG_SIGNATURE or data[12:16] != b"IHDR" or len(data) < 24:
+        raise BundleError(f"{path} is damaged ({short(name)} is not a PNG image); {AGAIN}.")
+    width, height = struct.unpack(">II", data[16:24])  # the header, read before any pixel is decoded
+    if not (1 <= width <= limits.frame_side and 1 <= height <= limits.frame_side) \
+            or width * height > limits.frame_pixels:
+        raise BundleError(f"{path} is refused ({short(name)} is a {width}×{height} picture, larger than any window "
+                          f"PlayCoder captures); {AGAIN}.")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data), formats=["PNG"]) as image:
-                width, height = image.size
-                if not (1 <= width <= limits.frame_side and 1 <= height <= limits.frame_side) \
-                        or width * height > limits.frame_pixels:
-                    raise BundleError(f"{path} is refused ({short(name)} is a {width}×{height} picture, larger than "
-                                      f"any window PlayCoder captures); {AGAIN}.")
+                if image.size != (width, height):
+                    raise ValueError("the PNG header changed its mind")
                 image.load()
                 actual = image_digest(image)
     except BundleError:

@@ -211,25 +211,34 @@ def _migration_2(db: sqlite_utils.Database) -> None:
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2]
 SCHEMA_VERSION = len(MIGRATIONS)
-RUN_LIST_SQL = """
-WITH undone AS (SELECT undoes FROM judgments WHERE undoes IS NOT NULL AND criterion IS NULL),
-latest AS (
-  SELECT run_id, source, max(id) AS id FROM judgments
-  WHERE criterion IS NULL AND undoes IS NULL AND source IN ('human', 'tester') AND id NOT IN undone
-  GROUP BY run_id, source),
-counted AS (SELECT run_id, count(*) AS n FROM steps GROUP BY run_id)
-SELECT r.*, coalesce(c.n, 0) AS step_count,
-  CASE WHEN h.id IS NOT NULL THEN (SELECT verdict FROM judgments WHERE id = h.id)
-       WHEN t.id IS NOT NULL THEN (SELECT verdict FROM judgments WHERE id = t.id)
-       ELSE r.verdict END AS effective_verdict
-FROM runs r
-LEFT JOIN counted c ON c.run_id = r.id
-LEFT JOIN latest h ON h.run_id = r.id AND h.source = 'human'
-LEFT JOIN latest t ON t.run_id = r.id AND t.source = 'tester'
-ORDER BY r.id DESC
-"""
-"""Every run with its step count and effective verdict (the rule of :meth:`TrajectoryStore.effective_verdict`
-for the run as a whole: the newest human judgment in force, else the newest tester one, else the run's own)."""
+_IN_FORCE = ("SELECT j.verdict FROM judgments j WHERE j.run_id = r.id AND j.source = '{source}' "
+             "AND j.criterion IS NULL AND j.undoes IS NULL AND NOT EXISTS (SELECT 1 FROM judgments u "
+             "WHERE u.run_id = r.id AND u.undoes = j.id AND u.criterion IS NULL) ORDER BY j.id DESC LIMIT 1")
+RUN_ROWS_SQL = (
+    "SELECT r.*, (SELECT count(*) FROM steps s WHERE s.run_id = r.id) AS step_count, "
+    "CASE WHEN EXISTS (" + _IN_FORCE.format(source="human") + ") THEN (" + _IN_FORCE.format(source="human") + ") "
+    "WHEN EXISTS (" + _IN_FORCE.format(source="tester") + ") THEN (" + _IN_FORCE.format(source="tester") + ") "
+    "ELSE r.verdict END AS effective_verdict FROM runs r {where} ORDER BY r.id DESC"
+)
+"""Runs with their step count and effective verdict (the rule of :meth:`TrajectoryStore.effective_verdict`
+for the run as a whole: the newest human judgment in force, else the newest tester one, else the run's own);
+every lookup goes through an index, so reading a few runs costs a few lookups."""
+RUN_LIST_SQL = RUN_ROWS_SQL.format(where="")
+RUN_CHANGES_SQL = RUN_ROWS_SQL.format(where=(
+    "WHERE r.id IN (SELECT id FROM runs WHERE id > ? OR ended_at IS NULL "
+    "UNION SELECT run_id FROM steps WHERE id > ? UNION SELECT run_id FROM judgments WHERE id > ?)"))
+"""The runs that can have changed since a :class:`RunListMark`: new ones, those not ended (their status
+moves), and those with new steps or judgments (rows are only ever appended; runs are never deleted)."""
+
+
+@dataclass(frozen=True)
+class RunListMark:
+    """How far a read of the run list saw: the newest run, step and judgment ids."""
+
+    runs: int
+    steps: int
+    judgments: int
+
 
 
 @dataclass(frozen=True)
@@ -304,7 +313,7 @@ class TrajectoryStore:
             self.conn = conn
             self.db = sqlite_utils.Database(conn)
             if readonly:
-                self._check_schema(int(conn.execute("PRAGMA user_version").fetchone()[0]), readonly=True)
+                self._check_schema(int(conn.execute("PRAGMA user_version").fetchone()[0]))
             else:
                 self._open_for_writing()
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -337,13 +346,13 @@ class TrajectoryStore:
         except StoreFault as fault:
             if fault.kind != READONLY:
                 raise
-            self._check_schema(int(conn.execute("PRAGMA user_version").fetchone()[0]), readonly=True)
+            self._check_schema(int(conn.execute("PRAGMA user_version").fetchone()[0]))
             if self.schema_version < SCHEMA_VERSION:
                 raise
             return
         try:
             version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-            self._check_schema(version, readonly=False)
+            self._check_schema(version)
             for number in range(version, SCHEMA_VERSION):
                 MIGRATIONS[number](self.db)
                 conn.execute(f"PRAGMA user_version = {number + 1}")
@@ -365,16 +374,17 @@ class TrajectoryStore:
                     raise
                 time.sleep(0.01)
 
-    def _check_schema(self, version: int, *, readonly: bool) -> None:
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"{self.path} was written by a newer PlayCoder (schema {version}); upgrade PlayCoder to open it."
-            )
+    def _check_schema(self, version: int) -> None:
+        """Refuse another program's database (whatever its user_version says) and a newer PlayCoder's."""
         tables = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         foreign = (version == 0 and bool(tables)) or (version > 0 and not CORE_TABLES <= tables)
         if foreign:
             raise StoreFault(
                 f"{self.path} is an SQLite file but not a PlayCoder database; choose another file with --db.", FOREIGN
+            )
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} was written by a newer PlayCoder (schema {version}); upgrade PlayCoder to open it."
             )
 
     @property
@@ -447,10 +457,29 @@ class TrajectoryStore:
 
     def run_list(self) -> list[dict[str, Any]]:
         """The rows of :meth:`runs` (step count, effective verdict) in ONE query, for a list re-read often."""
-        cur = self.conn.execute(RUN_LIST_SQL)
+        return self._run_rows(RUN_LIST_SQL, [])
+
+    def run_list_changes(self, since: RunListMark | None) -> tuple[list[dict[str, Any]], RunListMark]:
+        """The rows of :meth:`run_list` that may have changed since ``since`` (all of them for None), in ONE
+        query, and the mark to pass next time; both read in one snapshot.  Costs O(runs changed)."""
+        outer = not self.conn.in_transaction
+        if outer:
+            self.conn.execute("BEGIN")
+        try:
+            mark = RunListMark(*self.conn.execute(
+                "SELECT coalesce((SELECT max(id) FROM runs), 0), coalesce((SELECT max(id) FROM steps), 0), "
+                "coalesce((SELECT max(id) FROM judgments), 0)").fetchone())
+            if since is None:
+                return self._run_rows(RUN_LIST_SQL, []), mark
+            return self._run_rows(RUN_CHANGES_SQL, [since.runs, since.steps, since.judgments]), mark
+        finally:
+            if outer and self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+
+    def _run_rows(self, sql: str, args: list[Any]) -> list[dict[str, Any]]:
+        cur = self.conn.execute(sql, args)
         names = [d[0] for d in cur.description]
-        rows = [_mark_interrupted(dict(zip(names, values))) for values in cur.fetchall()]
-        return rows
+        return [_mark_interrupted(dict(zip(names, values))) for values in cur.fetchall()]
 
     def data_version(self) -> int:
         """``PRAGMA data_version``: changes when any *other* connection committed since this one last looked."""

@@ -181,9 +181,13 @@ class RunBrowserView(QWidget):
         if self._store is None:
             return
         if read.generation == self.model.generation:  # the usual case: apply only what changed
-            self._apply_changes(self.model.apply_delta(read.delta), read.has_bugs)
-        else:  # the list changed meanwhile (F5, another database): merge the whole read
+            has_bugs = read.has_bugs if read.complete else self._has_bugs or read.has_bugs
+            self._apply_changes(self.model.apply_delta(read.delta), has_bugs)
+        elif read.complete:  # the list changed meanwhile (F5): merge the whole read
             self._apply_rows(read.rows)
+        else:  # a read of the changes against rows no longer shown: read everything again
+            self.watcher.forget()
+            self.watcher.read_now()
 
     def _on_header_menu_requested(self, pos: QPoint) -> None:
         menu = QMenu(self)

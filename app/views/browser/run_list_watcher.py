@@ -4,10 +4,16 @@ The run list must follow runs written by the command line, ``playcoder bench``
 or a live run alike, without costing the GUI thread: a timer asks SQLite's
 ``PRAGMA data_version`` on a connection of the watcher's own (a few
 microseconds; it changes only when another connection committed), and only
-then the whole list is read in ONE query (``store.run_list()``) through the
-workbench's long-work helper, on a pool thread with its own connection, and
-compared there with the rows the list shows (:func:`diff_runs`), so the GUI
-thread only applies what changed (:attr:`RunListWatcher.sig_runs_read`).
+then the list is read in ONE query through the workbench's long-work helper,
+on a pool thread with its own connection, and compared there with the rows
+the list shows (:func:`diff_runs`), so the GUI thread only applies what
+changed (:attr:`RunListWatcher.sig_runs_read`).
+
+The first read is the whole list (``store.run_list``); later ones ask only
+for the runs that can have changed since the last (``store.run_list_changes``:
+new runs, runs not ended, runs with new steps or judgments), so following a
+5,000-run database costs a few index lookups per change, not 5,000 rows.
+Every :data:`FULL_READ_EVERY` reads the whole list is read again anyway.
 One read is in flight at a time; a change seen meanwhile is read right after.
 """
 
@@ -22,7 +28,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.engine.errors import StoreError
-from app.engine.trace.store import TrajectoryStore
+from app.engine.trace.store import RunListMark, TrajectoryStore
 from app.views.browser.runs_model import RunsDelta, diff_runs
 from app.views.widgets.long_task import LongTask, TaskControl, run_long_task
 
@@ -30,6 +36,8 @@ log = logging.getLogger(__name__)
 
 POLL_MS = 500
 """How often the watcher asks SQLite whether another connection committed (the list lags at most this)."""
+FULL_READ_EVERY = 50
+"""After this many reads of the changes, the whole list is read (and compared) again."""
 Baseline = Callable[[], tuple[int, dict[int, dict[str, Any]]]]
 """(generation, rows by id) of what the list shows now: what a read is compared with."""
 
@@ -39,10 +47,14 @@ class RunListRead:
     """One read of the whole list, and how it differs from the rows shown when the read began."""
 
     generation: int
-    """The list's generation the delta was computed against; another one means: apply ``rows`` whole."""
+    """The list's generation the delta was computed against; another one means the delta is stale."""
     rows: list[dict[str, Any]]
+    """The whole list (``complete``) or the runs that may have changed."""
     delta: RunsDelta
     has_bugs: bool
+    """Some run of ``rows`` names a bug variant."""
+    complete: bool
+    mark: RunListMark
 
 
 class RunListWatcher(QObject):
@@ -61,6 +73,8 @@ class RunListWatcher(QObject):
         self._seen: int | None = None
         self._task: LongTask | None = None
         self._again = False
+        self._mark: RunListMark | None = None
+        self._since_full = 0
         self.reads = 0
         """Whole-list reads done so far (tests and the benchmark count them)."""
 
@@ -92,6 +106,7 @@ class RunListWatcher(QObject):
         """Stop watching; a read in flight is cancelled and waited for."""
         self._timer.stop()
         self._again = False
+        self._mark = None
         task, self._task = self._task, None
         if task is not None and task.running:
             task.sig_finished.disconnect(self._on_task_finished)
@@ -126,10 +141,13 @@ class RunListWatcher(QObject):
             return
 
         generation, known = self._baseline()
+        since = self._mark if self._since_full < FULL_READ_EVERY else None
 
         def read(control: TaskControl) -> RunListRead:
-            rows = control.open_store(path, readonly=True).run_list()
-            return RunListRead(generation, rows, diff_runs(known, rows), any(r.get("bug") for r in rows))
+            rows, mark = control.open_store(path, readonly=True).run_list_changes(since)
+            complete = since is None
+            return RunListRead(generation, rows, diff_runs(known, rows, complete=complete),
+                               any(r.get("bug") for r in rows), complete, mark)
 
         self._task = run_long_task(read, what="read the runs", label="Reading the runs…", dialog=False,
                                    on_finished=self._on_task_finished, on_failed=self._on_task_failed)
@@ -137,9 +155,15 @@ class RunListWatcher(QObject):
     def _on_timer_timeout(self) -> None:
         self.check_now()
 
+    def forget(self) -> None:
+        """The next read is of the whole list (the rows shown were replaced meanwhile)."""
+        self._mark = None
+
     def _on_task_finished(self, read: RunListRead) -> None:
         self._task = None
         self.reads += 1
+        self._mark = read.mark
+        self._since_full = 0 if read.complete else self._since_full + 1
         self.sig_runs_read.emit(read)
         if self._again:
             self._again = False
@@ -148,6 +172,7 @@ class RunListWatcher(QObject):
     def _on_task_failed(self, message: str) -> None:
         self._task = None
         self._seen = None  # read again at the next tick
+        self._mark = None
         log.warning("could not re-read the runs: %s", message)  # a writer holding the file: the next change retries
         if self._again:
             self._again = False

@@ -47,8 +47,11 @@ class RunsDelta:
         return set(self.removed) | {int(r["id"]) for r in self.changed} | {int(r["id"]) for r in self.added}
 
 
-def diff_runs(known: Mapping[int, dict[str, Any]], rows: list[dict[str, Any]]) -> RunsDelta:
-    """Compare a fresh ``store.run_list()`` with the rows shown; plain data, so it runs off the GUI thread."""
+def diff_runs(known: Mapping[int, dict[str, Any]], rows: list[dict[str, Any]], *, complete: bool = True) -> RunsDelta:
+    """Compare fresh rows with the rows shown; plain data, so it runs off the GUI thread.
+
+    ``complete``: ``rows`` is the whole list (a run missing from it went away); else only runs that may
+    have changed (``store.run_list_changes``)."""
     seen: set[int] = set()
     changed: list[dict[str, Any]] = []
     added: list[dict[str, Any]] = []
@@ -60,7 +63,7 @@ def diff_runs(known: Mapping[int, dict[str, Any]], rows: list[dict[str, Any]]) -
             added.append(row)
         elif old != row:
             changed.append(row)
-    return RunsDelta(frozenset(set(known) - seen), tuple(changed), tuple(added))
+    return RunsDelta(frozenset(set(known) - seen) if complete else frozenset(), tuple(changed), tuple(added))
 
 
 class RunsModel(QAbstractTableModel):

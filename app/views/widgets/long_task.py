@@ -12,6 +12,9 @@ rule 12), so each gets the same behaviour:
   (:meth:`TaskControl.check`, :meth:`TaskControl.progress`); every statement
   of a store opened through the control is aborted too, so work that sits in
   a long query stops there, and a write transaction rolls back whole;
+- while any work runs, the interpreter hands the GIL between threads every
+  :data:`SWITCH_INTERVAL_S` instead of Python's 5 ms, so the GUI thread, which
+  needs the GIL for every Python slot and paint, never waits long behind it;
 - the outcome comes back on the GUI thread as exactly one of
   :attr:`LongTask.sig_finished` (the result), :attr:`LongTask.sig_failed`
   (one sentence, never a traceback) or :attr:`LongTask.sig_cancelled`.
@@ -20,6 +23,7 @@ rule 12), so each gets the same behaviour:
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from pathlib import Path
 from typing import Any, Callable
@@ -38,10 +42,41 @@ STORE_CHECK_OPS = 2000
 """A store opened through the control checks the cancel flag every this many SQLite VM steps."""
 WAIT_ON_CLOSE_MS = 5000
 """Closing the workbench cancels running work and waits this long for it to let go of its files."""
+SWITCH_INTERVAL_S = 0.001
+"""GIL switch interval while background work runs (Python's default, 5 ms, restored after): the GUI thread
+takes the GIL many times per event, and each time may wait this long behind the work."""
 FINISHED, FAILED, CANCELLED = "finished", "failed", "cancelled"
 """The three outcomes of a piece of work (:attr:`LongTask.outcome`)."""
 _RUNNING: set[LongTask] = set()
 """Tasks whose worker may still emit: kept alive here until their outcome arrived on the GUI thread."""
+_default_switch_interval: float | None = None
+_pool: QThreadPool | None = None
+
+
+def work_pool() -> QThreadPool:
+    """The pool long work runs on: its own, not Qt's global one.  (Its threads keep their normal OS
+    priority: a lowered one holding the GIL would keep the GUI thread waiting behind it.)"""
+    global _pool
+    if _pool is None:
+        _pool = QThreadPool()
+        _pool.setObjectName("LongTaskPool")
+    return _pool
+
+
+def _track(task: LongTask, running: bool) -> None:
+    """Keep ``task`` alive while it runs; the first running task shortens the GIL switch interval, the last
+    one to end restores it."""
+    global _default_switch_interval
+    if running:
+        if not _RUNNING:
+            _default_switch_interval = sys.getswitchinterval()
+            sys.setswitchinterval(min(SWITCH_INTERVAL_S, _default_switch_interval))
+        _RUNNING.add(task)
+    elif task in _RUNNING:
+        _RUNNING.discard(task)
+        if not _RUNNING and _default_switch_interval is not None:
+            sys.setswitchinterval(_default_switch_interval)
+            _default_switch_interval = None
 
 
 class TaskCancelled(Exception):
@@ -178,8 +213,8 @@ class LongTask(QObject):
         if self._runner is not None:
             raise RuntimeError("a LongTask runs once")
         self._runner = _Runner(self._work, self.control, self._relay, self.what)
-        _RUNNING.add(self)
-        QThreadPool.globalInstance().start(self._runner)
+        _track(self, True)
+        work_pool().start(self._runner)
         return self
 
     def cancel(self) -> None:
@@ -217,7 +252,7 @@ class LongTask(QObject):
             dialog.hide()
             dialog.deleteLater()
         if self._owner_gone:
-            _RUNNING.discard(self)
+            _track(self, False)
             return
         if outcome == FINISHED:
             self.sig_finished.emit(value)
@@ -225,7 +260,7 @@ class LongTask(QObject):
             self.sig_failed.emit(str(value))
         else:
             self.sig_cancelled.emit()
-        _RUNNING.discard(self)
+        _track(self, False)
 
 
 def running_tasks() -> list[LongTask]:
