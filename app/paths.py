@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 from pathlib import Path
 
 import platformdirs
 
 ROOT = Path(__file__).resolve().parents[1]
-RESOURCES = ROOT / "resources"
+DATA = ROOT if (ROOT / "pyproject.toml").is_file() else Path(str(importlib.resources.files("app"))) / "_data"
+"""Where resources/ and benchmark/ are: the source tree (a checkout, an editable install), else the copy an
+installed package ships (setup.py's build step puts it in app/_data)."""
+RESOURCES = DATA / "resources"
 
 
 def default_db() -> Path:

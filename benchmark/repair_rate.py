@@ -27,6 +27,7 @@ half is the honest figure.  ``--md FILE`` writes the tables with the commit
 they were measured on; benchmark/README.md takes them from there.
 
     python -m benchmark.repair_rate [--apps calculator flappy] [--refiner offline] [--json out.json] [--md out.md]
+    python -m benchmark.repair_rate --executor ray [--ray-address HOST:PORT] [--db runs.db]   # one Ray task a variant
 """
 
 from __future__ import annotations
@@ -46,8 +47,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.engine.bench.executors import CommandResult, CommandTask, RayExecutor, summary_line  # noqa: E402
 from app.engine.bench.provenance import describe_commit, measured_on  # noqa: E402
+from app.engine.bench.ray_tasks import DB, SCRATCH  # noqa: E402
+from app.paths import default_db  # noqa: E402
 from app.engine.bench.split import SPLITS, split_of  # noqa: E402
+from app.engine.errors import UserError  # noqa: E402
 from app.engine.play.targetspec import list_apps, load_bugs  # noqa: E402
 
 VARIANT_TIMEOUT_S = 1200
@@ -69,19 +74,28 @@ def same_as_reference(repaired: Path, reference: Path) -> bool:
     return True
 
 
+def repair_args(app: Path, bug: str, args: argparse.Namespace, db: str, out: str) -> list[str]:
+    """``playcoder repair`` of one variant (after ``python -m app``)."""
+    return ["repair", f"{app.name}@{bug}", "--json", "--db", db, "--out", out, "--refiner", args.refiner,
+            "--max-iterations", str(args.max_iterations), "--max-steps", str(args.max_steps)]
+
+
 def run_variant(app: Path, bug: str, args: argparse.Namespace, tmp: Path, index: int) -> dict[str, Any]:
     # Neutral names: nothing the repair can see (its --out folder, its database) names the bug.
     out = tmp / f"variant-{index:03d}"
-    cmd = [sys.executable, "-m", "app", "repair", f"{app.name}@{bug}", "--json", "--db", str(tmp / f"{out.name}.db"),
-           "--out", str(out), "--refiner", args.refiner, "--max-iterations", str(args.max_iterations),
-           "--max-steps", str(args.max_steps)]
+    cmd = [sys.executable, "-m", "app", *repair_args(app, bug, args, str(tmp / f"{out.name}.db"), str(out))]
     t0 = time.monotonic()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=VARIANT_TIMEOUT_S, cwd=ROOT)
         stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
     except subprocess.TimeoutExpired:
         stdout, stderr, code = "", f"the repair took longer than {VARIANT_TIMEOUT_S} s", -1
-    seconds = time.monotonic() - t0
+    return variant_row(app, bug, stdout, stderr, code, time.monotonic() - t0, out)
+
+
+def variant_row(app: Path, bug: str, stdout: str, stderr: str, code: int, seconds: float,
+                out: Path) -> dict[str, Any]:
+    """One variant's row from its repair's output and the repaired sources in ``out``."""
     lines = stdout.strip().splitlines()
     try:
         summary = json.loads(lines[-1]) if lines else {}
@@ -150,6 +164,38 @@ def markdown(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def print_row(row: dict[str, Any]) -> dict[str, Any]:
+    print(f"{row['variant']:<36} {row['split']:<9} {row['outcome']:<13} it={row['iterations']} "
+          f"{row['seconds']:>6.1f} s{'  =reference' if row['same_as_reference'] else ''}  "
+          f"{row['patch'] or row['reason']}", flush=True)
+    return row
+
+
+def run_on_ray(variants: list[tuple[Path, str]], args: argparse.Namespace,
+               tmp: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Each variant's repair as a Ray task (``--executor ray``); its runs land in ``--db`` as each task ends.
+
+    The task repairs into a neutral folder of its scratch space and brings the repaired sources back, so
+    same-as-reference is judged here exactly as for a local run."""
+    tasks = [CommandTask(tuple(repair_args(app, bug, args, DB, f"{SCRATCH}/variant")), VARIANT_TIMEOUT_S,
+                         collect="variant/*.py") for app, bug in variants]
+    rows: list[dict[str, Any]] = [{} for _ in variants]
+
+    def done(index: int, result: CommandResult) -> None:
+        app, bug = variants[index]
+        out = tmp / f"variant-{index:03d}"
+        for name, data in result.files.items():
+            (out / Path(name).name).parent.mkdir(parents=True, exist_ok=True)
+            (out / Path(name).name).write_bytes(data)
+        row = variant_row(app, bug, result.stdout, result.error or result.stderr,
+                          -1 if result.error else result.exit_code, result.seconds, out)
+        rows[index] = print_row({**row, "runs": sorted(result.run_ids.values()), "node": result.node})
+
+    with RayExecutor(args.ray_address, local_cpus=max(1, args.jobs)) as executor:
+        executor.commands(tasks, args.db or default_db(), done)
+        return rows, executor.describe()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--apps", nargs="*", default=None)
@@ -159,24 +205,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the rows and totals here")
     parser.add_argument("--md", type=Path, default=None, help="also write the Markdown tables here")
     parser.add_argument("--jobs", type=int, default=1, help="variants repaired at once (each has its own Xvfb)")
+    parser.add_argument("--executor", choices=("local", "ray"), default="local",
+                        help="local: --jobs processes here (default); ray: one Ray task per variant, its runs "
+                             "imported into --db as they arrive")
+    parser.add_argument("--ray-address", default=None, metavar="ADDR",
+                        help="with --executor ray: the cluster to join (default: a local Ray instance, --jobs CPUs)")
+    parser.add_argument("--db", type=Path, default=None,
+                        help="with --executor ray: the database the runs are imported into (default: $PLAYCODER_DB "
+                             "or the user data dir)")
     args = parser.parse_args(argv)
     apps = [a for a in list_apps() if args.apps is None or a.name in args.apps]
     variants = [(app, bug.id) for app in apps for bug in load_bugs(app)]
     measured = measured_on()  # the code as it was when the repairs started
     t0 = time.monotonic()
+    played: dict[str, Any] = {"executor": "local", "jobs": args.jobs}
     with tempfile.TemporaryDirectory(prefix="playcoder-repair-rate-") as tmp:
         def one(item: tuple[int, tuple[Path, str]]) -> dict[str, Any]:
             index, (app, bug) = item
-            row = run_variant(app, bug, args, Path(tmp), index)
-            print(f"{row['variant']:<36} {row['split']:<9} {row['outcome']:<13} it={row['iterations']} "
-                  f"{row['seconds']:>6.1f} s{'  =reference' if row['same_as_reference'] else ''}  "
-                  f"{row['patch'] or row['reason']}", flush=True)
-            return row
+            return print_row(run_variant(app, bug, args, Path(tmp), index))
 
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            rows = list(pool.map(one, enumerate(variants)))
+        if args.executor == "ray":
+            try:
+                rows, played = run_on_ray(variants, args, Path(tmp))
+            except UserError as exc:
+                print(exc, file=sys.stderr)
+                return 2
+        else:
+            with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+                rows = list(pool.map(one, enumerate(variants)))
     summary = {"refiner": args.refiner, "max_iterations": args.max_iterations, "max_steps": args.max_steps,
                "wall_seconds": round(time.monotonic() - t0, 1), "measured_on": measured, "counting": COUNTING,
+               "executor": played,
                "totals": totals(rows), "by_split": {name: totals([r for r in rows if r["split"] == name])
                                                    for name in SPLITS}}
     all_ = summary["totals"]
@@ -186,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name}: fixed {t['fixed']}/{t['variants']} ({t['repair_rate'] or 0:.1%}), not fixed "
               f"{t['not_fixed']}, not detected {t['not_detected']}, no answer {t['no_answer']}, "
               f"{t['same_as_reference']} identical to the reference, {t['refused_patches']} refused patches")
-    print(f"wall time {summary['wall_seconds']:.0f} s with {args.jobs} job(s)")
+    print(f"wall time {summary['wall_seconds']:.0f} s with {args.jobs} job(s)" if args.executor == "local"
+          else summary_line(played, len(rows), summary["wall_seconds"]))
     if args.json is not None:
         args.json.write_text(json.dumps({"rows": rows, **summary}, indent=2))
     if args.md is not None:

@@ -38,6 +38,8 @@ def test_paper_study_through_the_cli(db_path, tmp_path):
     for i in range(200):
         verdict = "pass" if i % 2 == 0 else "fail"
         run = store.create_run(target=f"game{i % 7}", tester="offline", seed=i)
+        store.add_step(run, 0, {"action": {"action": "wait", "seconds": 0.1}, "outcome": "ok", "started_at": 1.0,
+                                "ended_at": 1.1})  # only runs with steps are drawn
         store.finish_run(run, status="completed", verdict=verdict, reason=f"offline tester: {verdict}")
     store.close()
 

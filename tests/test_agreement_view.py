@@ -24,6 +24,8 @@ def store(db_path):
     s = TrajectoryStore(db_path)
     for i in range(40):
         run = s.create_run(target="t", tester="offline")
+        s.add_step(run, 0, {"action": {"action": "wait", "seconds": 0.1}, "outcome": "ok", "started_at": 1.0,
+                            "ended_at": 1.1})  # only runs with steps are drawn
         s.finish_run(run, status="completed", verdict="pass" if i < 20 else "fail")
     vset = validation.sample_set(s, "s", successes=20, failures=20, seed=1)
     units = validation.units(s, vset)

@@ -270,8 +270,8 @@ def damaged(exported: Path, out: Path, how: tuple[str, Any]) -> Path:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(how=damage())
-def test_a_damaged_bundle_is_imported_whole_or_refused_in_one_sentence(how: tuple[str, Any], exported: Path,
-                                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_a_damaged_bundle_is_imported_whole_or_refused_in_one_sentence(
+        how: tuple[str, Any], exported: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     folder = tmp_path_factory.mktemp("damaged")
     bad = damaged(exported, folder / "bad.zip", how)
     store = TrajectoryStore(folder / "target.db")

@@ -37,9 +37,10 @@ replies = st.one_of(
               st.text(max_size=40)),
     calls,
     st.builds(lambda pre, call: f"{pre} {call}", st.text(max_size=60), calls),
-    st.builds(lambda a, b: a + b, st.sampled_from(["{" * 200, "(" * 200, "[" * 500, '{"action": ' * 50]), st.text(max_size=20)),
+    st.builds(lambda a, b: a + b, st.sampled_from(["{" * 200, "(" * 200, "[" * 500, '{"action": ' * 50]),
+              st.text(max_size=20)),
 )
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

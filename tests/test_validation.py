@@ -12,12 +12,19 @@ from app.engine.errors import UserError
 from app.engine.trace.store import TrajectoryStore
 
 
+def add_one_step(store: TrajectoryStore, run: int) -> None:
+    """Only runs with steps are drawn into a set."""
+    store.add_step(run, 0, {"action": {"action": "wait", "seconds": 0.1}, "outcome": "ok", "started_at": 1.0,
+                            "ended_at": 1.1})
+
+
 def make_runs(store: TrajectoryStore, passes: int, fails: int, **extra: object) -> dict[int, str]:
     """Completed runs with tester verdicts; returns run id -> verdict."""
     made = {}
     for i in range(passes + fails):
         verdict = "pass" if i < passes else "fail"
         run = store.create_run(target="flappy@pipe-gap", tester="offline", **extra)
+        add_one_step(store, run)
         store.finish_run(run, status="completed", verdict=verdict, reason=f"tester says {verdict} #{i}")
         made[run] = verdict
     return made
@@ -78,6 +85,7 @@ def test_sample_can_restrict_to_one_tester(store):
     llm: dict[int, str] = {}
     for i in range(4):
         run = store.create_run(target="t", tester="llm")
+        add_one_step(store, run)
         store.finish_run(run, status="completed", verdict="pass" if i < 2 else "fail")
         llm[run] = "x"
     vset = validation.sample_set(store, "llm", successes=2, failures=2, seed=0, tester="llm")

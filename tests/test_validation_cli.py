@@ -27,6 +27,8 @@ def make_runs(db: Path, passes: int, fails: int) -> dict[int, str]:
     for i in range(passes + fails):
         verdict = "pass" if i < passes else "fail"
         run = store.create_run(target="tiles", tester="offline")
+        store.add_step(run, 0, {"action": {"action": "wait", "seconds": 0.1}, "outcome": "ok", "started_at": 1.0,
+                                "ended_at": 1.1})  # only runs with steps are drawn
         store.finish_run(run, status="completed", verdict=verdict, reason=f"reason {i}")
         made[run] = verdict
     store.close()

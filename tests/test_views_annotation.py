@@ -133,11 +133,11 @@ def test_resume_at_first_unlabelled_and_show_frames_and_logs(qtbot, store, setti
     view = make_view(qtbot, store, settings, annotator="bob")
     assert view.position == 3 and view.current_run() == order[3]
     assert view.progress_bar.value() == 3
-    assert view.before.has_picture() and view.after.has_picture()
-    image = view.before.pixmap().toImage()
+    assert view.before.image() is not None and view.after.image() is not None
+    image = view.before.image()
     assert image.pixelColor(image.width() // 2, image.height() // 2).red() > 200
     view.steps_view.setCurrentIndex(view.steps_model.index(1, 0))  # finish step: no frames
-    assert not view.before.has_picture()
+    assert view.before.image() is None
     assert "warning: slow frame" in view.log_text.toPlainText()
 
 

@@ -20,6 +20,8 @@ import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 from test_views_support import PROBE, ROOT, isolated_settings, make_synthetic_run, needs_xvfb  # noqa: E402,F401
 
+from app.views.widgets.identity import identity  # noqa: E402
+
 from PySide6.QtCore import QModelIndex, QSettings, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QKeySequence, QPixmap, QTextDocument  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
@@ -91,7 +93,7 @@ def test_menus_hold_the_new_commands_with_their_shortcuts(window):
     expected = {"Edit": [(a.settings, "Ctrl+,")],
                 "Validation": [(a.new_validation_set, "Ctrl+Shift+N"), (a.annotate, "Ctrl+L"),
                                (a.agreement, "Ctrl+Shift+D")],
-                "Repair": [(a.repair_sessions, "Ctrl+R")]}
+                "Repair": [(a.new_repair, "Ctrl+Shift+R"), (a.repair_sessions, "Ctrl+R")]}
     for menu, entries in expected.items():
         actions = [x for x in menus[menu].actions() if not x.isSeparator()]
         assert actions == [action for action, _ in entries]
@@ -455,7 +457,7 @@ def test_annotation_opens_in_its_own_window_with_no_verdict_in_sight(window, lab
     view = annotation.view
     assert isinstance(view, AnnotationView) and view.annotator == "alice" and view.vset.name == "blind"
     assert view.store is not window.store  # its own connection, closed with the window
-    assert asked == [1] and isolated_settings.value(SETTINGS_KEY) == "alice"
+    assert asked == [] and identity(isolated_settings) == "alice"  # the override name: one identity, not asked again
 
     # Nothing of the tester's judgement is visible anywhere while labelling.
     assert not window.browser.isVisible() and not window.run_view.isVisible()
@@ -481,12 +483,12 @@ def test_annotation_opens_in_its_own_window_with_no_verdict_in_sight(window, lab
     assert window.browser.isVisible() and window.run_view.isVisible()
     assert all(action.isEnabled() for action in window.commands.revealing())
 
-    window.commands.annotate.trigger()  # the name is asked once, then remembered
-    assert asked == [1] and window.validation.annotation.view.annotator == "alice"
+    window.commands.annotate.trigger()  # still never asked
+    assert asked == [] and window.validation.annotation.view.annotator == "alice"
     window.validation.annotation.close()
 
 
-def test_agreement_dashboard_opens_on_a_picked_set(window, labelling_db, monkeypatch):
+def test_agreement_dashboard_opens_on_a_picked_set(window, labelling_db, monkeypatch, qtbot):
     assert window.open_database(labelling_db)
     window.commands.agreement.trigger()
     assert window.validation.dashboard is None and "no validation sets" in window.messages[-1]
@@ -496,7 +498,8 @@ def test_agreement_dashboard_opens_on_a_picked_set(window, labelling_db, monkeyp
     window.commands.agreement.trigger()
     dashboard = window.validation.dashboard
     assert dashboard is not None and isinstance(dashboard.view, AgreementView)
-    assert dashboard.view.set_combo.currentText() == "a" and dashboard.view.report is not None
+    assert dashboard.view.set_combo.currentText() == "a"
+    qtbot.waitUntil(lambda: dashboard.view.report is not None, timeout=30000)  # computed off the GUI thread
     monkeypatch.setattr(QInputDialog, "getItem", staticmethod(lambda parent, title, label, items, *a: (items[1], True)))
     window.commands.agreement.trigger()
     assert window.validation.dashboard is dashboard and dashboard.view.set_combo.currentText() == "b"

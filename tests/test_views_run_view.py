@@ -12,7 +12,9 @@ from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.run.replay_controller import MAX_DELAY_S, MIN_DELAY_S, ReplayController  # noqa: E402
 from app.views.run.run_view import RunView  # noqa: E402
 from app.views.run.steps_model import StepsModel  # noqa: E402
+from app.views.run.override_dialog import OverrideDialog  # noqa: E402
 from app.views.run.verdict_view import AUTHOR_KEY, VerdictView  # noqa: E402
+from app.views.widgets.identity import identity  # noqa: E402
 
 
 @pytest.fixture
@@ -67,7 +69,7 @@ def test_findings_jump_to_their_step(run_view, qtbot, tmp_path):
     store.close()
 
 
-def test_verdict_override_and_undo_append_judgments(qtbot, tmp_path, isolated_settings):
+def test_verdict_override_and_undo_append_judgments(qtbot, tmp_path, isolated_settings, monkeypatch):
     store = TrajectoryStore(tmp_path / "v.db")
     run_id = make_synthetic_run(store, 3, verdict="fail", distinct_frames=2)
     store.add_judgment(run_id, source="tester", author="tester", verdict="pass", criterion="score", note="score rose")
@@ -78,7 +80,25 @@ def test_verdict_override_and_undo_append_judgments(qtbot, tmp_path, isolated_se
     assert view.criteria.topLevelItemCount() == 1 and view.criteria.topLevelItem(0).text(2) == "score rose"
     before = len(store.judgments(run_id))
 
-    view.note.setText("the game over screen is correct")
+    shown = []
+
+    def confirm(dialog, reason):
+        def exec_(self):
+            shown.append(self)
+            assert self.verdict == "pass" and not self.record_button.isEnabled()  # no reason, no override
+            self.reason_edit.setText(reason)
+            if reason:
+                assert self.record_button.isEnabled()
+                self.record_button.click()
+                return OverrideDialog.DialogCode.Accepted
+            return OverrideDialog.DialogCode.Rejected
+        return exec_
+
+    monkeypatch.setattr(OverrideDialog, "exec", confirm(OverrideDialog, ""))
+    view.pass_button.click()  # one click never records: the dialog asks why, and was cancelled
+    assert len(store.judgments(run_id)) == before and len(shown) == 1
+    assert not shown[0].asks_name  # the identity is known: no name field, no name prompt
+    monkeypatch.setattr(OverrideDialog, "exec", confirm(OverrideDialog, "the game over screen is correct"))
     with qtbot.waitSignal(view.sig_verdict_changed, timeout=1000):
         view.pass_button.click()
     rows = store.judgments(run_id)
@@ -106,6 +126,7 @@ def test_verdict_override_and_undo_append_judgments(qtbot, tmp_path, isolated_se
 
 def test_author_is_asked_once_and_remembered(qtbot, tmp_path, isolated_settings, monkeypatch):
     isolated_settings.remove(AUTHOR_KEY)
+    isolated_settings.remove("verdicts/author")  # the name an older workbench kept
     asked = []
 
     def fake_get_text(*args, **kwargs):
@@ -118,10 +139,50 @@ def test_author_is_asked_once_and_remembered(qtbot, tmp_path, isolated_settings,
     view = VerdictView()
     qtbot.addWidget(view)
     view.set_run(store, run_id)
-    view.override("fail")
-    view.override("pass")
+    assert view.override("fail", "") is None and not asked  # no reason: nothing recorded, nobody asked
+    view.override("fail", "crashes on the second level")
+    view.override("pass", "the crash was the target's test mode")
     assert len(asked) == 1
     assert [r["author"] for r in store.judgments(run_id) if r["source"] == "human"] == ["bob", "bob"]
+
+    # With no identity yet, the override dialog asks for the name in a field of its own, beside the reason.
+    isolated_settings.remove(AUTHOR_KEY)
+    dialog = OverrideDialog("fail", "pass", run_id, name=identity(isolated_settings))
+    qtbot.addWidget(dialog)
+    assert dialog.asks_name and dialog.reason_edit is not dialog.name_edit
+    dialog.name_edit.setText("")
+    dialog.reason_edit.setText("typed reason")
+    assert not dialog.record_button.isEnabled() and dialog.name() == ""  # the reason never went into the name
+    dialog.name_edit.setText("carol")
+    assert dialog.record_button.isEnabled()
+    store.close()
+
+
+def test_one_identity_from_settings_serves_overrides_and_labels(qtbot, tmp_path, isolated_settings, monkeypatch):
+    from PySide6.QtCore import QSettings
+
+    from app.views.settings.settings_dialog import SettingsDialog
+
+    isolated_settings.remove("verdicts/author")
+    monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: pytest.fail("asked for a name")))
+    dialog = SettingsDialog(QSettings())
+    qtbot.addWidget(dialog)
+    dialog.name_edit.setText("dana")
+    dialog.accept()
+    assert identity(QSettings()) == "dana"
+    store = TrajectoryStore(tmp_path / "i.db")
+    run_id = make_synthetic_run(store, 2, distinct_frames=1)
+    view = VerdictView()
+    qtbot.addWidget(view)
+    view.set_run(store, run_id)
+    view.override("fail", "wrong score")
+    assert store.judgments(run_id)[-1]["author"] == "dana"
+
+    from app.views.labelling.annotation_view import AnnotationView
+
+    annotation = AnnotationView(store, None, settings=QSettings())
+    qtbot.addWidget(annotation)
+    assert annotation.annotator == "dana"
     store.close()
 
 

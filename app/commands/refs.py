@@ -85,7 +85,7 @@ def record_references(target: str, *, seed: int = 0, db: Path | None = None, max
                          trajectories, tester=tester).run()
         trajectories.close()
         out = Recording(spec.name, program, result.verdict, result.reason or result.error, result.run_id,
-                        fonts=resolver.fingerprint.to_dict())
+                        fonts=resolver.key_fingerprint.to_dict())
         got = {name: Path(path) for name, path in tester.recorded_refs.items() if Path(path).is_file()}
         out.missing = [n for n in names if n not in got]
         failing = [f for f in result.findings if f.kind in FAILING_KINDS]
@@ -103,10 +103,11 @@ def record_references(target: str, *, seed: int = 0, db: Path | None = None, max
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_bytes(path.read_bytes())
                 out.pictures[name] = dest
-            refs.write_manifest(program, resolver.fingerprint, list(got), seed)
+            refs.write_manifest(program, resolver.key_fingerprint, list(got), seed)
             out.slot = program
             return out
-        out.slot = store.save(resolver.key, got, resolver.fingerprint, seed=seed, source="auto" if auto else "manual",
+        out.slot = store.save(resolver.key, got, resolver.key_fingerprint, seed=seed,
+                              source="auto" if auto else "manual",
                               run={"run_id": result.run_id, "db": str(db or default_db()), "verdict": result.verdict})
         out.pictures = {name: out.slot / name for name in got}
     return out
@@ -146,8 +147,9 @@ def cmd_show(args: argparse.Namespace) -> int:
             rows.append({"reference": name, "origin": ref.origin, "detail": ref.detail,
                          "path": str(ref.path.relative_to(resolved.spec.folder)) if ref.origin == refs.COMMITTED
                          and ref.path is not None else str(ref.path) if ref.path else None})
+        shown = resolver.exact or resolver.key
         info = {"target": resolved.spec.label, "reference_program": str(resolver.program or ""),
-                "store": str(resolver.key.slot(resolver.store.root)), "revision": resolver.key.revision,
+                "store": str(shown.slot(resolver.store.root)), "revision": shown.revision,
                 **resolver.fingerprint.to_dict(), "committed_fits": resolver.committed_fits(),
                 "would_record": resolver.should_record(args.seed), "references": rows}
     finally:

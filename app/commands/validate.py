@@ -31,7 +31,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
     store = _store(args)
     try:
         vset = validation.sample_set(store, args.name, successes=args.successes, failures=args.failures,
-                                     seed=args.seed, tester=args.tester)
+                                     seed=args.seed, tester=args.tester, kind=args.kind, target=args.target)
     finally:
         store.close()
     print(f"set '{vset.name}': {vset.successes} successes + {vset.failures} failures drawn with seed {vset.seed}")
@@ -201,6 +201,8 @@ def register(subparsers: Any) -> None:
     s.add_argument("--failures", type=cli.bounded_int(0, 1_000_000), default=100, help="runs with tester verdict fail (default 100)")
     s.add_argument("--seed", type=cli.SEED, default=0)
     s.add_argument("--tester", default=None, help="only runs of this tester (default: any)")
+    s.add_argument("--kind", default=None, help="only runs of targets of this kind, game or app (default: any)")
+    s.add_argument("--target", default=None, help="only runs of this target, any bug variant (default: any)")
 
     ls = add("list", cmd_list, "list validation sets and labelling progress")
     ls.add_argument("--json", action="store_true")

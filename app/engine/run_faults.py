@@ -18,19 +18,24 @@ from pathlib import Path
 from typing import Callable
 
 from app.engine.play.display import XDisplay
+from app.engine.play.player import Player
 from app.engine.trace.sqlite_faults import fault_for
 
 X_EXIT_WAIT_S = 0.5
 """After a lost X connection, how long to wait for a dying Xvfb to exit before blaming something else."""
 _X_GONE = ("ConnectionClosedError", "DisplayConnectionError", "ScreenShotError", "XIOError")
+"""Exceptions (by name: Xlib's and mss's) that a lost X server shows up as."""
 
 
-def describe_fault(exc: BaseException, display: XDisplay | None, db: Path | None = None) -> str | None:
+def describe_fault(exc: BaseException, display: XDisplay | None, db: Path | None = None,
+                   player: Player | None = None) -> str | None:
     """One sentence for a fault the environment caused, or None when it looks like an engine bug."""
     x_gone = type(exc).__name__ in _X_GONE or isinstance(exc, (BrokenPipeError, ConnectionResetError))
     if display is not None and display_died(display, wait_s=X_EXIT_WAIT_S if x_gone else 0.0):
         return (f"the private X display {display.name} (Xvfb) stopped during the run (was it killed, or out of "
                 "memory?); run again.")
+    if type(exc).__name__ == "ScreenShotError" and display is not None:
+        return _uncapturable(display, player)
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
         where = f" ({exc.filename})" if exc.filename else ""
         return f"the disk is full{where}; free some space and run again."
@@ -43,6 +48,24 @@ def describe_fault(exc: BaseException, display: XDisplay | None, db: Path | None
         return (f"the X display {name} closed its connection during the run ({type(exc).__name__}); check that it "
                 "is still running and run again.")
     return None
+
+
+def _uncapturable(display: XDisplay, player: Player | None) -> str:
+    """The display is alive but the window cannot be captured: it has left the screen (grown past it, moved)."""
+    window = None
+    if player is not None and player.target is not None:
+        try:
+            window = player.target.refresh_geometry()
+        except Exception:  # the X connection may be in no state to answer
+            window = None
+    w, h = display.size
+    if window is not None and (window.x + window.width > w or window.y + window.height > h or window.x < 0
+                               or window.y < 0):
+        return (f"the program's window grew or moved to {window.width}×{window.height} at ({window.x}, {window.y}), "
+                f"beyond its {w}×{h} screen, so it cannot be captured; set size = [{max(w, window.width)}, "
+                f"{max(h, window.height)}] in its playcoder.toml.")
+    return (f"the program's window could not be captured on {display.name} (it may have left its {w}×{h} "
+            "screen); give it a larger size in its playcoder.toml and run again.")
 
 
 def display_died(display: XDisplay, wait_s: float = 0.0) -> bool:

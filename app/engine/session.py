@@ -150,7 +150,8 @@ class Session:
         except KeyboardInterrupt:
             status, error = "stopped", "interrupted"
         except Exception as exc:  # an engine bug, unless the display died or the disk filled: say which
-            error = describe_fault(exc, display, self.store.path) or f"internal error: {type(exc).__name__}: {exc}"
+            error = describe_fault(exc, display, self.store.path, self._play) \
+                or f"internal error: {type(exc).__name__}: {exc}"
         finally:
             # Every step runs even if one before it failed (an X server that is gone, a full disk, a second Ctrl-C).
             steps: list[Callable[[], None]] = []
@@ -167,10 +168,10 @@ class Session:
         for problem in problems:
             if isinstance(problem, KeyboardInterrupt) and status == "completed":
                 status, error = "stopped", "interrupted"
-            elif isinstance(problem, Exception) and status != "error":
+            elif isinstance(problem, Exception) and status == "completed":  # e.g. the last logs hit a full disk
                 status = "error"
-                error = str(problem) if isinstance(problem, UserError) else \
-                    describe_fault(problem, display, self.store.path) or f"internal error: {type(problem).__name__}: {problem}"
+                error = str(problem) if isinstance(problem, UserError) else describe_fault(
+                    problem, display, self.store.path) or f"internal error: {type(problem).__name__}: {problem}"
         return self._finish(status, error)
 
     def _finish(self, status: str, error: str) -> RunResult:

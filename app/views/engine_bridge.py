@@ -61,6 +61,8 @@ class EngineBridge(QObject):
     """Emitted with one sentence when the engine process failed without finishing its run."""
     sig_process_ended = Signal(int)
     """Emitted with the exit code once the engine process is gone (always last)."""
+    sig_line_printed = Signal(str)
+    """Emitted with a stdout line that is not an event (a command's progress, e.g. ``playcoder repair``)."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -149,12 +151,26 @@ class EngineBridge(QObject):
         if not self._kill_timer.isActive():
             self._kill_timer.start(grace_ms)
 
-    def shutdown(self, grace_ms: int = STOP_GRACE_MS) -> None:
-        """Stop and wait (blocking, at most ``grace_ms`` + 1 s): for closing the window."""
+    def terminate(self, grace_ms: int = STOP_GRACE_MS) -> None:
+        """SIGTERM, for a command that takes no control lines (it ends like Ctrl-C, cleaning up); killed if
+        it is still there after ``grace_ms`` (does not block)."""
         if not self.running:
             return
         self._stopping = True
-        self.send("stop")
+        self._proc.terminate()
+        if not self._kill_timer.isActive():
+            self._kill_timer.start(grace_ms)
+
+    def shutdown(self, grace_ms: int = STOP_GRACE_MS, *, terminate: bool = False) -> None:
+        """Stop and wait (blocking, at most ``grace_ms`` + 1 s): for closing the window.  ``terminate``: with
+        SIGTERM, for a command that takes no control lines."""
+        if not self.running:
+            return
+        self._stopping = True
+        if terminate:
+            self._proc.terminate()
+        else:
+            self.send("stop")
         self._proc.closeWriteChannel()
         if not self._proc.waitForFinished(grace_ms):
             self._proc.kill()
@@ -173,6 +189,7 @@ class EngineBridge(QObject):
             event = event_from_json(text)
         except (ValueError, TypeError):
             log.debug("engine stdout (not an event): %s", text[:200])
+            self.sig_line_printed.emit(text)
             return
         if isinstance(event, RunStarted):
             self.run_id = event.run_id

@@ -11,8 +11,8 @@ The store opens every write with ``BEGIN IMMEDIATE`` and waits up to 10 s
 writers at a few steps per second each never come near that wait, and all
 benchmark trajectories land in one file that the workbench can browse and
 replay next to ordinary runs.  The parent opens (and so migrates) the file
-once before any child starts: two children migrating a fresh file at the same
-moment would race on CREATE TABLE.
+once before any child starts, so a bad --db is one error, not one per child
+(opening migrates under the write lock, so children could race safely anyway).
 """
 
 from __future__ import annotations

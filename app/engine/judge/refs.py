@@ -353,10 +353,27 @@ class ReferenceResolver:
         self.spec = spec
         self.store = store or RefStore()
         self.names = reference_names(spec.script)
+        source = spec.source.resolve()
         self.program = reference_program(spec)
-        owner = self.program or spec.source.resolve()
-        self.fingerprint = fingerprint or program_fingerprint(owner)
-        self.key = RefKey(spec.name, owner, self.fingerprint.digest, source_revision(owner, self.names))
+        """The known-good program (None: only the user knows which version is good)."""
+        self.fingerprint = fingerprint or program_fingerprint(self.program or source)
+        """This machine's fonts for the program the committed pictures were drawn from."""
+        self.exact: RefKey | None = None
+        """The reference program at its current revision: what a bug variant or a bundled copy is judged by."""
+        if self.program is not None:
+            self.exact = RefKey(spec.name, self.program, self.fingerprint.digest,
+                                source_revision(self.program, self.names))
+        self.own: RefKey | None = None
+        """The target's own recordings (any revision: recorded from the version its user trusts)."""
+        self.key_fingerprint = self.fingerprint
+        if self.program != source:
+            if fingerprint is None and self.program is not None:
+                self.key_fingerprint = program_fingerprint(source)
+            self.own = RefKey(spec.name, source, self.key_fingerprint.digest, source_revision(source, self.names))
+        key = self.own or self.exact
+        assert key is not None  # the program is either the target's own folder or another one
+        self.key = key
+        """Where ``playcoder refs record`` on this target stores its pictures (fonts: ``key_fingerprint``)."""
         self.manifest = committed_manifest(spec.folder)
         self.note = ""
         """What :meth:`record` did, for the run's log."""
@@ -382,10 +399,17 @@ class ReferenceResolver:
 
     # -- lookup --
     def local(self, name: str) -> tuple[Path, dict[str, Any]] | None:
-        if self.program is not None:
-            path = self.store.find(self.key, name)
-            return (path, self.store.meta(self.key.slot(self.store.root))) if path is not None else None
-        return self.store.newest(self.key, name)
+        """The local picture: the target's own newest recording, else the reference program's at its
+        current revision."""
+        if self.own is not None:
+            hit = self.store.newest(self.own, name)
+            if hit is not None:
+                return hit
+        if self.exact is not None:
+            path = self.store.find(self.exact, name)
+            if path is not None:
+                return path, self.store.meta(self.exact.slot(self.store.root))
+        return None
 
     def resolve(self, name: str) -> ResolvedRef:
         hit = self.local(name)
@@ -394,7 +418,7 @@ class ReferenceResolver:
             rev = meta.get("revision", "?")
             how = "recorded automatically" if meta.get("source") == "auto" else "recorded"
             return ResolvedRef(path, LOCAL, f"local reference, {how} on this machine from "
-                                            f"{Path(str(meta.get('program', self.key.program))).name} rev {rev}")
+                                            f"{Path(str(meta.get('program', '?'))).name} rev {rev}")
         committed = self.spec.folder / name
         if committed.is_file():
             return ResolvedRef(committed, COMMITTED, self._committed_detail())
@@ -406,7 +430,7 @@ class ReferenceResolver:
     def should_record(self, seed: int) -> bool:
         """A reference program is known, a picture this run needs has no local copy, and the committed
         picture is missing or not known to fit this machine's fonts."""
-        if self.program is None:
+        if self.exact is None:
             return False
         missing = self.missing_locally(seed)
         if not missing:
@@ -417,9 +441,9 @@ class ReferenceResolver:
         """Record the reference program's pictures into the local store in a child process
         (``playcoder refs record``, its own private display); True when the store now has them.
         Concurrent runs (``bench --jobs``) wait for one another's recording instead of repeating it."""
-        if self.program is None:
+        if self.exact is None or self.program is None:
             return False
-        owner = self.key.owner_dir(self.store.root)
+        owner = self.exact.owner_dir(self.store.root)
         owner.mkdir(parents=True, exist_ok=True)
         with open(owner / "record.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)

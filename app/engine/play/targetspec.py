@@ -8,6 +8,8 @@ bug's patch is applied to a temporary copy, never to the source folder.
 from __future__ import annotations
 
 import hashlib
+import os
+import importlib.resources
 import shutil
 import subprocess
 import tempfile
@@ -24,7 +26,9 @@ SPEC_FILE = "playcoder.toml"
 KINDS = ("game", "app")
 NETWORKS = ("none", "loopback")
 """What a target may reach (play/sandbox.py): nothing, or a loopback of its own."""
-APPS_DIR = Path(__file__).resolve().parents[3] / "benchmark" / "apps"
+_TREE = Path(__file__).resolve().parents[3]
+APPS_DIR = (_TREE if (_TREE / "pyproject.toml").is_file()  # a source tree, else the copy an installed package ships
+            else Path(str(importlib.resources.files("app"))) / "_data") / "benchmark" / "apps"
 WILD_DIR = APPS_DIR.parent / "wild"
 """Programs written the ordinary way, not for the tester (benchmark/wild/README.md)."""
 _TOP_KEYS = {"name", "kind", "command", "window", "size", "goal", "keys", "criteria", "env", "startup_timeout",
@@ -357,9 +361,12 @@ def apply_patch(folder: Path, patch: Path) -> None:
     git = shutil.which("git")
     if git is None:
         raise TargetError("git is needed to apply bug patches; install git (apt-get install git).")
+    # git reads config from the folder and HOME: give it neither the user's HOME nor the engine's keys.
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(folder), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_CONFIG_GLOBAL": os.devnull, "LANG": "C.UTF-8"}
     result = subprocess.run(
         [git, "apply", "-p1", "--whitespace=nowarn", str(patch)],
-        cwd=folder, capture_output=True, text=True, timeout=60,
+        cwd=folder, capture_output=True, text=True, timeout=60, env=env,
     )
     if result.returncode != 0:
         raise TargetError(f"the patch {patch.name} does not apply to {folder.name} ({result.stderr.strip()[:200]}); regenerate it.")

@@ -1,7 +1,7 @@
 """Blinded human validation of the tester: frozen sample sets, per-annotator order, labels, promotion.
 
-A validation set freezes a seeded random draw of completed runs by the tester's
-own verdict (``runs.verdict``: 'pass' counts as a success, 'fail' as a
+A validation set freezes a seeded random draw of completed play runs with at
+least one step (never a repair session's row) by the tester's own verdict (``runs.verdict``: 'pass' counts as a success, 'fail' as a
 failure; an 'uncertain' run is no answer to validate and is never drawn),
 like the paper's 100 successes + 100 failures.  Each annotator sees
 the items in an order derived from the set seed and their name with sha256, so
@@ -81,6 +81,18 @@ class Label:
     note: str
     at: float
     promoted_judgment: int | None
+    seconds: float | None = None
+    """Time the annotator spent on the item, summed over visits (None: not measured, e.g. imported)."""
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which runs a set may draw from, besides the tester's verdict: one tester, one target kind (``game`` /
+    ``app``), one target (its name, any bug variant); None: any."""
+
+    tester: str | None = None
+    kind: str | None = None
+    target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,20 +134,47 @@ def annotators(store: TrajectoryStore, vset: ValidationSet) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def _candidates(store: TrajectoryStore, verdict: str, tester: str | None) -> list[int]:
-    sql = "SELECT id FROM runs WHERE status = 'completed' AND verdict = ?"
-    args: list[Any] = [verdict]
-    if tester is not None:
+_PLAYED = ("status = 'completed' AND kind = 'test' AND EXISTS (SELECT 1 FROM steps s WHERE s.run_id = runs.id)")
+"""A run a set may draw: a completed play of a target (not a repair session's row) that took a step."""
+
+
+def _where(filters: Filters) -> tuple[str, list[Any]]:
+    sql = _PLAYED
+    args: list[Any] = []
+    if filters.tester is not None:
         sql += " AND tester = ?"
-        args.append(tester)
-    return [int(r[0]) for r in store.conn.execute(sql + " ORDER BY id", args).fetchall()]
+        args.append(filters.tester)
+    if filters.kind is not None:
+        sql += " AND json_extract(config, '$.kind') = ?"
+        args.append(filters.kind)
+    if filters.target is not None:
+        sql += " AND (target = ? OR target LIKE ? ESCAPE '\\')"
+        escaped = filters.target.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        args += [filters.target, escaped + "@%"]
+    return sql, args
 
 
-def candidate_counts(store: TrajectoryStore, tester: str | None = None) -> dict[str, int]:
+def _candidates(store: TrajectoryStore, verdict: str, filters: Filters) -> list[int]:
+    where, args = _where(filters)
+    return [int(r[0]) for r in store.conn.execute(f"SELECT id FROM runs WHERE {where} AND verdict = ? ORDER BY id",
+                                                  [*args, verdict]).fetchall()]
+
+
+def candidate_counts(store: TrajectoryStore, tester: str | None = None, *, kind: str | None = None,
+                     target: str | None = None) -> dict[str, int]:
     """How many runs :func:`sample_set` could draw from, by tester verdict: ``{"pass": n, "fail": m}``,
     plus ``"uncertain"``: completed runs the tester gave no answer on, which a set never samples."""
-    return {SUCCESS: len(_candidates(store, SUCCESS, tester)), FAILURE: len(_candidates(store, FAILURE, tester)),
-            NO_ANSWER: len(_candidates(store, NO_ANSWER, tester))}
+    filters = Filters(tester, kind, target)
+    return {v: len(_candidates(store, v, filters)) for v in (SUCCESS, FAILURE, NO_ANSWER)}
+
+
+def candidate_choices(store: TrajectoryStore) -> dict[str, list[str]]:
+    """What the filters can choose among: ``{"tester": [...], "kind": [...], "target": [...]}`` over the
+    runs a set may draw (target names without their bug variant)."""
+    rows = store.conn.execute(
+        f"SELECT DISTINCT tester, json_extract(config, '$.kind'), target FROM runs WHERE {_PLAYED}").fetchall()
+    return {"tester": sorted({str(r[0]) for r in rows if r[0]}), "kind": sorted({str(r[1]) for r in rows if r[1]}),
+            "target": sorted({str(r[2]).partition("@")[0] for r in rows if r[2]})}
 
 
 def _too_few(found: int, needed: int, verdict: str, option: str) -> UserError:
@@ -147,12 +186,13 @@ def _too_few(found: int, needed: int, verdict: str, option: str) -> UserError:
 
 
 def sample_set(
-    store: TrajectoryStore, name: str, *, successes: int, failures: int, seed: int, tester: str | None = None
+    store: TrajectoryStore, name: str, *, successes: int, failures: int, seed: int, tester: str | None = None,
+    kind: str | None = None, target: str | None = None,
 ) -> ValidationSet:
     """Draw the runs without replacement with ``random.Random(seed)`` and freeze them as set ``name``.
 
-    Candidates are completed runs ordered by id, so the same database and seed
-    give the same set.  Items are inserted in shuffled order, so item ids do not
+    Candidates are completed play runs with steps (of ``tester``, targets of ``kind``, ``target``: any when
+    None) ordered by id, so the same database, filters and seed give the same set.  Items are inserted in shuffled order, so item ids do not
     reveal which group an item came from.
     """
     name = name.strip()
@@ -164,8 +204,9 @@ def sample_set(
         raise UserError(f"--seed must be between 0 and {MAX_SEED}.")
     if store.conn.execute("SELECT 1 FROM validation_sets WHERE name = ?", [name]).fetchone():
         raise UserError(f"A validation set named '{name}' already exists; choose another --name.")
-    good = _candidates(store, SUCCESS, tester)
-    bad = _candidates(store, FAILURE, tester)
+    filters = Filters(tester, kind, target)
+    good = _candidates(store, SUCCESS, filters)
+    bad = _candidates(store, FAILURE, filters)
     if len(good) < successes:
         raise _too_few(len(good), successes, SUCCESS, "--successes")
     if len(bad) < failures:
@@ -228,11 +269,12 @@ def resume_index(order: list[BlindItem], labels: dict[int, Label]) -> int:
 def labels_of(store: TrajectoryStore, vset: ValidationSet, annotator: str) -> dict[int, Label]:
     """This annotator's labels by run id (and nobody else's)."""
     rows = store.conn.execute(
-        "SELECT i.run_id, a.annotator, a.label, a.note, a.at, a.promoted_judgment FROM annotations a "
+        "SELECT i.run_id, a.annotator, a.label, a.note, a.at, a.promoted_judgment, a.seconds FROM annotations a "
         "JOIN validation_items i ON i.id = a.item_id WHERE i.set_id = ? AND a.annotator = ?",
         [vset.id, annotator],
     ).fetchall()
-    return {int(r[0]): Label(int(r[0]), str(r[1]), str(r[2]), str(r[3] or ""), float(r[4]), r[5]) for r in rows}
+    return {int(r[0]): Label(int(r[0]), str(r[1]), str(r[2]), str(r[3] or ""), float(r[4]), r[5],
+                             None if r[6] is None else float(r[6])) for r in rows}
 
 
 def item_id(store: TrajectoryStore, vset: ValidationSet, run_id: int) -> int:
@@ -245,11 +287,14 @@ def item_id(store: TrajectoryStore, vset: ValidationSet, run_id: int) -> int:
 
 
 _UPSERT = (
-    "INSERT INTO annotations (item_id, annotator, label, note, at) VALUES (?, ?, ?, ?, ?) "
+    "INSERT INTO annotations (item_id, annotator, label, note, at, seconds) VALUES (?, ?, ?, ?, ?, ?) "
     "ON CONFLICT(item_id, annotator) DO UPDATE SET label = excluded.label, note = excluded.note, at = excluded.at, "
-    "promoted_judgment = CASE WHEN annotations.label = excluded.label THEN annotations.promoted_judgment END"
+    "promoted_judgment = CASE WHEN annotations.label = excluded.label THEN annotations.promoted_judgment END, "
+    "seconds = CASE WHEN excluded.seconds IS NULL THEN annotations.seconds "
+    "ELSE coalesce(annotations.seconds, 0) + excluded.seconds END"
 )
-"""A relabel replaces the annotator's label; a changed label forgets its promotion (the judgment itself stays)."""
+"""A relabel replaces the annotator's label; a changed label forgets its promotion (the judgment itself stays);
+time spent adds up over visits."""
 
 
 def check_label(label: str) -> str:
@@ -258,21 +303,33 @@ def check_label(label: str) -> str:
     return label
 
 
-def upsert_label(store: TrajectoryStore, item: int, annotator: str, label: str, note: str) -> None:
+def upsert_label(store: TrajectoryStore, item: int, annotator: str, label: str, note: str,
+                 seconds: float | None = None) -> None:
     """Write one label; callers that write many wrap this in one transaction."""
-    store.conn.execute(_UPSERT, [item, annotator, label, note, time.time()])
+    store.conn.execute(_UPSERT, [item, annotator, label, note, time.time(), seconds])
 
 
 def set_label(
-    store: TrajectoryStore, vset: ValidationSet, annotator: str, run_id: int, label: str, note: str = ""
+    store: TrajectoryStore, vset: ValidationSet, annotator: str, run_id: int, label: str, note: str = "",
+    seconds: float | None = None,
 ) -> Label:
-    """Save (or replace) this annotator's label for one run of the set, immediately."""
+    """Save (or replace) this annotator's label for one run of the set, immediately; ``seconds`` (time spent
+    on the item since it was last measured) adds to the label's time."""
     annotator = check_annotator(annotator)
     check_label(label)
     item = item_id(store, vset, run_id)
     with store.transaction():
-        upsert_label(store, item, annotator, label, note.strip())
+        upsert_label(store, item, annotator, label, note.strip(), seconds)
     return labels_of(store, vset, annotator)[run_id]
+
+
+def add_time(store: TrajectoryStore, vset: ValidationSet, annotator: str, run_id: int, seconds: float) -> bool:
+    """Add time spent on an item to this annotator's label of it; False (nothing written) when not labelled."""
+    item = item_id(store, vset, run_id)
+    with store.transaction():
+        cur = store.conn.execute("UPDATE annotations SET seconds = coalesce(seconds, 0) + ? "
+                                 "WHERE item_id = ? AND annotator = ?", [max(0.0, seconds), item, annotator])
+    return cur.rowcount > 0
 
 
 def progress(store: TrajectoryStore, vset: ValidationSet, annotator: str) -> tuple[int, int]:
@@ -452,6 +509,10 @@ class BlindedStep:
     frame_before: str | None
     frame_after: str | None
     started_at: float
+    action: dict[str, Any] | None = None
+    """The action as played, for the marker drawn on "before" (a finish keeps only its name)."""
+    changed_bbox: list[int] | None = None
+    """The region that changed, highlighted on "after"."""
 
 
 @dataclass(frozen=True)
@@ -482,7 +543,8 @@ def blinded_run(store: TrajectoryStore, run_id: int) -> BlindedRun:
     t0 = float(run["started_at"])
     steps = [
         BlindedStep(int(s["idx"]), blinded_caption(s["action"]), s["frame_before"], s["frame_after"],
-                    float(s["started_at"]) - t0)
+                    float(s["started_at"]) - t0, _blinded_action(s["action"]),
+                    list(s["changed_bbox"]) if isinstance(s.get("changed_bbox"), list) else None)
         for s in store.steps(run_id)
     ]
     # A target label is "name@bug"; the injected bug would hint at the answer.  Its id also shows in the
@@ -491,6 +553,13 @@ def blinded_run(store: TrajectoryStore, run_id: int) -> BlindedRun:
     bug = bug or str(run.get("bug") or "")
     logs = [(str(r["stream"]), float(r["t"]) - t0, _hide(str(r["text"]), bug)) for r in store.logs(run_id)]
     return BlindedRun(run_id, target, steps, logs)
+
+
+def _blinded_action(action: Any) -> dict[str, Any] | None:
+    """The action for drawing; a finish (which carries the tester's verdict and reason) keeps only its name."""
+    if not isinstance(action, dict):
+        return None
+    return {"action": "finish"} if action.get("action") == "finish" else dict(action)
 
 
 BUG_PLACEHOLDER = "variant"

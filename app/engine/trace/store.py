@@ -20,6 +20,7 @@ import io
 import json
 import sqlite3
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -37,6 +38,8 @@ BUSY_TIMEOUT_S = 10.0
 """How long a write waits for another process's write lock before it gives up with a sentence."""
 CORE_TABLES = frozenset({"runs", "steps", "frames", "findings", "judgments", "target_logs"})
 """Tables every PlayCoder database has since schema 1; a file without them belongs to another program."""
+MAX_LOG_LINE_CHARS = 64 * 1024
+"""A target's output line is kept up to this long (a program can print megabytes without a newline)."""
 PNG_COMPRESS_LEVEL = 1
 """Fast PNG: frames are written inside the step loop (see benchmark/engine_speed.py)."""
 
@@ -209,7 +212,13 @@ def _migration_2(db: sqlite_utils.Database) -> None:
         db.execute("ALTER TABLE runs ADD COLUMN engine_pid INTEGER")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2]
+def _migration_3(db: sqlite_utils.Database) -> None:
+    """Labels remember the time their annotator spent on the item (issue 17)."""
+    if "seconds" not in db.table("annotations").columns_dict:
+        db.execute("ALTER TABLE annotations ADD COLUMN seconds REAL")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3]
 SCHEMA_VERSION = len(MIGRATIONS)
 _IN_FORCE = ("SELECT j.verdict FROM judgments j WHERE j.run_id = r.id AND j.source = '{source}' "
              "AND j.criterion IS NULL AND j.undoes IS NULL AND NOT EXISTS (SELECT 1 FROM judgments u "
@@ -294,6 +303,7 @@ class TrajectoryStore:
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
         self._reserve = DiskReserve(self.path)
+        weakref.finalize(self, self._reserve.release)  # a store nobody closed still gives its reserve back
         if readonly and not self.path.exists():
             raise StoreError(f"The database {self.path} does not exist; pass --db with the path of a PlayCoder database.")
         if self.path.is_dir():
@@ -571,12 +581,13 @@ class TrajectoryStore:
 
     # -- target logs -------------------------------------------------------------
     def add_logs(self, run_id: int, lines: list[tuple[str, float, str]]) -> None:
+        """Record the target's output lines; a line past :data:`MAX_LOG_LINE_CHARS` keeps its head and says so."""
         if not lines:
             return
         with self.transaction():
             self.conn.executemany(
                 "INSERT INTO target_logs (run_id, stream, t, text) VALUES (?, ?, ?, ?)",
-                [(run_id, stream, t, text) for stream, t, text in lines],
+                [(run_id, stream, t, _log_text(text)) for stream, t, text in lines],
             )
 
     def logs(self, run_id: int, t0: float | None = None, t1: float | None = None) -> list[dict[str, Any]]:
@@ -667,6 +678,12 @@ class TrajectoryStore:
             run_id, source="human", author=author, verdict=None, criterion=criterion,
             note="undo of the latest override", undoes=humans[-1]["id"],
         )
+
+
+def _log_text(text: str) -> str:
+    if len(text) <= MAX_LOG_LINE_CHARS:
+        return text
+    return f"{text[:MAX_LOG_LINE_CHARS]} … [{len(text) - MAX_LOG_LINE_CHARS} more characters not kept]"
 
 
 def _mark_interrupted(row: dict[str, Any]) -> dict[str, Any]:

@@ -20,22 +20,19 @@ One read is in flight at a time; a change seen meanwhile is read right after.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
-from app.engine.errors import StoreError
-from app.engine.trace.store import RunListMark, TrajectoryStore
+from app.engine.trace.store import RunListMark
 from app.views.browser.runs_model import RunsDelta, diff_runs
+from app.views.widgets.change_probe import POLL_MS, DatabaseChangeProbe
 from app.views.widgets.long_task import LongTask, TaskControl, run_long_task
 
 log = logging.getLogger(__name__)
 
-POLL_MS = 500
-"""How often the watcher asks SQLite whether another connection committed (the list lags at most this)."""
 FULL_READ_EVERY = 50
 """After this many reads of the changes, the whole list is read (and compared) again."""
 Baseline = Callable[[], tuple[int, dict[int, dict[str, Any]]]]
@@ -65,46 +62,32 @@ class RunListWatcher(QObject):
                  interval_ms: int = POLL_MS) -> None:
         super().__init__(parent)
         self._baseline: Baseline = baseline or (lambda: (0, {}))
-        self._timer = QTimer(self)
-        self._timer.setInterval(interval_ms)
-        self._timer.timeout.connect(self._on_timer_timeout)
-        self._path: Path | None = None
-        self._probe: TrajectoryStore | None = None
-        self._seen: int | None = None
+        self.probe = DatabaseChangeProbe(self, interval_ms=interval_ms)
+        self.probe.sig_changed.connect(self.read_now)
         self._task: LongTask | None = None
         self._again = False
         self._mark: RunListMark | None = None
         self._since_full = 0
         self.reads = 0
-        """Whole-list reads done so far (tests and the benchmark count them)."""
+        """Reads of the list done so far (tests and the benchmark count them)."""
 
     @property
     def path(self) -> Path | None:
-        return self._path
+        return self.probe.path
 
     @property
     def busy(self) -> bool:
-        """True while a whole-list read is in flight."""
+        """True while a read is in flight."""
         return self._task is not None and self._task.running
 
     def watch(self, path: Path | None) -> None:
         """Follow the database at ``path`` (None: nothing)."""
         self.stop()
-        self._path = Path(path) if path is not None else None
-        if self._path is None:
-            return
-        try:
-            self._probe = TrajectoryStore(self._path, readonly=True)
-            self._seen = self._probe.data_version()
-        except (StoreError, sqlite3.Error) as exc:
-            log.warning("cannot watch %s for changes: %s", self._path, exc)
-            self._probe = None
-            return
-        self._timer.start()
+        self.probe.watch(path)
 
     def stop(self) -> None:
         """Stop watching; a read in flight is cancelled and waited for."""
-        self._timer.stop()
+        self.probe.stop()
         self._again = False
         self._mark = None
         task, self._task = self._task, None
@@ -112,28 +95,14 @@ class RunListWatcher(QObject):
             task.sig_finished.disconnect(self._on_task_finished)
             task.cancel()
             task.wait()
-        if self._probe is not None:
-            self._probe.close()
-            self._probe = None
 
     def check_now(self) -> bool:
-        """Look at the database now (the timer does this every :data:`POLL_MS`); True when it changed."""
-        if self._probe is None:
-            return False
-        try:
-            version = self._probe.data_version()
-        except sqlite3.Error as exc:
-            log.debug("data_version failed: %s", exc)
-            return False
-        if version == self._seen:
-            return False
-        self._seen = version
-        self.read_now()
-        return True
+        """Look at the database now (the probe does this every :data:`POLL_MS`); True when it changed."""
+        return self.probe.check_now()
 
     def read_now(self) -> None:
         """Re-read the whole list off the GUI thread (after the current read, when one is going)."""
-        path = self._path
+        path = self.probe.path
         if path is None:
             return
         if self._task is not None and self._task.running:
@@ -152,9 +121,6 @@ class RunListWatcher(QObject):
         self._task = run_long_task(read, what="read the runs", label="Reading the runs…", dialog=False,
                                    on_finished=self._on_task_finished, on_failed=self._on_task_failed)
 
-    def _on_timer_timeout(self) -> None:
-        self.check_now()
-
     def forget(self) -> None:
         """The next read is of the whole list (the rows shown were replaced meanwhile)."""
         self._mark = None
@@ -171,7 +137,7 @@ class RunListWatcher(QObject):
 
     def _on_task_failed(self, message: str) -> None:
         self._task = None
-        self._seen = None  # read again at the next tick
+        self.probe.forget()  # read again at the next look
         self._mark = None
         log.warning("could not re-read the runs: %s", message)  # a writer holding the file: the next change retries
         if self._again:

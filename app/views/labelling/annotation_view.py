@@ -1,40 +1,50 @@
 """AnnotationView: blinded, keyboard-first labelling of a validation set.
 
 The view shows only what :func:`app.engine.study.validation.blinded_run` returns —
-action captions, before/after frames and the target's log lines — never the
-tester's verdict, reason, findings or judgments, nor other annotators' labels.
-Keys: 1 pass, 2 fail, 3 unsure, Enter next, Backspace back; in the note field
-Enter saves the note and moves on, Escape returns to the keys.  Each label is
-written to the database at once, so closing the view loses nothing and the
-next session resumes at the first unlabelled item of this annotator's order.
+action captions, before/after frames (with the action drawn on "before" and the
+changed region on "after", as in the run view) and the target's log lines —
+never the tester's verdict, reason, findings or judgments, other annotators'
+labels, nor the run's id.
 
-The compact replay here (step list + frames + log) can be swapped for a shared
-run replay widget once one exists; it must keep to the blinded data.
+Everything works from the keyboard, without a click first: ← / → steps,
+Page Down / Page Up items, 1 pass, 2 fail, 3 unsure, Enter next, Backspace
+back.  They are window shortcuts (and the same keys are caught on the view
+itself when it is not in an active window); in the note field digits, ← / →
+and Backspace edit the note, Enter saves it and moves on, Escape returns to
+the keys.  Each label is written to the database at once, with the time spent
+on the item, so closing the view loses nothing and the next session resumes at
+the first unlabelled item of this annotator's order.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QPixmap
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListView, QPlainTextEdit, QProgressBar,
-    QPushButton, QSizePolicy, QSplitter, QVBoxLayout, QWidget,
+    QPushButton, QSplitter, QVBoxLayout, QWidget,
 )
 
 from app.engine.study import validation
 from app.engine.errors import UserError
 from app.engine.trace.store import TrajectoryStore
 from app.views.labelling.annotation_model import StepListModel
+from app.views.widgets.frame_cache import FrameCache
+from app.views.widgets.identity import ASK_TEXT, IDENTITY_KEY, identity, set_identity
+from app.views.widgets.frame_view import FrameView
 
-SETTINGS_KEY = "validation/annotator"
-"""Where the annotator name asked once is remembered."""
+SETTINGS_KEY = IDENTITY_KEY
+"""Where the annotator name is remembered: the user's one identity, shared with verdict overrides."""
 MAX_LOG_LINES = 2000
 """The log pane shows at most this many lines of a run (the first ones)."""
 LABEL_KEYS = {Qt.Key.Key_1: "pass", Qt.Key.Key_2: "fail", Qt.Key.Key_3: "unsure"}
 NEXT_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 BACK_KEYS = (Qt.Key.Key_Backspace,)
+STEP_KEYS = {Qt.Key.Key_Left: -1, Qt.Key.Key_Right: 1}
+ITEM_KEYS = {Qt.Key.Key_PageUp: -1, Qt.Key.Key_PageDown: 1}
 
 
 def default_settings() -> QSettings:
@@ -43,42 +53,8 @@ def default_settings() -> QSettings:
 
 def ask_annotator_name(parent: QWidget | None) -> str | None:
     """Ask once for the annotator's name; None when the user cancels."""
-    text, ok = QInputDialog.getText(parent, "Annotator", "Your name as an annotator (used for your labels):")
+    text, ok = QInputDialog.getText(parent, "Your name", ASK_TEXT)
     return text.strip() if ok and text.strip() else None
-
-
-class _FrameLabel(QLabel):
-    """A label that keeps its picture scaled to its size."""
-
-    def __init__(self, title: str) -> None:
-        super().__init__(title)
-        self._title = title
-        self._pixmap = QPixmap()
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setMinimumSize(160, 120)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
-
-    def show_png(self, data: bytes | None) -> None:
-        self._pixmap = QPixmap()
-        if data is None or not self._pixmap.loadFromData(data, "PNG"):
-            self._pixmap = QPixmap()
-            self.setPixmap(QPixmap())
-            self.setText(f"{self._title}: no frame")
-            return
-        self.setText("")
-        self._rescale()
-
-    def has_picture(self) -> bool:
-        return not self._pixmap.isNull()
-
-    def _rescale(self) -> None:
-        if not self._pixmap.isNull():
-            self.setPixmap(self._pixmap.scaled(self.size(), Qt.AspectRatioMode.KeepAspectRatio,
-                                               Qt.TransformationMode.SmoothTransformation))
-
-    def resizeEvent(self, event: Any) -> None:
-        super().resizeEvent(event)
-        self._rescale()
 
 
 class AnnotationView(QWidget):
@@ -99,6 +75,13 @@ class AnnotationView(QWidget):
         self.order: list[validation.BlindItem] = []
         self.labels: dict[int, validation.Label] = {}
         self.position = 0
+        self.frames = FrameCache(store)
+        self._item_since = time.monotonic()
+        """When the current item was shown (or its time last written)."""
+        self._timed: tuple[validation.ValidationSet, str, int] | None = None
+        """(set, annotator, run) whose time is running."""
+        self._unsaved_seconds: dict[int, float] = {}
+        """Time spent on items not labelled yet, written with their label."""
         self.setWindowTitle("Blinded labelling")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._build()
@@ -111,7 +94,8 @@ class AnnotationView(QWidget):
         self.set_combo = QComboBox()
         self.set_combo.setToolTip("validation set")
         self.annotator_label = QLabel()
-        self.annotator_button = QPushButton("Change annotator…")
+        self.annotator_button = QPushButton("Change name…")
+        self.annotator_button.setToolTip("Your one name, recorded with your labels and overrides")
         self.progress_bar = QProgressBar()
         self.progress_bar.setFormat("%v / %m labelled")
         top = QHBoxLayout()
@@ -123,19 +107,15 @@ class AnnotationView(QWidget):
         self.steps_model = StepListModel(self)
         self.steps_view = QListView()
         self.steps_view.setModel(self.steps_model)
-        self.before = _FrameLabel("before")
-        self.after = _FrameLabel("after")
+        self.before = FrameView("Before the action")
+        self.after = FrameView("After the action")
         self.log_text = QPlainTextEdit()
         self.log_text.setReadOnly(True)
         self.log_text.setPlaceholderText("no log lines from the target")
         frames = QSplitter(Qt.Orientation.Horizontal)
-        for caption, frame in (("Before the action", self.before), ("After the action", self.after)):
-            pane = QWidget()
-            column = QVBoxLayout(pane)
-            column.setContentsMargins(0, 0, 0, 0)
-            column.addWidget(QLabel(caption))
-            column.addWidget(frame, 1)
-            frames.addWidget(pane)
+        frames.addWidget(self.before)
+        frames.addWidget(self.after)
+        self.steps_view.setToolTip("← / → steps, Page Down / Page Up runs")
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(frames)
         right.addWidget(self.log_text)
@@ -189,7 +169,20 @@ class AnnotationView(QWidget):
         self.note_edit.editingFinished.connect(self._on_note_editing_finished)
 
     def _install_keys(self) -> None:
-        """Label keys work wherever the focus is, except while typing a note."""
+        """Every key works wherever the focus is in the window — also before any click — except while typing
+        a note (which keeps its digits, arrows and Backspace)."""
+        actions: list[tuple[Qt.Key, Callable[[], None]]] = [
+            *((k, lambda lab=lab: self.apply_label(lab)) for k, lab in LABEL_KEYS.items()),
+            *((k, self._on_next_key) for k in NEXT_KEYS), *((k, self.go_back) for k in BACK_KEYS),
+            *((k, lambda d=d: self.step_by(d)) for k, d in STEP_KEYS.items()),
+            *((k, lambda d=d: self.item_by(d)) for k, d in ITEM_KEYS.items()),
+        ]
+        self.shortcuts: list[QShortcut] = []
+        for key, slot in actions:
+            shortcut = QShortcut(QKeySequence(key), self)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(slot)
+            self.shortcuts.append(shortcut)
         self.installEventFilter(self)
         for child in self.findChildren(QWidget):
             if not isinstance(child, QLineEdit):
@@ -219,18 +212,35 @@ class AnnotationView(QWidget):
         if key in BACK_KEYS:
             self.go_back()
             return True
+        if key in STEP_KEYS:
+            self.step_by(STEP_KEYS[Qt.Key(key)])
+            return True
+        if key in ITEM_KEYS:
+            self.item_by(ITEM_KEYS[Qt.Key(key)])
+            return True
         return False
+
+    def _on_next_key(self) -> None:
+        if self.note_edit.hasFocus():
+            self._on_note_return_pressed()
+        else:
+            self.go_next()
+
+    def showEvent(self, event: Any) -> None:
+        """The keys work at once: the view takes the focus when it is shown (not the first text field)."""
+        super().showEvent(event)
+        if not self.note_edit.hasFocus():
+            self.steps_view.setFocus()
 
     # -- annotator and set ------------------------------------------------------------
     def _resolve_annotator(self, given: str | None) -> None:
         name = given
         if name is None:
-            stored = self._settings.value(SETTINGS_KEY, "")
-            name = str(stored) if stored else None
+            name = identity(self._settings) or None
         if name is None:
             name = ask_annotator_name(self)
             if name is not None:
-                self._settings.setValue(SETTINGS_KEY, name)
+                set_identity(self._settings, name)
         self._set_annotator(name)
 
     def _set_annotator(self, name: str | None) -> None:
@@ -245,7 +255,7 @@ class AnnotationView(QWidget):
         name = ask_annotator_name(self)
         if name is None:
             return
-        self._settings.setValue(SETTINGS_KEY, name)
+        set_identity(self._settings, name)
         self._set_annotator(name)
         self.load_set(self.set_combo.currentText())
 
@@ -277,7 +287,7 @@ class AnnotationView(QWidget):
         self.setWindowTitle(f"Blinded labelling — {name}")
         if self.annotator is None:
             self.order, self.labels = [], {}
-            self._say("Choose your annotator name first (Change annotator…).")
+            self._say("Give your name first (Change name…).")
             self._show_nothing()
             return
         self.order = validation.annotator_order(self.store, self.vset, self.annotator)
@@ -294,10 +304,12 @@ class AnnotationView(QWidget):
         if not self.order:
             self._show_nothing()
             return
+        self._record_time()
         self.position = max(0, min(position, len(self.order) - 1))
         run_id = self.order[self.position].run_id
         run = validation.blinded_run(self.store, run_id)
-        self.item_label.setText(f"Item {self.position + 1} of {len(self.order)} — run {run.run_id} — {run.target}")
+        self._timed = (self.vset, self.annotator, run_id) if self.vset and self.annotator else None
+        self.item_label.setText(f"Item {self.position + 1} of {len(self.order)} — {run.target}")
         self.steps_model.set_steps(run.steps)
         lines = [f"{t:8.2f}s {stream:<6} {text}" for stream, t, text in run.logs[:MAX_LOG_LINES]]
         if len(run.logs) > MAX_LOG_LINES:
@@ -306,18 +318,18 @@ class AnnotationView(QWidget):
         if run.steps:
             self.steps_view.setCurrentIndex(self.steps_model.index(0, 0))
         else:
-            self.before.show_png(None)
-            self.after.show_png(None)
+            self._show_step(None)
         self._refresh_label()
         self._set_enabled(True)
 
     def _show_nothing(self) -> None:
+        self._record_time()
+        self._timed = None
         self.order = []
         self.steps_model.set_steps([])
         self.item_label.setText("")
         self.log_text.setPlainText("")
-        self.before.show_png(None)
-        self.after.show_png(None)
+        self._show_step(None)
         self.current_label.setText("")
         self.progress_bar.setRange(0, 1)
         self.progress_bar.setValue(0)
@@ -330,11 +342,33 @@ class AnnotationView(QWidget):
         self.promote_button.setEnabled(on and self._promotable())
 
     def _on_steps_current_changed(self, current: Any, previous: Any) -> None:
-        step = self.steps_model.step(current.row())
-        for frame, sha in ((self.before, step.frame_before if step else None),
-                           (self.after, step.frame_after if step else None)):
-            stored = self.store.frame(sha) if sha else None
-            frame.show_png(stored.data if stored else None)
+        self._show_step(self.steps_model.step(current.row()))
+
+    def _show_step(self, step: validation.BlindedStep | None) -> None:
+        """Both frames of ``step``, the action drawn on "before" and the changed region on "after"."""
+        if step is None:
+            self.before.set_frame(None, placeholder="No step")
+            self.after.set_frame(None, placeholder="No step")
+            return
+        where = f"step {step.idx + 1} of {self.steps_model.rowCount()} · {step.caption}"
+        self.before.set_frame(self.frames.image(step.frame_before), action=step.action, subtitle=where,
+                              placeholder="No frame for this step")
+        bbox = step.changed_bbox
+        self.after.set_frame(self.frames.image(step.frame_after), bbox=bbox,
+                             subtitle="changed region highlighted" if bbox else "no visible change",
+                             placeholder="No frame for this step")
+
+    def step_by(self, delta: int) -> None:
+        """Show the previous (-1) or next (+1) step of the current run."""
+        rows = self.steps_model.rowCount()
+        if rows:
+            current = self.steps_view.currentIndex().row()
+            row = max(0, min(rows - 1, (current if current >= 0 else 0) + delta))
+            self.steps_view.setCurrentIndex(self.steps_model.index(row, 0))
+
+    def item_by(self, delta: int) -> None:
+        """Go to the previous (-1) or next (+1) run of this annotator's order."""
+        (self.go_next if delta > 0 else self.go_back)()
 
     def _refresh_label(self) -> None:
         run_id = self.current_run()
@@ -362,8 +396,9 @@ class AnnotationView(QWidget):
         if run_id is None or self.vset is None or self.annotator is None:
             return
         text = self.note_edit.text() if note is None else note
+        seconds = self._take_time(run_id) if self._timed and self._timed[2] == run_id else None
         try:
-            saved = validation.set_label(self.store, self.vset, self.annotator, run_id, label, text)
+            saved = validation.set_label(self.store, self.vset, self.annotator, run_id, label, text, seconds)
         except UserError as exc:
             self._say(str(exc))
             return
@@ -418,3 +453,27 @@ class AnnotationView(QWidget):
 
     def _say(self, text: str) -> None:
         self.status.setText(text)
+
+    # -- time per item ---------------------------------------------------------------------
+    def _take_time(self, run_id: int) -> float:
+        """Seconds spent on ``run_id`` since last measured (this visit, and visits before its first label)."""
+        now = time.monotonic()
+        seconds = now - self._item_since + self._unsaved_seconds.pop(run_id, 0.0)
+        self._item_since = now
+        return seconds
+
+    def _record_time(self) -> None:
+        """Leaving an item: add the time of this visit to its label, or keep it for the label to come."""
+        timed, self._timed = self._timed, None
+        if timed is None or not self.isEnabled():
+            self._item_since = time.monotonic()
+            return
+        vset, annotator, run_id = timed
+        seconds = self._take_time(run_id)
+        if vset == self.vset and annotator == self.annotator and run_id in self.labels:
+            try:
+                validation.add_time(self.store, vset, annotator, run_id, seconds)
+            except UserError as exc:
+                self._say(str(exc))
+        else:
+            self._unsaved_seconds[run_id] = seconds

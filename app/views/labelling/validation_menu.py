@@ -5,8 +5,8 @@ its own window, and while that window is open :attr:`sig_blinding_changed`
 tells the main window to hide the run list, the run view (verdicts, findings,
 rationales) and every command that would show them, the agreement dashboard
 included.  A live run must be stopped first, since its verdict would show.
-The annotator's name is asked once and kept in QSettings (the labelling
-window's "Change annotator…" changes it).
+The annotator's name is the user's one identity (:mod:`app.views.widgets.identity`,
+the name verdict overrides record too): set in Edit › Settings…, or asked once.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from app.engine.study import validation
 from app.engine.errors import StoreError
 from app.engine.trace.store import TrajectoryStore
 from app.views.labelling.agreement_view import AgreementView
-from app.views.labelling.annotation_view import SETTINGS_KEY, AnnotationView, ask_annotator_name
+from app.views.labelling.annotation_view import AnnotationView, ask_annotator_name
+from app.views.widgets.identity import identity, set_identity
 from app.views.labelling.new_set_dialog import NewSetDialog
 from app.views.widgets.tool_window import ToolWindow
 
@@ -141,13 +142,12 @@ class ValidationMenu(QObject):
     # -- helpers ------------------------------------------------------------------------------
     def annotator_name(self, settings: QSettings) -> str | None:
         """The remembered annotator name, asked for (and remembered) the first time."""
-        stored = settings.value(SETTINGS_KEY, "")
+        stored = identity(settings)
         if stored:
-            return str(stored)
+            return stored
         name = ask_annotator_name(self.window)
         if name is not None:
-            settings.setValue(SETTINGS_KEY, name)
-            settings.sync()
+            set_identity(settings, name)
         return name
 
     def _pick_set(self, title: str) -> validation.ValidationSet | None:

@@ -4,13 +4,19 @@ Left, the sessions (runs of kind ``repair``) with their cycles.  Right, for
 the selected cycle: what triggered it (the findings of the run it started
 from, and the diagnosis), the patch (unified or side by side, highlighted),
 the validation output, and the play runs before and after the patch side by
-side at the same step (one slider for both).  Page Down / Page Up go to the
-next / previous cycle, for demos.  The view only reads the store, through
-:mod:`app.engine.repair.records` and the store's run/step/frame readers.
+side at the same step (one slider for both), opened at the step where the
+failure shows (the first finding of the play the cycle started from).
+Page Down / Page Up go to the next / previous cycle, for demos.  The view
+follows the database (:meth:`RepairView.follow`): sessions and cycles written
+by any process — a repair started from Repair › New repair…, or from the
+command line — appear as they are recorded; F5 re-reads at once.  The view
+only reads the store, through :mod:`app.engine.repair.records` and the
+store's run/step/frame readers.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -22,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.engine.repair.records import CycleRecord, cycles, repair_sessions, trigger_findings
 from app.views.repair.diff_html import side_by_side_html, unified_html
+from app.views.widgets.change_probe import DatabaseChangeProbe
 from app.views.widgets.findings_view import FindingsView
 from app.views.widgets.frame_view import FrameView
 
@@ -34,6 +41,8 @@ OUTCOME_TEXT = {"fixed": "fixed", "kept": "kept (progress)", "reverted": "revert
 class RepairView(QWidget):
     sig_cycle_selected = Signal(int)
     """Emitted with the patch row id when a cycle becomes current."""
+    sig_stop_requested = Signal()
+    """Emitted when the user asks to stop the repair running now (Stop repair)."""
 
     def __init__(self, store: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -42,6 +51,17 @@ class RepairView(QWidget):
         self._cycles: list[CycleRecord] = []
         self._current: CycleRecord | None = None
         self._runs: tuple[int | None, int | None] = (None, None)
+        self._signature: list[tuple[Any, ...]] | None = None
+        self.probe = DatabaseChangeProbe(self)
+        self.probe.sig_changed.connect(self.refresh)
+        self.running_label = QLabel(self)
+        self.running_label.setObjectName("LiveStatus")
+        self.running_label.setWordWrap(True)
+        self.stop_button = QPushButton("Stop repair", self)
+        self.stop_button.setToolTip("End the running repair (its plays stop cleanly; recorded cycles stay)")
+        self.stop_button.clicked.connect(self.sig_stop_requested)
+        self.set_running(None)
+        QShortcut(QKeySequence(Qt.Key.Key_F5), self, self.refresh_now)
 
         self.tree = QTreeWidget(self)
         self.tree.setHeaderLabels(["Repair sessions and cycles"])
@@ -117,7 +137,11 @@ class RepairView(QWidget):
         split.addWidget(self.tree)
         split.addWidget(right_box)
         split.setStretchFactor(1, 3)
+        running = QHBoxLayout()
+        running.addWidget(self.running_label, 1)
+        running.addWidget(self.stop_button)
         layout = QVBoxLayout(self)
+        layout.addLayout(running)
         layout.addWidget(split)
         self.reload()
 
@@ -125,15 +149,46 @@ class RepairView(QWidget):
     def set_store(self, store: Any) -> None:
         self.store = store
         self.reload()
+        if self.probe.path is not None:
+            self.follow(getattr(store, "path", None))
 
-    def reload(self) -> None:
-        """Re-read the sessions from the store and select the first cycle."""
+    def follow(self, path: Path | None) -> None:
+        """Follow the database file at ``path`` (None: stop): changes by any process appear by themselves."""
+        self.probe.watch(path)
+
+    def set_running(self, text: str | None) -> None:
+        """Say what the repair running now is doing (None: no repair running; the Stop button hides)."""
+        self.running_label.setVisible(bool(text))
+        self.running_label.setText(text or "")
+        self.stop_button.setVisible(text is not None)
+
+    def refresh_now(self) -> None:
+        """F5: re-read everything now, keeping the current cycle."""
+        self._signature = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the sessions; the tree is rebuilt only when a session or a cycle changed (the current cycle
+        stays current; the first cycle of a new database is selected)."""
+        if self.store is None:
+            return
+        sessions = repair_sessions(self.store)
+        signature = [(s.run_id, s.status, s.verdict, s.cycles) for s in sessions]
+        if signature != self._signature:
+            self.reload(keep=self._current.patch_id if self._current is not None else None)
+
+    def reload(self, keep: int | None = None) -> None:
+        """Re-read the sessions from the store and select the cycle of patch ``keep`` (else the first)."""
         self.tree.clear()
         self._cycles = []
+        self._signature = None
         if self.store is None:
             return
         first: QTreeWidgetItem | None = None
-        for session in repair_sessions(self.store):
+        kept: QTreeWidgetItem | None = None
+        sessions = repair_sessions(self.store)
+        self._signature = [(s.run_id, s.status, s.verdict, s.cycles) for s in sessions]
+        for session in sessions:
             state = {"pass": "fixed", "uncertain": "not confirmed"}.get(str(session.verdict), "not fixed") \
                 if session.status == "completed" else session.status
             top = QTreeWidgetItem([f"#{session.run_id} {session.target} — {state} ({session.refiner}, "
@@ -147,10 +202,13 @@ class RepairView(QWidget):
                 self._cycles.append(rec)
                 top.addChild(item)
                 first = first or item
+                if keep is not None and rec.patch_id == keep:
+                    kept = item
             top.setExpanded(True)
+        self._current = None
         self._update_buttons()
-        if first is not None:
-            self.tree.setCurrentItem(first)
+        if kept is not None or first is not None:
+            self.tree.setCurrentItem(kept or first)
 
     def cycle_count(self) -> int:
         return len(self._cycles)
@@ -201,7 +259,8 @@ class RepairView(QWidget):
         verdict = f"re-test {rec.verdict}" if rec.verdict else "no re-test"
         self.header.setText(f"<b>Iteration {rec.iteration}</b> · {OUTCOME_TEXT.get(rec.outcome, rec.outcome)} · "
                             f"{verdict} · {rec.seconds:.1f} s · {rec.tokens} tokens<br>{rec.description}")
-        self.findings.set_findings(trigger_findings(self.store, rec))
+        trigger = trigger_findings(self.store, rec)
+        self.findings.set_findings(trigger)
         self.diagnosis.setPlainText(rec.diagnosis)
         self._render_diff()
         self.validation.setPlainText(rec.validation or rec.error or "(no validation output)")
@@ -210,12 +269,23 @@ class RepairView(QWidget):
         last = max(steps) - 1 if steps and max(steps) > 0 else 0
         self.step_slider.blockSignals(True)
         self.step_slider.setMaximum(last)
-        self.step_slider.setValue(min(self.step_slider.value(), last))
+        self.step_slider.setValue(min(self.failure_step(rec, trigger), last))
         self.step_slider.blockSignals(False)
         self._show_step(self.step_slider.value())
         self._update_buttons()
         if rec.patch_id is not None:
             self.sig_cycle_selected.emit(rec.patch_id)
+
+    def failure_step(self, rec: CycleRecord, trigger: list[dict[str, Any]] | None = None) -> int:
+        """The step where the failure shows: the first finding's step in the play the cycle started from;
+        else (a failed criterion names no step) that play's last step."""
+        findings = trigger if trigger is not None else trigger_findings(self.store, rec)
+        steps = [int(f["step"]) for f in findings if f.get("step") is not None
+                 and f.get("run_id") in (None, rec.before_run)]
+        if steps:
+            return min(steps)
+        count = self.store.step_count(rec.before_run) if rec.before_run is not None else 0
+        return max(0, count - 1)
 
     def _render_diff(self) -> None:
         rec = self._current

@@ -3,11 +3,14 @@
 Judgments are append-only: an override is a new row and "undo" is another row
 that cancels the newest override in force (``store.undo_last_override``).
 The effective verdict shown here is derived by the store, never stored.
+An override needs intent: *Pass* / *Fail* open :class:`OverrideDialog`, which
+shows what changes and records nothing without a reason; the name recorded
+is the user's one identity (:mod:`app.views.widgets.identity`), shared with
+labelling.
 """
 
 from __future__ import annotations
 
-import getpass
 import html
 import time
 from typing import Any
@@ -15,14 +18,16 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QPushButton, QSplitter,
-    QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTreeWidget,
+    QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
+from app.views.run.override_dialog import OverrideDialog
+from app.views.widgets.identity import IDENTITY_KEY, ask_identity, identity, set_identity
 from app.views.widgets.verdict_style import NO_VERDICT_COLOR, verdict_badge_html, verdict_color
 
-AUTHOR_KEY = "verdicts/author"
-"""QSettings key of the name recorded with the user's overrides (asked once)."""
+AUTHOR_KEY = IDENTITY_KEY
+"""QSettings key of the name recorded with the user's overrides: the one identity."""
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 SHORT_TIME_FORMAT = "%m-%d %H:%M:%S"
 REASON_CHARS = 110
@@ -57,14 +62,12 @@ class VerdictView(QWidget):
         self.criteria = self._tree(("Criterion", "Verdict", "Note / evidence"))
         self.history = self._tree(("Judged at (newest first)", "Who", "Verdict", "Note"))
 
-        self.note = QLineEdit(self)
-        self.note.setPlaceholderText("Why? (recorded with your override)")
-        self.pass_button = QPushButton("Pass", self)
+        self.pass_button = QPushButton("Pass…", self)
         self.pass_button.setObjectName("PassButton")
-        self.pass_button.setToolTip("Append your override: the run passes")
-        self.fail_button = QPushButton("Fail", self)
+        self.pass_button.setToolTip("Override: the run passes (asks why, then appends your judgment)")
+        self.fail_button = QPushButton("Fail…", self)
         self.fail_button.setObjectName("FailButton")
-        self.fail_button.setToolTip("Append your override: the run fails")
+        self.fail_button.setToolTip("Override: the run fails (asks why, then appends your judgment)")
         self.undo_button = QPushButton("Undo", self)
         self.undo_button.setToolTip("Append an undo for the newest human override (Ctrl+Z)")
 
@@ -82,7 +85,6 @@ class VerdictView(QWidget):
         left.addLayout(head)
         left.addWidget(self.tester_line)
         left.addStretch(1)
-        left.addWidget(self.note)
         left.addLayout(buttons)
 
         lists = QSplitter(Qt.Orientation.Vertical, self)
@@ -151,16 +153,29 @@ class VerdictView(QWidget):
         self._fill_history(judgments)
         self._set_override_enabled(run.get("status") != "running")
 
-    def override(self, verdict: str, note: str | None = None) -> int | None:
-        """Append a human judgment; returns its id, or None when the user gave no name."""
+    def request_override(self, verdict: str) -> int | None:
+        """*Pass…* / *Fail…*: confirm in :class:`OverrideDialog` (reason required, name asked only the first
+        time), then append; None when the user cancelled."""
         if self._store is None or self._run_id is None:
+            return None
+        settings = QSettings()
+        current = self._store.effective_verdict(self._run_id, tester_verdict=self._run.get("verdict"))
+        dialog = OverrideDialog(verdict, current, self._run_id, name=identity(settings), parent=self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        if dialog.asks_name:
+            set_identity(settings, dialog.name())
+        return self.override(verdict, dialog.reason())
+
+    def override(self, verdict: str, note: str) -> int | None:
+        """Append a human judgment with its reason; returns its id, or None without a reason or a name."""
+        if self._store is None or self._run_id is None or not note.strip():
             return None
         author = self.author()
         if author is None:
             return None
-        text = self.note.text().strip() if note is None else note
-        jid = self._store.add_judgment(self._run_id, source="human", author=author, verdict=verdict, note=text)
-        self.note.clear()
+        jid = self._store.add_judgment(self._run_id, source="human", author=author, verdict=verdict,
+                                       note=note.strip())
         self.refresh()
         self.sig_verdict_changed.emit(self._run_id)
         return int(jid)
@@ -179,22 +194,8 @@ class VerdictView(QWidget):
         return jid
 
     def author(self) -> str | None:
-        """The user's name from QSettings; asked once with a dialog and remembered."""
-        settings = QSettings()
-        name = str(settings.value(AUTHOR_KEY, "") or "").strip()
-        if name:
-            return name
-        try:
-            default = getpass.getuser()
-        except (KeyError, OSError):
-            default = ""
-        text, ok = QInputDialog.getText(self, "Your name", "Name recorded with your verdict overrides:",
-                                        QLineEdit.EchoMode.Normal, default)
-        name = text.strip() if ok else ""
-        if not name:
-            return None
-        settings.setValue(AUTHOR_KEY, name)
-        return name
+        """The user's one identity; asked once (and remembered) when none is set."""
+        return ask_identity(self, QSettings())
 
     # -- rendering ------------------------------------------------------------------------
     @staticmethod
@@ -251,15 +252,15 @@ class VerdictView(QWidget):
             self.history.addTopLevelItem(item)
 
     def _set_override_enabled(self, enabled: bool) -> None:
-        for w in (self.note, self.pass_button, self.fail_button, self.undo_button):
+        for w in (self.pass_button, self.fail_button, self.undo_button):
             w.setEnabled(enabled)
 
     # -- handlers -----------------------------------------------------------------------------
     def _on_pass_button_clicked(self) -> None:
-        self.override("pass")
+        self.request_override("pass")
 
     def _on_fail_button_clicked(self) -> None:
-        self.override("fail")
+        self.request_override("fail")
 
     def _on_undo_button_clicked(self) -> None:
         self.undo()

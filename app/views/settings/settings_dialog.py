@@ -1,4 +1,7 @@
-"""SettingsDialog (Edit › Settings…): the LLM tester's provider, model, server and API key.
+"""SettingsDialog (Edit › Settings…): your name, and the LLM tester's provider, model, server and API key.
+
+*Your name* is the one identity recorded with verdict overrides and labels
+(:mod:`app.views.widgets.identity`); set here once, nothing asks for it again.
 
 Provider, model and server are remembered in QSettings (:class:`LLMPreferences`).
 The key is typed into a password field and handed straight to the engine's
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
+    QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
     QWidget,
 )
 
@@ -23,6 +26,7 @@ from app.engine.errors import UserError
 from app.engine.llm.config import forget_key, public_url, resolve_settings, save_key
 from app.views.settings.llm_options_view import LLMOptionsView
 from app.views.settings.llm_preferences import ENVIRONMENT, MISSING, LLMPreferences, SavedKeys, key_status, url_problem
+from app.views.widgets.identity import identity, set_identity
 
 PRIVACY_NOTE = ("Keys are kept in the system keyring or taken from the environment — never in the workbench's "
                 "settings, databases, logs or command lines.")
@@ -48,6 +52,8 @@ class SettingsDialog(QDialog):
         self.setMinimumWidth(620)
         self._settings = settings
         self.keys = SavedKeys()
+        self.name_edit = QLineEdit(identity(settings), self)
+        self.name_edit.setPlaceholderText("recorded with your verdict overrides and your labels")
         self.options = LLMOptionsView(self)
         self.options.set_preferences(LLMPreferences.load(settings))
         self.key_edit = QLineEdit(self)
@@ -76,11 +82,15 @@ class SettingsDialog(QDialog):
         form.addRow("API key", self.key_edit)
         form.addRow("Key", status_row)
         form.addRow("Check", self.check_label)
+        you = QGroupBox("You", self)
+        you_form = QFormLayout(you)
+        you_form.addRow("Your name", self.name_edit)
         group = QGroupBox("LLM tester", self)
         column = QVBoxLayout(group)
         column.addWidget(self.options)
         column.addWidget(note)
         layout = QVBoxLayout(self)
+        layout.addWidget(you)
         layout.addWidget(group)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
@@ -130,6 +140,8 @@ class SettingsDialog(QDialog):
                 self.keys.forget()
             self.key_edit.clear()
         prefs.save(self._settings)
+        if self.name_edit.text().strip():
+            set_identity(self._settings, self.name_edit.text())
         super().accept()
 
     def _show_error(self, text: str, *, error: bool = True) -> None:

@@ -32,6 +32,7 @@ from app.views.browser.run_browser_view import RunBrowserView
 from app.views.live.run_request import RunRequest
 from app.views.shell.run_transfer import RunTransfer
 from app.views.run.run_view import RunView
+from app.views.settings.llm_preferences import LLMPreferences
 from app.views.settings.settings_dialog import SettingsDialog
 from app.views.labelling.validation_menu import ValidationMenu
 from app.views.shell.workbench_actions import WorkbenchActions
@@ -139,7 +140,9 @@ class MainWindow(QMainWindow):
         validation_menu = bar.addMenu("Va&lidation")
         for action in (a.new_validation_set, None, a.annotate, a.agreement):
             validation_menu.addSeparator() if action is None else validation_menu.addAction(action)
-        bar.addMenu("Re&pair").addAction(a.repair_sessions)
+        repair_menu = bar.addMenu("Re&pair")
+        repair_menu.addAction(a.new_repair)
+        repair_menu.addAction(a.repair_sessions)
         bar.addMenu("&Help").addAction(a.about)
 
     def _build_toolbar(self) -> None:
@@ -174,6 +177,7 @@ class MainWindow(QMainWindow):
         a.annotate.triggered.connect(self.validation.annotate)
         a.agreement.triggered.connect(self.validation.open_dashboard)
         a.repair_sessions.triggered.connect(self._on_repair_triggered)
+        a.new_repair.triggered.connect(self._on_new_repair_triggered)
         self.validation.sig_blinding_changed.connect(self._on_validation_blinding_changed)
         a.pause.triggered.connect(self._on_pause_triggered)
         a.step.triggered.connect(self._on_step_triggered)
@@ -256,9 +260,10 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentIndex(BLINDED_PAGE if on else RUNS_PAGE)
         for action in self.commands.revealing():
             action.setEnabled(not on)
-        self.commands.repair_sessions.setEnabled(not on and self.repair.available)
-        if not self.repair.available:
-            self.commands.repair_sessions.setToolTip(UNAVAILABLE)
+        for action in (self.commands.repair_sessions, self.commands.new_repair):
+            action.setEnabled(not on and self.repair.available)
+            if not self.repair.available:
+                action.setToolTip(UNAVAILABLE)
         if on:
             self.run_view.replay.pause()
             self.repair.close()
@@ -278,6 +283,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.run_view.replay.pause()
         self.validation.close_windows()
+        self.repair.shutdown()
         self.repair.close()
         if self.live is not None:
             self.live.shutdown()
@@ -309,6 +315,11 @@ class MainWindow(QMainWindow):
 
     def _on_repair_triggered(self) -> None:
         self.repair.open(self.store, self._repair_title())
+
+    def _on_new_repair_triggered(self) -> None:
+        prefs = LLMPreferences.load(QSettings())
+        self.repair.new_repair(self.store, self._repair_title(),
+                               {"provider": prefs.provider, "model": prefs.model, "base_url": prefs.base_url})
 
     def _on_validation_blinding_changed(self, on: bool) -> None:
         self.set_blinded(on)

@@ -72,6 +72,8 @@ class WorkbenchActions:
         # Repair
         self.repair_sessions = make("&Repair sessions…", "Ctrl+R", None,
                                     "Step through repair sessions cycle by cycle (Ctrl+R)")
+        self.new_repair = make("&New repair…", "Ctrl+Shift+R", None,
+                               "Repair a failing program: play, diagnose, patch, re-test — and watch it happen")
         # Help
         self.about = make("&About PlayCoder Workbench", None, SP.SP_MessageBoxInformation)
 
@@ -87,7 +89,8 @@ class WorkbenchActions:
         """Commands that show runs, verdicts or findings: disabled while a blinded labelling window is open."""
         return (self.new_run, self.open_db, self.new_db, self.export_run, self.import_bundle, self.export_report, self.replay,
                 self.undo_override, self.show_browser, self.show_film, self.previous_step, self.next_step,
-                self.first_step, self.last_step, self.zoom_fit, self.refresh, self.agreement, self.repair_sessions)
+                self.first_step, self.last_step, self.zoom_fit, self.refresh, self.agreement, self.repair_sessions,
+                self.new_repair)
 
     def set_live_controls(self, state: str | None) -> None:
         """Enable pause/step/stop for a live run in ``state`` (None: no live run)."""

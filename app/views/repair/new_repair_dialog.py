@@ -1,0 +1,169 @@
+"""NewRepairDialog (Repair › New repair…): what to repair and how — and the command line it becomes.
+
+A repair runs as ``playcoder repair TARGET[@BUG] …`` in a child process, as a
+live run does, so the workbench never runs a target or a patch itself; the
+repair view follows the database it writes (new sessions and cycles appear as
+they are recorded).  The LLM refiner uses the provider, model and server saved
+in Edit › Settings… (its key never goes on the command line).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+    QRadioButton, QSpinBox, QVBoxLayout, QWidget,
+)
+
+from app.engine.play.targetspec import SPEC_FILE, list_apps, load_bugs
+
+REFINERS = ("offline", "llm")
+TESTERS = ("offline", "script", "llm")
+DEFAULT_ITERATIONS = 6
+"""T, as ``playcoder repair --max-iterations`` defaults it."""
+DEFAULT_STEPS = 40
+MAX_ITERATIONS = 1000
+NO_BUG = "the program as it is"
+
+
+@dataclass(frozen=True)
+class RepairRequest:
+    target: str
+    """A bundled app name or an absolute folder, optionally ``@BUG_ID``."""
+    refiner: str = "offline"
+    max_iterations: int = DEFAULT_ITERATIONS
+    tester: str = "offline"
+    max_steps: int = DEFAULT_STEPS
+    seed: int = 0
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+
+    def arguments(self, db: Path | str) -> list[str]:
+        """Arguments after the Python executable: ``-m app repair TARGET … --db DB`` (never a key)."""
+        args = ["-m", "app", "repair", self.target, "--refiner", self.refiner,
+                "--max-iterations", str(self.max_iterations), "--tester", self.tester,
+                "--max-steps", str(self.max_steps), "--seed", str(self.seed), "--db", str(db)]
+        if self.refiner == "llm":
+            for flag, value in (("--provider", self.provider), ("--model", self.model), ("--base-url", self.base_url)):
+                if value:
+                    args += [flag, value]
+        return args
+
+    def program(self) -> str:
+        return sys.executable
+
+
+class NewRepairDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None, *, llm: dict[str, str] | None = None) -> None:
+        """``llm``: provider, model and base_url saved in the settings (for the LLM refiner)."""
+        super().__init__(parent)
+        self.setWindowTitle("New repair")
+        self.setMinimumWidth(520)
+        self._llm = dict(llm or {})
+        self.bundled_radio = QRadioButton("Bundled app", self)
+        self.folder_radio = QRadioButton("Folder", self)
+        self.bundled_radio.setChecked(True)
+        self.app_combo = QComboBox(self)
+        for folder in list_apps():
+            self.app_combo.addItem(folder.name, str(folder))
+        self.folder_edit = QLineEdit(self)
+        self.folder_edit.setPlaceholderText(f"a folder with {SPEC_FILE}")
+        self.browse_button = QPushButton("Browse…", self)
+        self.bug_combo = QComboBox(self)
+        self.refiner_combo = QComboBox(self)
+        self.refiner_combo.addItems(REFINERS)
+        self.iterations_spin = QSpinBox(self)
+        self.iterations_spin.setRange(1, MAX_ITERATIONS)
+        self.iterations_spin.setValue(DEFAULT_ITERATIONS)
+        self.iterations_spin.setToolTip("T: at most this many diagnose → patch → re-test cycles")
+        self.tester_combo = QComboBox(self)
+        self.tester_combo.addItems(TESTERS)
+        self.steps_spin = QSpinBox(self)
+        self.steps_spin.setRange(1, 100_000)
+        self.steps_spin.setValue(DEFAULT_STEPS)
+        self.error_label = QLabel(self)
+        self.error_label.setObjectName("Error")
+        self.error_label.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
+                                        self)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Start repair")
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.folder_edit, 1)
+        folder_row.addWidget(self.browse_button)
+        form = QFormLayout()
+        form.addRow(self.bundled_radio, self.app_combo)
+        form.addRow(self.folder_radio, folder_row)
+        form.addRow("Bug variant", self.bug_combo)
+        form.addRow("Refiner", self.refiner_combo)
+        form.addRow("Cycles (T)", self.iterations_spin)
+        form.addRow("Tester", self.tester_combo)
+        form.addRow("Steps per play", self.steps_spin)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+        self.bundled_radio.toggled.connect(self._on_target_changed)
+        self.app_combo.currentIndexChanged.connect(self._on_target_changed)
+        self.folder_edit.textChanged.connect(self._on_target_changed)
+        self.browse_button.clicked.connect(self._on_browse_clicked)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self._on_target_changed()
+
+    def target_folder(self) -> Path | None:
+        if self.bundled_radio.isChecked():
+            data = self.app_combo.currentData()
+            return Path(str(data)) if data else None
+        text = self.folder_edit.text().strip()
+        return Path(text).expanduser() if text else None
+
+    def request(self) -> RepairRequest | None:
+        """The repair asked for; None (with the reason shown) when the target is not usable."""
+        folder = self.target_folder()
+        if folder is None or not (folder / SPEC_FILE).is_file():
+            self._say(f"Choose a bundled app or a folder with {SPEC_FILE}.")
+            return None
+        base = folder.name if self.bundled_radio.isChecked() else str(folder.resolve())
+        bug = self.bug_combo.currentData()
+        refiner = self.refiner_combo.currentText()
+        llm = self._llm if refiner == "llm" else {}
+        return RepairRequest(f"{base}@{bug}" if bug else base, refiner, self.iterations_spin.value(),
+                             self.tester_combo.currentText(), self.steps_spin.value(),
+                             provider=llm.get("provider"), model=llm.get("model"), base_url=llm.get("base_url"))
+
+    def accept(self) -> None:
+        if self.request() is not None:
+            super().accept()
+
+    def _say(self, text: str) -> None:
+        self.error_label.setText(text)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not text)
+
+    def _on_target_changed(self, *_args: object) -> None:
+        bundled = self.bundled_radio.isChecked()
+        self.app_combo.setEnabled(bundled)
+        self.folder_edit.setEnabled(not bundled)
+        self.browse_button.setEnabled(not bundled)
+        self.bug_combo.clear()
+        self.bug_combo.addItem(NO_BUG, None)
+        folder = self.target_folder()
+        if folder is None or not (folder / SPEC_FILE).is_file():
+            self._say(f"Choose a bundled app or a folder with {SPEC_FILE}.")
+            return
+        try:
+            bugs = load_bugs(folder)
+        except Exception as exc:  # noqa: BLE001 - a broken bugs.toml: the program itself can still be repaired
+            bugs = []
+            self.bug_combo.setToolTip(f"bugs/bugs.toml could not be read: {exc}")
+        for bug in bugs:
+            self.bug_combo.addItem(f"{bug.id} — {bug.description}", bug.id)
+        self._say("")
+
+    def _on_browse_clicked(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Program to repair", self.folder_edit.text())
+        if path:
+            self.folder_edit.setText(path)

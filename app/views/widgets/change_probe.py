@@ -1,0 +1,80 @@
+"""DatabaseChangeProbe: notice, for microseconds a look, that another connection committed to the database.
+
+SQLite's ``PRAGMA data_version`` changes on a connection when any *other*
+connection (any process: the command line, a bench, a live run, the
+workbench's own main connection) committed since it last looked.  The probe
+keeps one connection of its own for that and looks every :data:`POLL_MS`;
+views that follow the database (the run list, the repair sessions) re-read
+only when it says something changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.engine.errors import StoreError
+from app.engine.trace.store import TrajectoryStore
+
+log = logging.getLogger(__name__)
+
+POLL_MS = 500
+"""How often the probe looks (a view following it lags at most this)."""
+
+
+class DatabaseChangeProbe(QObject):
+    sig_changed = Signal()
+    """Emitted when another connection committed to the database since the last look."""
+
+    def __init__(self, parent: QObject | None = None, *, interval_ms: int = POLL_MS) -> None:
+        super().__init__(parent)
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self.check_now)
+        self._store: TrajectoryStore | None = None
+        self._seen: int | None = None
+        self.path: Path | None = None
+
+    def watch(self, path: Path | None) -> bool:
+        """Look at the database at ``path`` from now on (None: nothing); False when it cannot be opened."""
+        self.stop()
+        self.path = Path(path) if path is not None else None
+        if self.path is None:
+            return False
+        try:
+            self._store = TrajectoryStore(self.path, readonly=True)
+            self._seen = self._store.data_version()
+        except (StoreError, sqlite3.Error) as exc:
+            log.warning("cannot watch %s for changes: %s", self.path, exc)
+            self._store = None
+            return False
+        self._timer.start()
+        return True
+
+    def stop(self) -> None:
+        self._timer.stop()
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def forget(self) -> None:
+        """Report a change at the next look (a read that failed must be done again)."""
+        self._seen = None
+
+    def check_now(self) -> bool:
+        """Look now; True (and :attr:`sig_changed`) when the database changed."""
+        if self._store is None:
+            return False
+        try:
+            version = self._store.data_version()
+        except sqlite3.Error as exc:
+            log.debug("data_version failed: %s", exc)
+            return False
+        if version == self._seen:
+            return False
+        self._seen = version
+        self.sig_changed.emit()
+        return True
