@@ -133,7 +133,7 @@ MAX_DURATION_S = 86_400
 def cmd_test(args: argparse.Namespace) -> int:
     from app.engine.play.control import RunControl
     from app.engine.play.events import EventBus, event_to_json
-    from app.engine.session import RunConfig, Session
+    from app.engine.session import RunConfig, RunInterrupted, Session
     from app.engine.trace.store import TrajectoryStore
 
     if args.max_steps is not None and not 1 <= args.max_steps <= UNBOUNDED_STEPS:
@@ -170,7 +170,11 @@ def cmd_test(args: argparse.Namespace) -> int:
                        max_steps=max_steps, seed=args.seed, tester_options=llm_options,
                        in_place=args.in_place, freeze_while_thinking=args.freeze, slice_ms=args.slice_ms,
                        duration_s=args.duration)
-    result = Session(config, store, bus=bus, control=control).run()
+    interrupted: RunInterrupted | None = None
+    try:
+        result = Session(config, store, bus=bus, control=control).run()
+    except RunInterrupted as stop:  # closed as stopped: report it like any run, then end as interrupted
+        result, interrupted = stop.result, stop
     store.close()
     summary = result.summary(str(db))
     if args.json:
@@ -181,6 +185,8 @@ def cmd_test(args: argparse.Namespace) -> int:
         print(f"run {result.run_id}: {result.verdict} after {result.steps} steps{window}{episodes} — {result.reason}")
         for f in result.findings:
             print(f"  [{f.kind}] step {f.step}: {f.message}")
+    if interrupted is not None:
+        raise interrupted
     if result.status == "error":
         print(f"playcoder: {result.error}", file=sys.stderr)
         return 2

@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{t['not_fixed']}, not detected {t['not_detected']}, no answer {t['no_answer']}, "
               f"{t['same_as_reference']} identical to the reference, {t['refused_patches']} refused patches")
     print(f"wall time {summary['wall_seconds']:.0f} s with {args.jobs} job(s)" if args.executor == "local"
-          else summary_line(played, len(rows), summary["wall_seconds"]))
+          else summary_line(played, len(rows), summary["wall_seconds"], "variants"))
     if args.json is not None:
         args.json.write_text(json.dumps({"rows": rows, **summary}, indent=2))
     if args.md is not None:

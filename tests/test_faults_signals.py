@@ -104,6 +104,19 @@ def test_a_signal_at_any_moment_leaves_a_readable_closed_record(sig: str, delay:
     assert set(run_states(db)) <= {"stopped", "interrupted"}  # readable, and never 'running'
 
 
+@pytest.mark.parametrize("command", [
+    ["demo", "--out", "{tmp}/demo"],
+    ["repair", "tiles2048@crash-on-restart", "--max-iterations", "2", "--db", "{tmp}/repair.db"],
+], ids=["demo", "repair"])
+def test_ctrl_c_stops_any_command_within_seconds(command: list[str], tmp_path: Path) -> None:
+    """A run inside a bigger command (a repair's re-tests, the demo's two runs) passes the interrupt on."""
+    args = [a.format(tmp=tmp_path) for a in command]
+    report = harness("--signal", "INT", "--to", "group", "--after", "6", "--", sys.executable, "-m", "app", *args,
+                     timeout=180)
+    assert_clean_end(report, (130,), "playcoder: interrupted")
+    assert report["seconds_to_exit"] <= 5
+
+
 def _kill_xvfb_after_steps(proc: subprocess.Popen[str], db: Path, steps: int, timeout_s: float = 60) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and proc.poll() is None:

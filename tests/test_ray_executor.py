@@ -9,12 +9,15 @@ fails twice coming back as an error row.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import select
+import socket
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import psutil
@@ -53,6 +56,15 @@ def test_executor_arguments_are_checked():
     assert isinstance(executors.make_executor("local", jobs=2), executors.LocalExecutor)
 
 
+@needs_ray
+def test_an_address_nothing_answers_on_is_one_sentence():
+    with socket.socket() as s:  # a free port on the loopback, closed again: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(UserError, match=rf"^nothing answers at --ray-address 127.0.0.1:{port} "):
+        executors.make_executor("ray", jobs=1, ray_address=f"127.0.0.1:{port}")
+
+
 def test_tasks_name_bundled_apps_and_carry_other_folders(tmp_path):
     """A node has the bundled apps (by name); a folder only the head has travels with the task as a zip."""
     cand = tmp_path / "cand"
@@ -63,8 +75,6 @@ def test_tasks_name_bundled_apps_and_carry_other_folders(tmp_path):
     assert task.reference == "calculator" and task.target == "{scratch}/target/cand"
     (sub, data), = task.folders
     assert sub == "target/cand"
-    import io
-    import zipfile
     assert zipfile.ZipFile(io.BytesIO(data)).namelist() == ["main.py"]
     same = ray_tasks.portable(ray_tasks.PlayTask("calculator@equals-hangs", "offline", 5, 3))
     assert same.target == "calculator@equals-hangs" and same.folders == ()
@@ -150,6 +160,7 @@ def _kill_a_worker_mid_run(proc: subprocess.Popen[str], timeout_s: float = 240) 
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 @needs_ray
 @needs_xvfb
 def test_ray_detect_gives_local_verdicts_and_loses_no_run(tmp_path, ray_cluster):
@@ -202,6 +213,7 @@ def test_ray_detect_gives_local_verdicts_and_loses_no_run(tmp_path, ray_cluster)
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 @needs_ray
 def test_a_task_that_fails_twice_is_an_error_row(tmp_path, ray_cluster):
     code = f"""

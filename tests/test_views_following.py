@@ -21,7 +21,7 @@ from app.engine.session import RunConfig, Session  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.browser.run_browser_view import RunBrowserView  # noqa: E402
 from app.views.run.run_view import RunView  # noqa: E402
-from app.views.run.steps_model import BADGE_ROLE, StepsModel  # noqa: E402
+from app.views.run.steps_model import BADGE_ROLE  # noqa: E402
 from app.views.shell.main_window import DEFAULT_SIZE, MainWindow  # noqa: E402
 from app.views.widgets.long_task import running_tasks  # noqa: E402
 from app.views.widgets.screen_fit import DECORATION_ALLOWANCE, fit_to_screen, fitted_frame  # noqa: E402

@@ -7,7 +7,7 @@ import time
 
 import pytest
 from PIL import Image
-from test_views_support import isolated_settings  # noqa: F401
+import test_views_support  # noqa: F401  (offscreen Qt)
 
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402

@@ -116,6 +116,7 @@ class Session:
         display: XDisplay | None = None
         self._play = None
         status, error = "error", ""
+        interrupted = False
         try:
             resolved = resolve_target(cfg.target, in_place=cfg.in_place)
             spec = resolved.spec
@@ -168,11 +169,16 @@ class Session:
         for problem in problems:
             if isinstance(problem, KeyboardInterrupt) and status == "completed":
                 status, error = "stopped", "interrupted"
+            if isinstance(problem, KeyboardInterrupt):
+                interrupted = True
             elif isinstance(problem, Exception) and status == "completed":  # e.g. the last logs hit a full disk
                 status = "error"
                 error = str(problem) if isinstance(problem, UserError) else describe_fault(
                     problem, display, self.store.path) or f"internal error: {type(problem).__name__}: {problem}"
-        return self._finish(status, error)
+        result = self._finish(status, error)
+        if interrupted or error == "interrupted":  # closed; now whoever called (a command, a repair) stops too
+            raise RunInterrupted(result)
+        return result
 
     def _finish(self, status: str, error: str) -> RunResult:
         verdict_obj: Verdict | None = None
@@ -437,6 +443,14 @@ def _public_options(options: dict[str, Any]) -> dict[str, Any]:
 
 class _EndRun(Exception):
     """Internal: the run ended early with its findings recorded (e.g. crashed at start)."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM ended the run; it was closed as stopped (``result``) and the caller should stop too."""
+
+    def __init__(self, result: RunResult) -> None:
+        super().__init__()
+        self.result = result
 
 
 

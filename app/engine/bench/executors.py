@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import socket
 import statistics
 import tempfile
 import time
@@ -46,6 +47,8 @@ RAY_TASK_CPUS = 1.0
 RAY_WAIT_S = 0.5
 """How long the head waits for finished tasks before it looks again (also how soon it answers Ctrl-C)."""
 RAY_WAIT_BATCH = 32
+RAY_CONNECT_S = 10.0
+"""How long ``--ray-address`` may take to accept a connection before the bench says it is unreachable."""
 RAY_MISSING = ('Ray is not installed; install it with pip install "playcoder-workbench[ray]" '
                '(pip install ".[ray]" in a checkout), or use --executor local.')
 T = TypeVar("T")
@@ -129,14 +132,16 @@ class RayExecutor(Executor):
         except ImportError as exc:
             raise UserError(RAY_MISSING) from exc
         self.address = address
+        if address:
+            _check_reachable(address)
         t0 = time.monotonic()
-        quiet = {"logging_level": "WARNING", "log_to_driver": False, "configure_logging": True}
+        quiet = {"logging_level": "WARNING", "log_to_driver": False}
         try:
             if address:
                 self._ray.init(address=address, **quiet)
             else:
                 self._ray.init(address="local", num_cpus=local_cpus, include_dashboard=False, **quiet)
-        except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
+        except Exception as exc:  # noqa: BLE001 - Ray raises many kinds here (auth, version, timeout): one sentence
             where = f"the Ray cluster at {address}" if address else "a local Ray instance"
             raise UserError(f"could not start or reach {where} ({str(exc).splitlines()[0] if str(exc) else exc!r}); "
                             "check --ray-address (start a cluster with `ray start --head`) or use --executor local.") \
@@ -258,6 +263,18 @@ class RayExecutor(Executor):
             self._ray.shutdown()
 
 
+def _check_reachable(address: str) -> None:
+    """A HOST:PORT that nothing answers on is said in one sentence now (Ray itself would retry for minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return  # "auto", ray://…: Ray resolves those itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_CONNECT_S).close()
+    except OSError as exc:
+        raise UserError(f"nothing answers at --ray-address {address} ({exc.strerror or exc}); start the cluster "
+                        "with `ray start --head --port PORT` there, or fix the address.") from exc
+
+
 def _why(exc: BaseException) -> str:
     """One line: the task's own exception when it raised one, else Ray's first line (worker or node died)."""
     cause = getattr(exc, "cause", None)
@@ -277,12 +294,12 @@ def make_executor(name: str, *, jobs: int, ray_address: str | None = None) -> Ex
     return RayExecutor(ray_address, local_cpus=jobs)
 
 
-def summary_line(info: dict[str, Any], runs: int, wall_s: float) -> str:
-    """One line for stderr: how the runs were played and, on Ray, what each run cost beyond playing."""
+def summary_line(info: dict[str, Any], tasks: int, wall_s: float, unit: str = "runs") -> str:
+    """One line for stderr: how the tasks were played and, on Ray, what each cost beyond playing."""
     if info.get("executor") != "ray":
-        return f"local: {runs} runs with {info.get('jobs')} jobs, {wall_s:.1f} s wall"
+        return f"local: {tasks} {unit} with {info.get('jobs')} jobs, {wall_s:.1f} s wall"
     over = [v for v in (info.get("mean_task_overhead_s"), info.get("mean_import_s")) if v is not None]
-    return (f"ray: {runs} runs on {info['nodes']} node(s) ({info['cluster_cpus']} CPUs), {wall_s:.1f} s wall "
-            f"(Ray start {info['startup_s']:.1f} s); per run {sum(over):.2f} s overhead "
+    return (f"ray: {tasks} {unit} on {info['nodes']} node(s) ({info['cluster_cpus']} CPUs), {wall_s:.1f} s wall "
+            f"(Ray start {info['startup_s']:.1f} s); per task {sum(over):.2f} s overhead "
             f"({info['mean_task_overhead_s']} s in the task for its database and bundle, {info['mean_import_s']} s "
             f"importing at the head), bundle {info['mean_bundle_kb']} KB; {info['failed']} task(s) failed twice")

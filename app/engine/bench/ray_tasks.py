@@ -37,6 +37,8 @@ SCRATCH = "{scratch}"
 DB = "{db}"
 """In a command task's arguments: the task's own database."""
 COMMAND_TIMEOUT_S = 1800.0
+NODE_ID_CHARS = 12
+"""Enough of a Ray node id to tell the nodes of a cluster apart in a report."""
 _SKIP = ("__pycache__", ".pytest_cache", ".benchmarks", ".git")
 
 
@@ -200,5 +202,5 @@ def _node() -> str:
     """The Ray node this task runs on (its host name outside Ray)."""
     ray = sys.modules.get("ray")  # imported already wherever a Ray task runs; never started from here
     if ray is not None and ray.is_initialized():
-        return str(ray.get_runtime_context().get_node_id())
+        return str(ray.get_runtime_context().get_node_id())[:NODE_ID_CHARS]
     return socket.gethostname()

@@ -116,9 +116,8 @@ class RunBrowserView(QWidget):
         """Show the runs of ``store`` and follow its file for changes made by any process."""
         self._store = store
         self.model.clear()
+        self.watcher.watch(getattr(store, "path", None))  # first: a change during the read below is not missed
         self.refresh()
-        path = getattr(store, "path", None)
-        self.watcher.watch(path)
 
     def stop_watching(self) -> None:
         self.watcher.stop()
@@ -129,11 +128,12 @@ class RunBrowserView(QWidget):
             self.model.clear()
             return
         try:
-            rows = self._store.run_list()
+            rows, mark = self._store.run_list_changes(None)
         except sqlite3.Error as exc:  # a writer holding the file too long: the watcher reads again
             log.warning("could not read the runs: %s", exc)
             return
         self._apply_rows(rows)
+        self.watcher.seed(mark)  # the watcher's next read asks only for what changed after this one
 
     def _apply_rows(self, rows: list[dict[str, Any]]) -> None:
         self._apply_changes(self.model.set_rows(rows), any(r.get("bug") for r in rows))

@@ -121,6 +121,12 @@ class RunListWatcher(QObject):
         self._task = run_long_task(read, what="read the runs", label="Reading the runs…", dialog=False,
                                    on_finished=self._on_task_finished, on_failed=self._on_task_failed)
 
+    def seed(self, mark: RunListMark) -> None:
+        """The rows shown were just read whole (up to ``mark``): the next read asks only for later changes."""
+        if self._task is None or not self._task.running:
+            self._mark = mark
+            self._since_full = 0
+
     def forget(self) -> None:
         """The next read is of the whole list (the rows shown were replaced meanwhile)."""
         self._mark = None

@@ -107,12 +107,12 @@ class RunsModel(QAbstractTableModel):
         added = [r for r in delta.added if int(r["id"]) not in self._row_of]
         for new in delta.changed:
             rid = int(new["id"])
-            row = self._row_of.get(rid)
-            if row is None:
+            at = self._row_of.get(rid)
+            if at is None:
                 added.append(new)
                 continue
-            self._rows[row] = self._by_id[rid] = new
-            self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+            self._rows[at] = self._by_id[rid] = new
+            self.dataChanged.emit(self.index(at, 0), self.index(at, last))
         if added:
             first = len(self._rows)
             self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)

@@ -207,8 +207,9 @@ class RepairView(QWidget):
             top.setExpanded(True)
         self._current = None
         self._update_buttons()
-        if kept is not None or first is not None:
-            self.tree.setCurrentItem(kept or first)
+        chosen = kept or first
+        if chosen is not None:
+            self.tree.setCurrentItem(chosen)
 
     def cycle_count(self) -> int:
         return len(self._cycles)

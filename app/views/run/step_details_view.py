@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from app.views.widgets.frame_cache import FrameCache
 from app.views.run.llm_call_html import FRAME_SCHEME, Expanded, calls_html, link_target
 from app.views.run.steps_model import action_caption, step_badge
-from app.views.widgets.verdict_style import NO_VERDICT_COLOR, VERDICT_COLORS, outcome_color
+from app.views.widgets.verdict_style import NO_VERDICT_COLOR, VERDICT_COLORS
 
 LOG_BEFORE_S = 2.0
 """Target log lines shown from this long before a step started to the step's end — never later: a line
