@@ -80,7 +80,7 @@ def bench_bomb(tmp: Path) -> None:
         m = run_measured([sys.executable, "-m", "app", "import", str(bomb), "--db", str(tmp / "bomb.db")], cwd=ROOT)
         row(f"zip bomb ({name}, {bomb.stat().st_size / 1e6:.1f} MB zip)",
             f"{m.seconds:.2f} s, peak RSS {m.max_rss_bytes / 2**20:.0f} MiB, exit {m.returncode}: "
-            f"{last_line(m.stderr)[:110]}", "≤ 10 s, ≤ 1 GB, refused")
+            f"{last_line(m.stderr).replace(str(bomb), 'bomb.zip')[:120]}", "≤ 10 s, ≤ 1 GB, refused")
 
 
 def bench_forge(tmp: Path) -> None:
@@ -216,7 +216,8 @@ def bench_disk(tmp: Path) -> None:
     out = subprocess.run(["unshare", *flags, "sh", "-c", script, str(disk), sys.executable, "-c", inner], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     code, line, rows = json.loads(out.stdout.strip().splitlines()[-1])
-    row("disk full (400 KB tmpfs)", f"exit {code}; line: {(line or ['(none)'])[0][:100]}; run row: "
+    said = (line or ["(none)"])[0].replace(str(disk), "…")
+    row("disk full (400 KB tmpfs)", f"exit {code}; line: {said[:100]}; run row: "
         f"{', '.join(f'{s} after {n} steps' for s, n in rows)}", "one line, exit 2, closed")
 
 
@@ -225,13 +226,15 @@ def bench_llm(tmp: Path) -> None:
     env = dict(os.environ, PLAYCODER_LLM_TIMEOUT="3", PLAYCODER_API_KEY="local",
                PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring")
     with TricklingServer(interval_s=2.0) as server:
+        url = server.base_url
         t0 = time.monotonic()
         out = subprocess.run([sys.executable, "-m", "app", "test", PROBE, "--tester", "llm", "--provider",
-                              "compatible", "--model", "m", "--base-url", server.base_url, "--db", str(db)], cwd=ROOT,
+                              "compatible", "--model", "m", "--base-url", url, "--db", str(db)], cwd=ROOT,
                              capture_output=True, text=True, timeout=300, env=env)
         seconds = time.monotonic() - t0
     row("model server trickling 1 byte / 2 s, PLAYCODER_LLM_TIMEOUT=3",
-        f"exit {out.returncode} after {seconds:.1f} s; line: {last_line(out.stderr)[:110]}; run row: {states(db)}",
+        f"exit {out.returncode} after {seconds:.1f} s; line: "
+        f"{last_line(out.stderr).replace(url, 'URL')[:160]}; run row: {states(db)}",
         "one line, exit 2, closed")
 
 

@@ -27,13 +27,14 @@ STOP_GRACE_S = 5.0
 """How long an interrupted child has to close its run before it is killed."""
 POLL_S = 0.2
 _PR_SET_PDEATHSIG = 1
-_LIBC = ctypes.CDLL(None, use_errno=True)  # resolved here, not in the forked child (no dlopen after fork)
+_PRCTL = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)  # resolved here: no dlopen in a forked child
 _local = threading.local()
 
 
 def _die_with_parent() -> None:
-    """preexec_fn: SIGKILL when the thread that started us (and so the bench) dies."""
-    _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    """preexec_fn: SIGKILL when the thread that started us (and so the bench) dies (Linux; elsewhere nothing)."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 class ChildBatch:

@@ -37,13 +37,17 @@ from app.engine.judge.oracles import Finding
 from app.engine.judge.verdict import Evidence, decide
 from app.engine.testers.base import Decision, TesterContext, Verdict
 
+BUTTON_MIN_W = 24
+BUTTON_MIN_H = 16
+"""A detected widget at least this big is taken for a control (a button), smaller for a glyph."""
 MAX_WIDGETS = 24
 MIN_WIDGET_PX = 6
 BACKGROUND_TOLERANCE = 24
 DOWNSAMPLE = 2
 MAX_KEY_RUN = 3
-"""At most this many key actions in a row while something can be clicked: typing that makes every
-screen new must not starve the buttons (New, Save, menus)."""
+"""In an app, once every hinted key has been pressed, at most this many key actions in a row while
+something can be clicked: typing that makes every screen new must not starve the buttons (New,
+Save, menus).  Games keep pressing their keys: that is how they are played."""
 DIALOG_PATIENCE = 3
 """Steps spent exploring a newly opened dialog (its own controls) before escaping it."""
 DIALOG_CLICKS = 2
@@ -285,21 +289,22 @@ class OfflineExplorer:
         main = next((t for t in tops if t.kind == "main"), None)
         others = [t for t in tops if t.kind != "main"]
         area = frame.width * frame.height
-        if main is not None:  # dialogs and popups without child windows (a posted menu) are one region
-            for t in others:
-                if not any(w.top == t.id for w in xw):
-                    x0, y0 = t.x - main.x, t.y - main.y
-                    region = Widget(max(0, x0), max(0, y0), min(frame.width, x0 + t.width),
-                                    min(frame.height, y0 + t.height), top=t.id, source="window")
-                    if region.width > 0 and region.height > 0:
-                        xw = [*xw, region]
+        regions: list[Widget] = []  # dialogs and popups without child windows (a posted menu, a Qt dialog)
+        mx, my = (main.x, main.y) if main is not None else (0, 0)
+        for t in others if main is not None else []:
+            if not any(w.top == t.id for w in xw):
+                x0, y0 = t.x - mx, t.y - my
+                region = Widget(max(0, x0), max(0, y0), min(frame.width, x0 + t.width),
+                                min(frame.height, y0 + t.height), top=t.id, source="window")
+                if region.width > 0 and region.height > 0:
+                    regions.append(region)
         if xw:
             fields = [w for w in xw if looks_like_field(frame, w, by_look=self.ctx.spec.kind == "app")]
             widgets = []
             for w in xw:
                 surface = w.area >= SURFACE_SHARE * area
                 menubar = w.y0 <= 2 and w.width >= 0.8 * frame.width and w.width >= BAR_RATIO * w.height
-                parts = parts_of(frame, w) if (surface or menubar or w.source == "window") and w not in fields else []
+                parts = parts_of(frame, w) if (surface or menubar) and w not in fields else []
                 if surface or not parts:  # a canvas's own surface may matter; a menubar's empty middle does not
                     widgets.append(w)
                 widgets += parts
@@ -310,6 +315,11 @@ class OfflineExplorer:
             if self.ctx.spec.kind == "app":
                 widgets += [Widget(*b, cls="field", source="image") for b in detect_fields(frame)]
             fields = [w for w in widgets if w.cls == "field"]
+        if regions:  # what lies under a region is covered by it; the region's own parts take its place
+            widgets = [w for w in widgets if not any(r.contains(*w.center) for r in regions)]
+            fields = [f for f in fields if f in widgets]
+            for region in regions:
+                widgets += parts_of(frame, region) or [region]
         clicks: dict[Action, Widget] = {}
         for w in widgets:
             clicks.setdefault(Click(*w.center), w)
@@ -402,7 +412,7 @@ class OfflineExplorer:
             clicks = [Click(w * i // 4, h * j // 4) for i in (1, 2, 3) for j in (1, 2, 3)]
         pool: list[Action] = keys + clicks
         balance = ""
-        if clicks and self.key_run >= MAX_KEY_RUN:
+        if clicks and self.key_run >= MAX_KEY_RUN and self._balance_keys():
             pool, balance = clicks, f"; a click after {self.key_run} keys in a row"
         stuck = self._stuck()
         if self.pending_key is not None and self.pending_key in pool:
@@ -425,6 +435,11 @@ class OfflineExplorer:
         return Decision(action, f"explore: {mode}{kind}, tried {least}× on screen {state[:6]} "
                                 f"({len(self.states)} distinct screens so far){balance}")
 
+    def _balance_keys(self) -> bool:
+        """Cap key runs: in apps, after a first pass over the hinted keys (see MAX_KEY_RUN)."""
+        assert self.ctx is not None
+        return self.ctx.spec.kind == "app" and all(self.global_tries[k] for k in self.keys)
+
     def _count(self, state: str, action: Action) -> int:
         """Tries of ``action`` on ``state``; one that opened a dialog the explorer had to escape counts more."""
         return self.tried[state][action] + TRAP_WEIGHT * self.traps[action]
@@ -436,6 +451,7 @@ class OfflineExplorer:
         assert self.ctx is not None
         counts = {a: self._count(state, a) for a in pool}
         least = min(counts.values())
+        view_clicks = self._view.clicks if self._view is not None else {}
 
         def seen(a: Action) -> int:
             known = self.results.get((state, a))
@@ -447,14 +463,18 @@ class OfflineExplorer:
         else:
             pool = [a for a in pool if counts[a] == least]
             keys_first = [a for a in pool if _is_key(a)]
-            if keys_first and least == 0 and self.key_run < MAX_KEY_RUN:
+            if keys_first and least == 0 and (self.key_run < MAX_KEY_RUN or not self._balance_keys()):
                 pool = keys_first
 
             def rank(a: Action) -> tuple[int, ...]:
                 # Widgets take turns (an '=' that shares the window's grey is reached soon); keys stay
                 # a random walk, so sequences such as "operator, then Enter" come up.
                 dead = int(self.global_tries[a] >= 2 and self.responses[a] == 0)
-                return (dead, 0 if _is_key(a) else self.global_tries[a], seen(a))
+                # Button-sized widgets before glyph-sized blobs: a menu's Play button is found before
+                # every letter of its high-score table has been clicked.
+                widget = view_clicks.get(a)
+                small = int(widget is not None and (widget.width < BUTTON_MIN_W or widget.height < BUTTON_MIN_H))
+                return (dead, 0 if _is_key(a) else self.global_tries[a], small, seen(a))
         best = min(rank(a) for a in pool)
         action = self.ctx.rng.choice([a for a in pool if rank(a) == best])
         return action, counts[action]
