@@ -1,4 +1,4 @@
-"""Test target: a calculator written the ordinary way (default Tk look, grey buttons on a grey window).
+"""Test target: a calculator written the ordinary way (flat Tk buttons, grey on the grey window).
 
 Every button press is logged as ``pressed <label>``; the display is a plain Entry.
 """
@@ -41,7 +41,8 @@ def press(label):
 
 for r, row in enumerate(("789/", "456*", "123-", "0.=+"), start=1):
     for c, label in enumerate(row):
-        tk.Button(root, text=label, width=4, height=2, command=lambda l=label: press(l)).grid(row=r, column=c)
-tk.Button(root, text="C", command=lambda: press("C")).grid(row=5, column=0, columnspan=4, sticky="ew")
+        tk.Button(root, text=label, width=4, height=2, relief="flat",
+                  command=lambda l=label: press(l)).grid(row=r, column=c, padx=2, pady=2)
+tk.Button(root, text="C", relief="flat", command=lambda: press("C")).grid(row=5, column=0, columnspan=4, sticky="ew")
 print("calc started", flush=True)
 root.mainloop()
