@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--duration", type=float, default=None, metavar="SECONDS",
                    help="play until this much time has passed (steps are then unbounded unless --max-steps)")
     t.add_argument("--in-place", action="store_true",
-                   help="play the target folder itself instead of a scratch copy (a program that saves state changes it)")
+                   help="skip the engine's scratch copy of the target folder (the sandbox still gives the program a private copy to write into)")
     t.add_argument("--provider", choices=["openai", "anthropic", "compatible"], default=None,
                    help="llm tester: model provider (default: $PLAYCODER_PROVIDER or the one whose key is set)")
     t.add_argument("--model", default=None, help="llm tester: model name (default: $PLAYCODER_MODEL)")
