@@ -271,11 +271,9 @@ class Session:
 
     # -- the loop ----------------------------------------------------------------
     def _loop(self, spec: TargetSpec, tester: Tester, play: Player) -> None:
-        cfg = self.config
         timing = spec.timing
         cap_static = self._settle_cap(spec)
-        cap_animated = min(cap_static, timing.animated_cap_ms / 1000)
-        react_s, quiet_s = timing.react_ms / 1000, timing.quiet_ms / 1000
+        quiet_s = timing.quiet_ms / 1000
         oracles = _oracles(play, timing, self.control)
         obs = play.settle(cap_static, quiet_s)
         for finding in oracles.check_start(obs):

@@ -24,13 +24,11 @@ class GameClock:
         self.program = program
         self.enabled = enabled
         self.stopped = False
-        self.stops = 0
 
     def stop(self) -> None:
         if self.enabled and not self.stopped:
             self.program.signal_program(signal.SIGSTOP)
             self.stopped = True
-            self.stops += 1
 
     def run(self) -> None:
         if self.stopped:

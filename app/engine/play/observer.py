@@ -26,8 +26,6 @@ QUIET_S = 0.08
 """A window unchanged for this long after an action counts as settled."""
 SETTLE_CAP_S = 1.0
 """Never wait longer than the paper's fixed delay."""
-REACT_S = 0.3
-"""How long a still window is watched for a first reaction before it counts as unchanged."""
 POLL_S = 0.008
 FRAME_CACHE = 3
 """Frames kept in memory, as the paper's tester keeps."""
