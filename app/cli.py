@@ -99,6 +99,19 @@ def _install_signal_handlers() -> None:
             os.write(2, b"playcoder: interrupted again; quitting without cleaning up\n")
             os._exit(EXIT_INTERRUPTED)
 
+    def redeliver_if_swallowed(unraisable: Any) -> None:
+        # A KeyboardInterrupt raised where Python cannot propagate it (an at-fork callback such as
+        # logging's lock release, a __del__, a weakref callback) is printed and dropped, and the command
+        # would go on.  Deliver the same signal again: it is raised at the next ordinary line instead.
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and len(_received) == 1:
+            # (a timer signal, not a call: anything called here would raise inside the same callback)
+            signum = _received.pop()
+            signal.signal(signal.SIGALRM, lambda _s, frame: interrupt(signum, frame))
+            signal.setitimer(signal.ITIMER_REAL, 0.05)
+            return
+        sys.__unraisablehook__(unraisable)
+
+    sys.unraisablehook = redeliver_if_swallowed
     for sig in STOP_SIGNALS:
         signal.signal(sig, interrupt)
 

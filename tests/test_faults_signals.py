@@ -170,3 +170,30 @@ def test_a_trickling_model_server_cannot_hold_a_run(tmp_path: Path) -> None:
     (run,) = store.runs()
     assert run["status"] == "error" and run["ended_at"] is not None
     store.close()
+
+
+SWALLOWED_INTERRUPT = r'''
+import os, signal, time
+from app import cli
+cli._install_signal_handlers()
+def release_lock_like_logging():  # Ctrl-C lands inside an at-fork callback, where Python drops exceptions
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.01)
+os.register_at_fork(after_in_parent=release_lock_like_logging)
+try:
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    time.sleep(2)
+    print("went on")
+except KeyboardInterrupt:
+    print("interrupted")
+'''
+
+
+def test_an_interrupt_python_would_drop_is_delivered_again() -> None:
+    out = subprocess.run([sys.executable, "-c", SWALLOWED_INTERRUPT], cwd=ROOT, capture_output=True, text=True,
+                         timeout=30)
+    assert out.stdout.split() == ["interrupted"], out.stdout + out.stderr
+    assert "Exception ignored" not in out.stderr and "Traceback" not in out.stderr, out.stderr
