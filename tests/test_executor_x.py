@@ -54,6 +54,8 @@ def _wait_for(target, text, timeout=3.0):
     (Press("a"), "key a"),
     (Press("enter"), "key Return"),
     (Press("F5"), "key F5"),
+    (Press("asterisk"), "key asterisk"),  # a shifted symbol arrives as itself, not as the '8' under it
+    (Press("plus"), "key plus"),
     (Hotkey(("ctrl", "s")), "key s ctrl"),
 ])
 def test_action_reaches_target(probe, action, expected):

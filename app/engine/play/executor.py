@@ -139,18 +139,20 @@ class XTestBackend:
         return self._spare
 
     def key(self, name: str, down: bool) -> None:
-        code, _shift = self._keycode(keysym_for(name))
+        """Press or release one key.  A symbol on a key's shifted level ('asterisk', 'plus',
+        'question') is pressed with Shift held, as a person types it; else 'asterisk' would
+        arrive as '8' on a US keymap."""
+        code, shift = self._keycode(keysym_for(name))
+        shift_code = self.conn.keysym_to_keycode(XK.string_to_keysym("Shift_L"))
+        if shift and down:
+            xtest.fake_input(self.conn, X.KeyPress, shift_code)
         xtest.fake_input(self.conn, X.KeyPress if down else X.KeyRelease, code)
+        if shift and not down:
+            xtest.fake_input(self.conn, X.KeyRelease, shift_code)
 
     def type_char(self, ch: str) -> None:
-        code, shift = self._keycode(keysym_for(ch))
-        shift_code = self.conn.keysym_to_keycode(XK.string_to_keysym("Shift_L"))
-        if shift:
-            xtest.fake_input(self.conn, X.KeyPress, shift_code)
-        xtest.fake_input(self.conn, X.KeyPress, code)
-        xtest.fake_input(self.conn, X.KeyRelease, code)
-        if shift:
-            xtest.fake_input(self.conn, X.KeyRelease, shift_code)
+        self.key(ch, True)
+        self.key(ch, False)
         self.conn.sync()
 
     def _key_window(self) -> Any:
