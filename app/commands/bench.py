@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -54,7 +55,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from app.engine.bench.provenance import measured_on
 
     _check_common(args)
-    jobs = detect.plan(detect.select_apps(args.apps), args.runs, args.seed, args.vary_seeds)
+    apps = detect.select_apps(args.apps)
+    jobs = detect.plan(apps, args.runs, args.seed, args.vary_seeds, detect.select_types(args.types, apps))
     db = args.db or default_db()
     measured = measured_on()  # the code as it was when the runs started
     t0 = time.monotonic()
@@ -71,9 +73,26 @@ def cmd_detect(args: argparse.Namespace) -> int:
                                     wall_seconds=time.monotonic() - t0, parallel=args.jobs, measured=measured)
     summary["db"] = str(db)
     summary["executor"] = played
+    summary["command"] = _command_line()
     print(summary_line(played, len(rows), summary["wall_seconds"]), file=sys.stderr)
     _write_outputs(args, detect.report_json(rows, summary), detect.markdown(summary))
     return 0
+
+
+def _command_line() -> str:
+    """The command as typed (minus --db, --json, --md: where results go, not what was measured)."""
+    words, skip = [], False
+    for word in sys.argv[1:]:
+        if skip:
+            skip = False
+            continue
+        if word in ("--db", "--json", "--md"):
+            skip = True
+            continue
+        if word.split("=", 1)[0] in ("--db", "--json", "--md"):
+            continue
+        words.append(shlex.quote(word))
+    return "playcoder " + " ".join(words)
 
 
 def _ks(text: str) -> list[int]:
@@ -162,6 +181,9 @@ def register(subparsers: Any) -> None:
     d.add_argument("--apps", default=None, help="comma-separated app names (default: all)")
     d.add_argument("--runs", type=cli.bounded_int(1, 10_000), default=1, help="repeats of every target (default 1)")
     d.add_argument("--vary-seeds", action="store_true", help="repeat r uses seed SEED+r instead of SEED")
+    d.add_argument("--types", default=None, metavar="TYPES",
+                   help="comma-separated bug types to play, e.g. crash,freeze,no-response,blank (default: all; "
+                        "the references are always played)")
     common(d, DEFAULT_MAX_STEPS)
     d.set_defaults(handler=cmd_detect)
 

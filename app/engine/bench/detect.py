@@ -107,7 +107,22 @@ def select_apps(names: str | None) -> list[Path]:
     return [known[n] for n in wanted]
 
 
-def plan(apps: list[Path], runs: int, seed: int, vary_seeds: bool) -> list[DetectJob]:
+def select_types(text: str | None, apps: list[Path]) -> set[str] | None:
+    """The bug types to play (comma-separated), or None for all; unknown types are an error."""
+    if not text:
+        return None
+    wanted = {t.strip() for t in text.split(",") if t.strip()}
+    known = {bug.type for folder in apps for bug in load_bugs(folder)}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise UserError(f"unknown bug type(s) {', '.join(unknown)}; these apps have: {', '.join(sorted(known))}.")
+    return wanted
+
+
+def plan(apps: list[Path], runs: int, seed: int, vary_seeds: bool,
+         types: set[str] | None = None) -> list[DetectJob]:
+    """Every reference and every bug variant (of ``types``, when given: references are always played,
+    so a false positive is never filtered away)."""
     if runs < 1:
         raise UserError("--runs must be at least 1.")
     jobs = []
@@ -115,7 +130,8 @@ def plan(apps: list[Path], runs: int, seed: int, vary_seeds: bool) -> list[Detec
         s = seed + repeat if vary_seeds else seed
         for folder in apps:
             jobs.append(DetectJob(folder.name, None, repeat, s))
-            jobs.extend(DetectJob(folder.name, bug, repeat, s) for bug in load_bugs(folder))
+            jobs.extend(DetectJob(folder.name, bug, repeat, s) for bug in load_bugs(folder)
+                        if types is None or bug.type in types)
     return jobs
 
 
@@ -247,6 +263,7 @@ def markdown(summary: dict[str, Any]) -> str:
         "",
         f"Measured on {describe_commit(s.get('measured_on'))}. Rates count every run: {s.get('counting', COUNTING)}.",
         "",
+        *([f"Command: `{s['command']}`", ""] if s.get("command") else []),
         "| target | half | type | difficulty | truth | verdict | reason |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
