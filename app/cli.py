@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with the clock stopped: how long the target runs after each action (default by kind)")
     t.add_argument("--duration", type=float, default=None, metavar="SECONDS",
                    help="play until this much time has passed (steps are then unbounded unless --max-steps)")
+    t.add_argument("--film-fps", type=int, default=None, metavar="FPS",
+                   help="film the window between actions at up to this rate (default 30; 0: no film)")
     t.add_argument("--in-place", action="store_true",
                    help="skip the engine's scratch copy of the target folder (the sandbox still gives the program a private copy to write into)")
     t.add_argument("--provider", choices=["openai", "anthropic", "compatible"], default=None,
@@ -155,6 +157,8 @@ def cmd_test(args: argparse.Namespace) -> int:
         raise UserError(f"--duration must be a number of seconds between 0 and {MAX_DURATION_S:,}.")
     if args.slice_ms is not None and not 1 <= args.slice_ms <= 60_000:
         raise UserError("--slice-ms must be between 1 and 60,000 milliseconds.")
+    if args.film_fps is not None and not 0 <= args.film_fps <= 120:
+        raise UserError("--film-fps must be between 0 (no film) and 120 frames a second.")
     db = args.db or default_db()
     store = TrajectoryStore(db)
     bus = EventBus()
@@ -182,7 +186,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     config = RunConfig(target=args.target, tester=args.tester, display=args.display,
                        max_steps=max_steps, seed=args.seed, tester_options=llm_options,
                        in_place=args.in_place, freeze_while_thinking=args.freeze, slice_ms=args.slice_ms,
-                       duration_s=args.duration)
+                       duration_s=args.duration, film_fps=args.film_fps)
     interrupted: RunInterrupted | None = None
     try:
         result = Session(config, store, bus=bus, control=control).run()

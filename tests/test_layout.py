@@ -30,7 +30,7 @@ VIEWS_FORBIDDEN: dict[str, set[str]] = {
     "app.views.run": {"app.views.shell", "app.views.labelling", "app.views.repair", "app.views.settings"},
     "app.views.live": {"app.views.shell", "app.views.labelling", "app.views.repair", "app.views.run"},
     "app.views.labelling": {"app.views.shell", "app.views.live", "app.views.run", "app.views.repair"},
-    "app.views.repair": {"app.views.shell", "app.views.live", "app.views.labelling"},
+    "app.views.repair": {"app.views.shell", "app.views.labelling"},  # hosts live/ for a repair's plays
     "app.views.browser": {"app.views.shell", "app.views.live", "app.views.labelling", "app.views.repair"},
     "app.views.settings": {"app.views.shell", "app.views.live", "app.views.labelling", "app.views.repair",
                            "app.views.run"},

@@ -151,3 +151,78 @@ def test_stop_repair_ends_the_child_process(qtbot, window):
         t0 = time.monotonic()
         window.repair.window.view.stop_button.click()
     assert time.monotonic() - t0 < 10 and not window.repair.repairing
+
+
+FAKE_EVENTS = textwrap.dedent("""
+    # Stands in for `playcoder repair --events -`: the repair's own events and its plays', one stage per stdin line
+    # ("resume" from the test), so the test sees every stage however slow the machine.
+    import json, sys
+    sys.path.insert(0, {root!r})
+    sys.path.insert(0, {tests!r})
+    from app.engine.play.events import RunFinished, RunStarted, StepRecorded, event_to_json
+    from app.engine.repair.events import (CycleRecorded, DiagnosisMade, PatchChecked, PatchProposed,
+                                          RepairFinished, RepairPhaseChanged, RepairStarted)
+    from app.engine.trace.store import TrajectoryStore
+    from test_views_repair_live import add_cycle, add_session
+    store = TrajectoryStore({db!r})
+
+    def say(event):
+        print(event_to_json(event), flush=True)
+
+    def wait():
+        if not sys.stdin.readline():
+            sys.exit(130)
+
+    session, before = add_session(store)
+    say(RepairStarted(session, "flappy@crash", "offline", 1, {db!r}))
+    say(RepairPhaseChanged(session, 0, "playing", "playing the program as it is"))
+    say(RunStarted(before, "flappy", "offline", "isolated", {db!r}))
+    say(StepRecorded(before, 0, {{"action": "press", "key": "space"}}, "ok", None, None, 10.0))
+    wait()
+    say(RunFinished(before, "completed", "fail", 6))
+    say(DiagnosisMade(session, 1, "the program died at step 3", (before,)))
+    say(RepairPhaseChanged(session, 1, "refining", "iteration 1: the offline refiner looks for a patch"))
+    wait()
+    say(PatchProposed(session, 1, "guard the division", "--- a/main.py\\n+++ b/main.py\\n@@ -1 +1 @@\\n-x = 1\\n+x = 2\\n",
+                      ("main.py",)))
+    say(PatchChecked(session, 1, True, "[syntax] ok"))
+    say(RepairPhaseChanged(session, 1, "retesting", "iteration 1: re-testing the patched program"))
+    wait()
+    patch = add_cycle(store, session, 1, before)
+    say(CycleRecorded(session, 1, patch, "reverted", "fail", None, "try 1"))
+    store.finish_run(session, status="completed", verdict="fail", reason="not fixed")
+    say(RepairFinished(session, "completed", "fail", False, 1, "not fixed after 1 iterations"))
+    sys.exit(1)
+""")
+
+
+def test_the_cycle_in_progress_shows_its_diagnosis_and_patch_before_it_is_recorded(qtbot, window):
+    script = FAKE_EVENTS.format(root=str(ROOT), tests=str(ROOT / "tests"), db=str(window.db_path))
+    with qtbot.waitSignal(window.repair.sig_repair_ended, timeout=60000) as ended:
+        assert window.repair.start_repair(RepairRequest("flappy@crash", max_iterations=1), window.store, "Repair",
+                                          program=sys.executable, arguments=["-c", script])
+        view, run = window.repair.window.view, window.repair.run
+        qtbot.waitUntil(lambda: view.showing_progress() and "first play" in view.tree.currentItem().text(0),
+                        timeout=30000)
+        assert view.pause_button.isVisible() and view.follow_check.isChecked()
+        qtbot.waitUntil(lambda: "1 step(s)" in view.header.text(), timeout=10000)
+        assert view.frames.live_side == "before"  # the first play shows live on the "before" side
+
+        run.bridge.send("resume")  # → the diagnosis of cycle 1, made before the cycle is recorded
+        qtbot.waitUntil(lambda: "the program died" in view.diagnosis.toPlainText(), timeout=10000)
+        assert view.cycle_count() == 0 and "iteration 1" in view.tree.currentItem().text(0)
+        assert view.findings.finding_count() >= 1 and view.step_slider.value() == 3  # opened where it failed
+        assert view.tabs.currentIndex() == 0
+
+        run.bridge.send("resume")  # → the patch, the gate, the re-test
+        qtbot.waitUntil(lambda: "x = 2" in view.diff_browser.toPlainText(), timeout=10000)
+        assert view.tabs.currentIndex() == 1  # following: the new patch is shown
+        assert "[syntax] ok" in view.validation.toPlainText() and "re-testing" in view.running_label.text()
+        assert view.cycle_count() == 0
+
+        run.bridge.send("resume")  # → the cycle is recorded, then the repair ends
+    assert ended.args == [1]
+    assert view.cycle_count() == 1 and not view.showing_progress()
+    assert view.current_cycle().iteration == 1 and view.step_slider.value() == 3
+    assert not view.pause_button.isVisible() and view.frames.live_side is None
+    assert "not fixed after 1 iterations" in window.statusBar().currentMessage()

@@ -1,4 +1,5 @@
-"""`playcoder export` (trace bundle or HTML report) and `playcoder import` (trace bundle)."""
+"""`playcoder export` (trace bundle or HTML report — of a run, or of a whole repair session) and `playcoder import`
+(trace bundle)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ def register(sub: Any) -> None:
     e = sub.add_parser("export", help="write a run as a trace bundle (.zip) or a self-contained report (.html)")
     e.add_argument("run_id", type=cli.ROW_ID, metavar="RUN_ID")
     e.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
-                   help="FILE.zip for a trace bundle another database can import, FILE.html for a report")
+                   help="FILE.zip for a trace bundle another database can import, FILE.html for a report "
+                        "(of a repair session: every cycle with its patch and frames)")
     e.add_argument("--db", type=Path, default=None, help="database file (default: $PLAYCODER_DB or the user data dir)")
     e.set_defaults(handler=cmd_export)
 
@@ -41,6 +43,10 @@ def cmd_export(args: argparse.Namespace) -> int:
             from app.engine.trace.bundle import export_bundle
 
             written = export_bundle(store, args.run_id, out)
+        elif store.run(args.run_id).get("kind") == "repair":  # a repair session: every cycle, its patch, frames
+            from app.engine.repair.report import write_repair_report
+
+            written = write_repair_report(store, args.run_id, out)
         else:
             from app.engine.trace.report import write_html_report
 

@@ -7,6 +7,13 @@ description or patch.  The label (``app@bug``) is only recorded on the
 session row; no refiner or prompt is given it.
 The loop runs on that copy; ``--out DIR`` keeps the repaired copy.
 
+``--events -`` streams what happens as JSON lines on stdout — the plays'
+events and the repair's own (:mod:`app.engine.repair.events`) — and reads
+pause / resume / step / stop on stdin, as ``playcoder test --events -``
+does; the workbench's Repair › New repair… runs it so.  ``--report
+FILE.html`` writes the session's self-contained HTML report at the end
+(``playcoder export SESSION_RUN -o FILE.html`` writes it for any session).
+
 Exit status: 0 when the program passes at the end (fixed), 1 when it still
 fails or the testers could not confirm a pass (uncertain), 2 when the repair
 could not run (bad target, no model settings...).
@@ -19,6 +26,7 @@ import json
 import shutil
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +53,10 @@ def register(sub: Any) -> None:
     p.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)
     p.add_argument("--json", action="store_true", help="print one JSON summary as the last stdout line")
     p.add_argument("--out", type=Path, default=None, help="keep the repaired copy in this (new or empty) folder")
+    p.add_argument("--events", choices=["-"], default=None,
+                   help="'-': stream JSON-lines events on stdout, read pause/resume/step/stop on stdin")
+    p.add_argument("--report", type=Path, default=None, metavar="FILE.html",
+                   help="write the session's self-contained HTML report to this file at the end")
     p.add_argument("--db", type=Path, default=None, help="database file (default: $PLAYCODER_DB or the user data dir)")
     p.set_defaults(handler=cmd_repair)
 
@@ -63,7 +75,8 @@ def materialise(target: str, work_parent: Path) -> tuple[Path, str]:
         resolved.cleanup()
 
 
-def build_loop(args: argparse.Namespace, store: Any, work: Path, label: str) -> Any:
+def build_loop(args: argparse.Namespace, store: Any, work: Path, label: str, *, bus: Any = None,
+               control: Any = None) -> Any:
     from app.engine.repair.loop import RepairConfig, RepairLoop
     from app.engine.repair.offline_refiner import OfflineRefiner
     from app.engine.repair.sandbox import Executor, Workspace
@@ -87,12 +100,32 @@ def build_loop(args: argparse.Namespace, store: Any, work: Path, label: str) -> 
                           max_steps=args.max_steps, seed=args.seed, display=args.display)
 
     def progress(cycle: Any) -> None:
-        if not args.json:
+        if not args.json and not getattr(args, "events", None):
             print(f"iteration {cycle.iteration}: {cycle.outcome} — {cycle.description}"
                   + (f" (re-test run {cycle.retest_run}: {cycle.verdict})" if cycle.retest_run else "")
                   + (f"; {cycle.error}" if cycle.error and cycle.outcome != "fixed" else ""), flush=True)
 
-    return RepairLoop(store, Workspace(work), refiner, validator, tests, config, on_cycle=progress)
+    return RepairLoop(store, Workspace(work), refiner, validator, tests, config, on_cycle=progress, bus=bus,
+                      control=control)
+
+
+def event_stream(args: argparse.Namespace) -> tuple[Any, Any]:
+    """With ``--events -``: a bus printing every event as one JSON line, and a control reading stdin."""
+    if not args.events:
+        return None, None
+    from app.engine.play.control import RunControl
+    from app.engine.play.events import EventBus, event_to_json
+
+    bus, control, lock = EventBus(), RunControl(), threading.Lock()
+
+    def emit(event: object) -> None:
+        with lock:
+            sys.stdout.write(event_to_json(event) + "\n")
+            sys.stdout.flush()
+
+    bus.subscribe(emit)
+    control.listen(sys.stdin)
+    return bus, control
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
@@ -104,16 +137,23 @@ def cmd_repair(args: argparse.Namespace) -> int:
         raise UserError("--max-steps must be at least 1.")
     if args.out is not None and args.out.exists() and any(args.out.iterdir()):
         raise UserError(f"{args.out} is not empty; give --out a new or empty folder.")
+    if args.report is not None and args.report.suffix.lower() not in (".html", ".htm"):
+        raise UserError(f"--report {args.report} must end in .html; choose a file name ending in .html.")
     db = args.db or default_db()
     with tempfile.TemporaryDirectory(prefix="playcoder-repair-") as tmp:
         work, label = materialise(args.target, Path(tmp))
         store = TrajectoryStore(db)
         try:
-            loop = build_loop(args, store, work, label)
-            if not args.json:
+            bus, control = event_stream(args)
+            loop = build_loop(args, store, work, label, bus=bus, control=control)
+            if not args.json and not args.events:
                 print(f"repairing {label} with the {args.refiner} refiner (at most {args.max_iterations} iterations)…",
                       flush=True)
             result = loop.run()
+            if args.report is not None:
+                from app.engine.repair.report import write_repair_report
+
+                write_repair_report(store, result.session_run, args.report)
         finally:
             store.close()
         if args.out is not None:
@@ -123,14 +163,18 @@ def cmd_repair(args: argparse.Namespace) -> int:
     summary = result.summary(str(db))
     if args.out is not None:
         summary["out"] = str(args.out)
+    if args.report is not None:
+        summary["report"] = str(args.report)
     if args.json:
         print(json.dumps(summary))
-    else:
+    elif not args.events:
         state = "fixed" if result.fixed else "not confirmed" if result.final_verdict == "uncertain" else "not fixed"
         print(f"{state}: {result.reason} "
               f"({len(result.cycles)} iteration(s), {result.seconds:.1f} s; session run {result.session_run})")
         if args.out is not None:
             print(f"repaired copy: {args.out}")
+        if args.report is not None:
+            print(f"report: {args.report}")
     if result.final_verdict == "error" and not result.cycles and not result.fixed:
         print(f"playcoder: {result.reason}", file=sys.stderr)
         return 2

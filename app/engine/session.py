@@ -27,10 +27,13 @@ from app.engine.play.observer import Observation
 from app.engine.play.clock import GameClock
 from app.engine.play.player import Player
 from app.engine.run_faults import close_quietly, describe_fault
+from app.engine.run_film import RunFilm
+from app.engine.trace.film import FILM_FPS
+from app.engine.judge.episodes import EpisodeEndings
 from app.engine.judge.oracles import Finding, GenericOracles
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.target import TargetProcess
-from app.engine.play.targetspec import ResolvedTarget, TargetSpec, Timing, resolve_target
+from app.engine.play.targetspec import ResolvedTarget, TargetSpec, Timing, hinted_action, resolve_target
 from app.engine.testers import make_tester
 from app.engine.testers.base import Decision, Tester, TesterContext, Verdict
 
@@ -58,6 +61,8 @@ class RunConfig:
     """With the clock stopped: how long the game runs after each action; None: by the target's kind."""
     duration_s: float | None = None
     """Play until this much time has passed (as well as at most ``max_steps`` steps)."""
+    film_fps: int | None = None
+    """Most frames a second of the run's film (continuous capture); None: ``FILM_FPS``; 0: no film."""
 
 
 @dataclass
@@ -74,12 +79,14 @@ class RunResult:
     episodes: int = 1
     duration_s: float = 0.0
     captured_frames: int = 0
+    film_frames: int = 0
 
     def summary(self, db: str) -> dict[str, Any]:
         return {
             "run_id": self.run_id, "verdict": self.verdict, "status": self.status, "steps": self.steps,
             "reason": self.reason, "window": list(self.window) if self.window else None, "episodes": self.episodes,
             "duration_s": round(self.duration_s, 2), "captured_frames": self.captured_frames,
+            "film_frames": self.film_frames,
             "findings": [{"kind": f.kind, "step": f.step, "message": f.message} for f in self.findings],
             "error": self.error, "db": db,
         }
@@ -102,6 +109,7 @@ class Session:
         self._played_s = 0.0
         self._captured = 0
         self._log_flushed = 0
+        self._film: RunFilm | None = None
         self.control.on_change(self._on_control_changed)
 
     def _on_control_changed(self, state: str) -> None:
@@ -129,8 +137,10 @@ class Session:
                 config={"settle_cap_s": self._settle_cap(spec), "tester_options": _public_options(cfg.tester_options),
                         "kind": spec.kind, "timing": timing.as_dict(), "exit_ok": spec.exit_ok,
                         "in_place": cfg.in_place, "freeze_while_thinking": self._freezes(spec),
-                        "slice_ms": self._slice_ms(spec), "duration_s": cfg.duration_s},
+                        "slice_ms": self._slice_ms(spec), "duration_s": cfg.duration_s,
+                        "film_fps": self._film_fps()},
             )
+            self._film = RunFilm(self.store, self.run_id, self._film_fps(), timing)
             attach = getattr(tester, "attach", None)  # testers that record (LLM calls) or cancel (retries)
             if attach is not None:
                 attach(self.store, self.run_id, self.control)
@@ -156,6 +166,8 @@ class Session:
         finally:
             # Every step runs even if one before it failed (an X server that is gone, a full disk, a second Ctrl-C).
             steps: list[Callable[[], None]] = []
+            if self._film is not None:
+                steps.append(self._close_film)
             tester_close = getattr(self.tester, "close", None)  # testers that run programs of their own
             if tester_close is not None:
                 steps.append(tester_close)
@@ -209,7 +221,8 @@ class Session:
             self.bus.publish(VerdictReached(self.run_id, verdict, reason))
             self.bus.publish(RunFinished(self.run_id, status, verdict, self.steps, error))
         return RunResult(self.run_id, status, verdict, reason, self.steps, list(self.findings), error,
-                         self.window, self.episodes, self._played_s, self._captured)
+                         self.window, self.episodes, self._played_s, self._captured,
+                         self._film.frames if self._film is not None else 0)
 
     # -- the program, started and restarted ---------------------------------------
     def _settle_cap(self, spec: TargetSpec) -> float:
@@ -220,6 +233,16 @@ class Session:
         if self.config.freeze_while_thinking is not None:
             return self.config.freeze_while_thinking
         return self.config.tester == "llm" and spec.kind == "game"
+
+    def _film_fps(self) -> int:
+        return self.config.film_fps if self.config.film_fps is not None else FILM_FPS
+
+    def _close_film(self) -> None:
+        """Stop filming; flashes seen after the last step are recorded (without a step)."""
+        assert self._film is not None
+        self._film.close()
+        for finding in self._film.glitches(None):
+            self._record(finding)
 
     def _slice_ms(self, spec: TargetSpec) -> int:
         return self.config.slice_ms if self.config.slice_ms is not None else SLICE_MS[spec.kind]
@@ -243,6 +266,8 @@ class Session:
                 f"{screen[0]}×{screen[1]}; set size = [{win.width}, {win.height}] in its playcoder.toml.")
         self.window = (win.width, win.height)
         self.store.update_run(self.run_id, window_width=win.width, window_height=win.height)
+        if self._film is not None:
+            self._film.attach(play.observer)
         self.bus.publish(WindowFound(self.run_id, play.display.name, win.id, win.width, win.height, win.method,
                                      win.x, win.y))
 
@@ -305,6 +330,7 @@ class Session:
         cap_animated = min(cap_static, timing.animated_cap_ms / 1000)
         react_s, quiet_s = timing.react_ms / 1000, timing.quiet_ms / 1000
         rng = random.Random(cfg.seed)
+        endings = EpisodeEndings()
         tester.begin(TesterContext(spec, cfg.seed, cfg.max_steps, rng, (obs.frame.width, obs.frame.height),
                                    target=play), obs)
         for finding in _tester_findings(tester):
@@ -354,24 +380,26 @@ class Session:
                                         moving_s=cap_animated)
             findings = oracles.check_step(self.steps, decision.action.name, before, after,
                                           action_key=action_to_call(decision.action))
+            if not isinstance(decision.action, Wait):
+                endings.note_input(action_to_call(decision.action))
+            if self._film is not None:
+                findings += self._film.glitches(self.steps)
             tester.observe(self.steps, before, decision, after, result.outcome)
             findings += _tester_findings(tester)
             if result.outcome == "refused":
                 findings.insert(0, Finding("refused", result.message, self.steps))
             episode_end = next((f for f in findings if self._ends_episode(spec, f)), None)
             if episode_end is not None:
-                findings = [f for f in findings if f is not episode_end]
+                findings = [f for f in findings if f is not episode_end] + endings.end(self.steps, before)
             self._commit_step(actor, decision, result.outcome, before, after, started, decide_ms, result.act_ms,
                               findings)
             self._flush_logs(target)
             self.control.step_done()
             obs = after
-            if episode_end is not None:
+            if episode_end is not None and not any(f.fatal for f in findings):
                 self._captured += observer.captured
                 self._new_episode(play, episode_end)
-                answering = oracles.answering  # what the program answers is known from earlier episodes
-                oracles = _oracles(play, timing, self.control)
-                oracles.answering = answering
+                oracles = _oracles(play, timing, self.control, before=oracles)
                 obs = play.settle(cap_static, quiet_s)
                 for finding in oracles.check_start(obs):
                     self._record(finding)
@@ -389,6 +417,8 @@ class Session:
                      started: float, decide_ms: float, act_ms: float, findings: list[Finding]) -> None:
         assert self.run_id is not None
         idx = self.steps
+        if self._film is not None:
+            findings = [self._film.stamp(f) for f in findings]
         with self.store.transaction():
             h_before = self.store.put_frame(before.width, before.height, before.bgrx)
             h_after = self.store.put_frame(after.frame.width, after.frame.height, after.frame.bgrx)
@@ -410,6 +440,8 @@ class Session:
             self.bus.publish(FindingRaised(self.run_id, f.step, f.kind, f.message))
 
     def _record(self, finding: Finding) -> None:
+        if self._film is not None:
+            finding = self._film.stamp(finding)
         if self.run_id is not None:
             self.store.add_finding(self.run_id, finding.row())
             self.bus.publish(FindingRaised(self.run_id, finding.step, finding.kind, finding.message))
@@ -452,9 +484,16 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 
-def _oracles(play: Player, timing: Timing, control: RunControl) -> GenericOracles:
+def _oracles(play: Player, timing: Timing, control: RunControl, before: GenericOracles | None = None) -> GenericOracles:
+    """The generic oracles of one episode; what earlier episodes learnt about answers is kept."""
     assert play.target is not None and play.observer is not None
-    return GenericOracles(play.target, play.observer, sleep=control.sleep, timing=timing)
+    spec = play.spec
+    declared = tuple(action_to_call(hinted_action(k)) for k in spec.keys) if spec.kind == "app" else ()
+    oracles = GenericOracles(play.target, play.observer, sleep=control.sleep, timing=timing, declared_keys=declared)
+    if before is not None:
+        oracles.answering, oracles.pressed_on = before.answering, before.pressed_on
+        oracles.declared_keys = before.declared_keys
+    return oracles
 
 
 def _tester_findings(tester: Tester) -> list[Finding]:

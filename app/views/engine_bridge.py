@@ -30,6 +30,7 @@ from app.engine.play.events import (
     ControlChanged, FindingRaised, RunFinished, RunStarted, StepRecorded, VerdictReached, WindowFound, WindowMoved,
     event_from_json,
 )
+from app.engine.repair.events import repair_event_from_json
 from app.paths import ROOT
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,8 @@ class EngineBridge(QObject):
     """Emitted with one sentence when the engine process failed without finishing its run."""
     sig_process_ended = Signal(int)
     """Emitted with the exit code once the engine process is gone (always last)."""
+    sig_repair_event = Signal(object)
+    """Emitted with an event of :mod:`app.engine.repair.events` (``playcoder repair … --events -``)."""
     sig_line_printed = Signal(str)
     """Emitted with a stdout line that is not an event (a command's progress, e.g. ``playcoder repair``)."""
 
@@ -188,8 +191,13 @@ class EngineBridge(QObject):
         try:
             event = event_from_json(text)
         except (ValueError, TypeError):
-            log.debug("engine stdout (not an event): %s", text[:200])
-            self.sig_line_printed.emit(text)
+            try:
+                repair_event = repair_event_from_json(text)
+            except (ValueError, TypeError):
+                log.debug("engine stdout (not an event): %s", text[:200])
+                self.sig_line_printed.emit(text)
+            else:
+                self.sig_repair_event.emit(repair_event)
             return
         if isinstance(event, RunStarted):
             self.run_id = event.run_id

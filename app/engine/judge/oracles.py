@@ -24,8 +24,9 @@ from app.engine.play.observer import Frame, Observation, VisualObserver, changed
 from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import Timing
 
-FAILING_KINDS = ("crash", "exception", "freeze", "no-response", "blank", "error", "exit", "diverged")
-"""Finding kinds that make a run fail.  "exit": the program quit by itself while being played and
+FAILING_KINDS = ("crash", "exception", "freeze", "no-response", "blank", "error", "exit", "diverged", "glitch")
+"""Finding kinds that make a run fail.  "glitch": the film saw a picture flash up between two equal ones
+(:mod:`app.engine.judge.glitch`); it does not end the run.  "exit": the program quit by itself while being played and
 its target does not declare ``exit_ok`` — a tester never asks it to.  "diverged": under differential
 play, the program showed something its reference did not, after the same inputs."""
 ANIMATION_PROBE_S = 1.0
@@ -91,8 +92,13 @@ class GenericOracles:
     """
 
     def __init__(self, target: TargetProcess, observer: VisualObserver,
-                 sleep: Callable[[float], None] = time.sleep, timing: Timing | None = None) -> None:
+                 sleep: Callable[[float], None] = time.sleep, timing: Timing | None = None,
+                 declared_keys: tuple[str, ...] = ()) -> None:
         self.target = target
+        self.declared_keys = frozenset(declared_keys)
+        """Inputs (call form, e.g. ``press("enter")``) the target says it answers: its ``keys``, for an app."""
+        self.pressed_on: dict[str, set[str]] = {}
+        """Per declared key: the still screens it was pressed on (the whole run, every episode)."""
         self.observer = observer
         self.sleep = sleep
         self.timing = timing or Timing()
@@ -161,6 +167,8 @@ class GenericOracles:
                 if self._answered(item):
                     self.answering.setdefault(item.screen, {})[item.action] = item.step
                 findings += self._check_no_response(step, obs.frame)
+                if not findings and item.action in self.declared_keys:
+                    findings += self._check_dead_key(step, item)
         return findings
 
     def _answered(self, item: _Input) -> bool:
@@ -234,6 +242,26 @@ class GenericOracles:
             step, {"tries": len(items), "seconds": round(span, 2), "first_step": items[0].step,
                    "idle_share": round(float(self.idle.mean()), 4) if self.idle is not None else 0.0},
             fatal=True)]
+
+    def _check_dead_key(self, step: int, item: _Input) -> list[Finding]:
+        """A key the app declares it answers that changed nothing on any of many still screens.
+
+        The rest of the program may answer well (its other keys, its buttons): one dead key,
+        such as an Enter that no longer adds the typed task, is dead input all the same."""
+        screens = self.pressed_on.setdefault(item.action, set())
+        screens.add(item.screen)
+        if not self.timing.dead_key_screens or len(screens) < self.timing.dead_key_screens:
+            return []
+        if any(item.action in answered for answered in self.answering.values()):
+            return []
+        if not any(self.answering.values()):
+            return []  # nothing answers at all: the window-wide check above judges that
+        self.declared_keys -= {item.action}  # said once
+        return [Finding(
+            "no-response",
+            f"{item.action}, one of the keys playcoder.toml says the program answers, never changed the window "
+            f"on any of the {len(screens)} different screens it was pressed on, while other inputs did",
+            step, {"key": item.action, "screens": len(screens)}, fatal=True)]
 
     def _check_stopped_animation(self, step: int) -> list[Finding]:
         if self.observer.motion(FREEZE_CONFIRM_S, self.sleep) > 0:
@@ -395,6 +423,13 @@ def repaint_probe(target: TargetProcess, observer: VisualObserver,
     region = before.array()[ry:ry + rh, rx:rx + rw, :3]
     if int(region.max()) - int(region.min()) < 8:
         return None
+    with observer.overlay():  # the film keeps what the probe drew, but no oracle judges it
+        return _probe(target, observer, sleep, (rx, ry, rw, rh), region, win)
+
+
+def _probe(target: TargetProcess, observer: VisualObserver, sleep: Callable[[float], None],
+           box: tuple[int, int, int, int], region: np.ndarray, win: Any) -> bool | None:
+    rx, ry, rw, rh = box
     conn = target.xconn()
     try:
         screen = conn.screen()

@@ -7,14 +7,22 @@ for :data:`QUIET_S` (or at :data:`SETTLE_CAP_S` for a window that keeps
 moving).  :meth:`motion` tells an animating window from a static one by
 sampling it while nothing is sent, and can collect the pixels that change by
 themselves (a blinking caret, a clock) so they are not taken for a response.
+
+Continuous capture (issue 16): every capture, whoever asked for it, is handed to
+a :data:`FrameTap` (the run's film), and :meth:`VisualObserver.stream` polls the
+window on a thread of its own whenever the step loop has not looked for a film
+frame's time, so the film sees the window between actions as well.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable, Iterator, Protocol
 
 import mss
 import numpy as np
@@ -32,7 +40,11 @@ FRAME_CACHE = 3
 CHANNEL_NOISE = 0
 """Per-channel difference tolerated as 'unchanged' (0: exact; X frames are lossless)."""
 
+OVERLAY_AFTER_S = 0.3
+"""After the engine removes something it drew over the window, its repaint is the engine's doing this long."""
+
 BBox = tuple[int, int, int, int]
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -99,8 +111,16 @@ class FrameSource(Protocol):
     def close(self) -> None: ...
 
 
+FrameTap = Callable[["Frame", bool], None]
+"""Receives every capture (and whether the engine had drawn over the window then), on the capturing thread."""
+
+
 class VisualObserver:
-    """Captures one window region of one X display with mss (XShm when available)."""
+    """Captures one window region of one X display with mss (XShm when available).
+
+    Captures may come from two threads (the step loop and :meth:`stream`'s poller); a
+    lock keeps one grab at a time, and the tap is called outside it.
+    """
 
     def __init__(self, display_name: str, region: Callable[[], tuple[int, int, int, int]],
                  source: FrameSource | None = None) -> None:
@@ -117,23 +137,95 @@ class VisualObserver:
         self._region = region
         self.frames: deque[Frame] = deque(maxlen=FRAME_CACHE)
         self.captured = 0
-        """Frames captured so far (every poll of settle and motion counts)."""
+        """Frames captured so far (every poll of settle and motion counts, and the stream's)."""
+        self.tap: FrameTap | None = None
+        """Called with every capture; see :data:`FrameTap`."""
+        self._lock = threading.Lock()
+        self._last_grab = 0.0
+        self._overlays = 0
+        self._overlay_until = 0.0
+        self._poller: threading.Thread | None = None
+        self._stop_poller = threading.Event()
+        self.stream_error: str = ""
+        """Why the stream's poller stopped early (the display went away), if it did."""
 
     def close(self) -> None:
+        self.stop_stream()
         self._mss.close()
         if self._source is not None:
             self._source.close()
 
     def capture(self) -> Frame:
-        if self._source is not None:
-            frame = Frame(*self._source.grab(), time.time())
-        else:
-            left, top, width, height = self._region()
-            shot = self._mss.grab({"left": left, "top": top, "width": width, "height": height})
-            frame = Frame(shot.width, shot.height, bytes(shot.raw), time.time())
-        self.frames.append(frame)
-        self.captured += 1
+        with self._lock:
+            if self._source is not None:
+                frame = Frame(*self._source.grab(), time.time())
+            else:
+                left, top, width, height = self._region()
+                shot = self._mss.grab({"left": left, "top": top, "width": width, "height": height})
+                frame = Frame(shot.width, shot.height, bytes(shot.raw), time.time())
+            self.frames.append(frame)
+            self.captured += 1
+            self._last_grab = time.monotonic()
+            overlaid = self._overlays > 0 or self._last_grab < self._overlay_until
+        tap = self.tap
+        if tap is not None:
+            tap(frame, overlaid)
         return frame
+
+    @contextlib.contextmanager
+    def overlay(self) -> Iterator[None]:
+        """Mark captures taken while the engine draws over the window (a repaint probe), and the repaint after it.
+
+        The film keeps such frames, but judges nothing on them: a probe is not a glitch,
+        and its repaint is not the program changing its window by itself."""
+        with self._lock:
+            self._overlays += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._overlays -= 1
+                self._overlay_until = time.monotonic() + OVERLAY_AFTER_S
+
+    # -- continuous capture ---------------------------------------------------------
+    def stream(self, fps: float) -> None:
+        """Capture at least ``fps`` frames a second until :meth:`stop_stream` (or :meth:`close`).
+
+        A thread polls the window only when no other capture happened within the last
+        frame interval, so the step loop's own polls (settle, motion) are not doubled.  A
+        window on the user's desktop is not polled (its frames can hold the run): its film
+        has what the step loop captures."""
+        if self._poller is not None or fps <= 0 or self._source is not None:
+            return
+        self._stop_poller.clear()
+        self._poller = threading.Thread(target=self._poll, args=(1.0 / fps,), name="playcoder-film-poll",
+                                        daemon=True)
+        self._poller.start()
+
+    def stop_stream(self) -> None:
+        poller, self._poller = self._poller, None
+        if poller is not None:
+            self._stop_poller.set()
+            poller.join(timeout=5)
+
+    @property
+    def streaming(self) -> bool:
+        return self._poller is not None and self._poller.is_alive()
+
+    def _poll(self, interval: float) -> None:
+        stop = self._stop_poller
+        while not stop.is_set():
+            due = self._last_grab + interval
+            now = time.monotonic()
+            if now < due:
+                stop.wait(due - now)
+                continue
+            try:
+                self.capture()
+            except Exception as exc:  # the display or window went away: the step loop will say so
+                self.stream_error = f"{type(exc).__name__}: {exc}"
+                log.debug("film poller stopped: %s", self.stream_error)
+                return
 
     @property
     def last(self) -> Frame | None:

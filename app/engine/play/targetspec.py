@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.engine.errors import TargetError
+from app.engine.play.actions import Action, Hotkey, Press
 from app.engine.play.executor import ActionRefused, keysym_for
 from app.engine.play.scriptspec import ScriptCase, parse_script
 
@@ -64,8 +65,12 @@ class Timing:
     """Inputs must have gone unanswered over at least this long before ``no-response``."""
     no_response_tries: int = 12
     """... and over at least this many recent inputs on a still window."""
+    dead_key_screens: int = 5
+    """An app's declared key that changed nothing on this many different still screens is dead input; 0: never."""
     hold_ms: int = 100
     """Keys and mouse buttons are held this long, as a person does."""
+    glitch_ms: int = 80
+    """A picture shown at most this long between two equal ones is a glitch (a one-frame flash); 0: never."""
 
     def as_dict(self) -> dict[str, float]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -74,6 +79,8 @@ class Timing:
 TIMING_LIMITS: dict[str, tuple[float, float]] = {
     "react_ms": (0, 5000), "quiet_ms": (10, 2000), "settle_cap_ms": (50, 30000), "animated_cap_ms": (20, 5000),
     "freeze_s": (0.5, 120), "no_response_s": (0, 600), "no_response_tries": (2, 1000), "hold_ms": (0, 2000),
+    "dead_key_screens": (0, 1000),
+    "glitch_ms": (0, 1000),
 }
 
 
@@ -88,7 +95,7 @@ def parse_timing(raw: Any, fail: Any) -> Timing:
         lo, hi = TIMING_LIMITS[key]
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not lo <= value <= hi:
             raise fail(f'"timing.{key}" must be a number between {lo:g} and {hi:g}')
-        values[key] = int(value) if key.endswith(("_ms", "_tries")) else float(value)
+        values[key] = int(value) if key.endswith(("_ms", "_tries", "_screens")) else float(value)
     return Timing(**values)
 
 
@@ -242,6 +249,12 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
         nondeterministic=tuple((b[0], b[1], b[2], b[3]) for b in ignore),
         network=network,
     )
+
+
+def hinted_action(key: str) -> Action:
+    """A key of playcoder.toml's ``keys`` as an action: "space" -> Press, "ctrl+s" -> Hotkey."""
+    parts = split_combo(key)
+    return Press(parts[0]) if len(parts) == 1 else Hotkey(parts)
 
 
 def split_combo(key: str) -> tuple[str, ...]:

@@ -18,6 +18,13 @@ it: iteration, diagnosis text, unified diff, files, validation output, the
 re-test run id, tokens and seconds.  ``files`` and ``validation`` are JSON
 (see :mod:`app.engine.repair.records`).
 
+With a ``bus``, the loop says what it does as it goes
+(:mod:`app.engine.repair.events`: the phase, each diagnosis and patch when
+made, each cycle when recorded) and its plays publish their own events on
+the same bus, so a workbench shows them live.  One ``control`` pauses and
+stops the whole repair: the plays check it before every action, the loop
+after every play and before every cycle.
+
 A patch that passed the gate but whose re-test is no better (same failure,
 or a new one) is reverted, so each cycle starts from the best program so
 far; the refiner never gets the same candidate twice.
@@ -33,9 +40,14 @@ from typing import Any, Callable
 
 from app.engine.play.control import RunControl
 from app.engine.play.display import ISOLATED
+from app.engine.play.events import ControlChanged, EventBus
 from app.engine.errors import RunStopped, UserError
 from app.engine.repair.checks import Gate
 from app.engine.repair.diagnosis import Diagnosis, build_diagnosis
+from app.engine.repair.events import (
+    PLAYING, REFINING, RETESTING, VALIDATING, CycleRecorded, DiagnosisMade, PatchChecked, PatchProposed,
+    RepairFinished, RepairPhaseChanged, RepairStarted,
+)
 from app.engine.repair.oracle_guard import OracleGuard, refusal_text
 from app.engine.repair.patching import PatchError, apply_atomically, unified_diff
 from app.engine.repair.proposal import Proposal, Refiner
@@ -97,7 +109,7 @@ class RepairResult:
 class RepairLoop:
     def __init__(self, store: TrajectoryStore, workspace: Workspace, refiner: Refiner, validator: Validator,
                  tests: UnitTestRunner, config: RepairConfig, *, control: RunControl | None = None,
-                 on_cycle: Callable[[CycleRecord], None] | None = None) -> None:
+                 on_cycle: Callable[[CycleRecord], None] | None = None, bus: EventBus | None = None) -> None:
         self.store = store
         self.workspace = workspace
         self.refiner = refiner
@@ -106,6 +118,7 @@ class RepairLoop:
         self.config = config
         self.control = control or RunControl()
         self.on_cycle = on_cycle
+        self.bus = bus or EventBus()
         self.session_run: int | None = None
         self.runs: list[int] = []
         self.guard = OracleGuard.of(workspace)
@@ -128,8 +141,10 @@ class RepairLoop:
         cfg = self.config
         ids, verdicts, reasons = [], [], []
         for tester in self.testers():
+            self.control.checkpoint()
             result = Session(RunConfig(target=str(self.workspace.root), tester=tester, display=cfg.display,
-                                       max_steps=cfg.max_steps, seed=cfg.seed), self.store).run()
+                                       max_steps=cfg.max_steps, seed=cfg.seed), self.store, bus=self.bus,
+                             control=self.control).run()
             if result.run_id is not None:
                 ids.append(result.run_id)
             exited = next((f for f in result.findings if f.kind == EXIT_KIND), None)
@@ -140,6 +155,7 @@ class RepairLoop:
                 why = f"the program exited by itself while being played (step {exited.step}); {why}"
             reasons.append(f"{tester}: {verdict} — {why}")
         self.runs.extend(ids)
+        self.control.checkpoint()  # a play stopped (or a pause asked) while it ran stops (pauses) the repair here
         return PlayOutcome(ids, _combined(verdicts), "; ".join(reasons))
 
     def diagnose(self, play: PlayOutcome, tests: TestReport | None) -> Diagnosis:
@@ -159,6 +175,10 @@ class RepairLoop:
             kind="repair", target=cfg.target, target_path=str(self.workspace.root), tester=cfg.tester,
             display=cfg.display, seed=cfg.seed, max_steps=cfg.max_steps,
             config={"refiner": self.refiner.name, "max_iterations": cfg.max_iterations})
+        session_run = self.session_run
+        self.control.on_change(lambda state: self.bus.publish(ControlChanged(session_run, state)))
+        self.bus.publish(RepairStarted(session_run, cfg.target, self.refiner.name, cfg.max_iterations,
+                                       str(self.store.path)))
         result = RepairResult(self.session_run, cfg.target, False, "error")
         self.refiner.begin(self.store, self.session_run)
         status = "error"
@@ -178,14 +198,17 @@ class RepairLoop:
         finally:
             result.runs = list(self.runs)
             result.seconds = time.monotonic() - t0
-            self.store.finish_run(self.session_run, status=status,
-                                  verdict=_session_verdict(result) if status == "completed" else None,
+            verdict = _session_verdict(result) if status == "completed" else None
+            self.store.finish_run(self.session_run, status=status, verdict=verdict,
                                   reason=result.reason, error="" if status == "completed" else result.reason)
+            self.bus.publish(RepairFinished(session_run, status, verdict or "", result.fixed, len(result.cycles),
+                                            result.reason))
         return result
 
     def _run(self, result: RepairResult) -> None:
         cfg = self.config
         baseline: TestReport | None = self.tests.run(self.workspace)
+        self._phase(0, PLAYING, "playing the program as it is")
         play = self.play()
         diag = self.diagnose(play, baseline)
         if not diag.failing and diag.verdict == UNCERTAIN:
@@ -205,6 +228,9 @@ class RepairLoop:
             result.cycles.append(cycle)
             if self.on_cycle is not None:
                 self.on_cycle(cycle)
+            assert self.session_run is not None and cycle.patch_id is not None
+            self.bus.publish(CycleRecorded(self.session_run, iteration, cycle.patch_id, cycle.outcome, cycle.verdict,
+                                           cycle.retest_run, cycle.description))
             if cycle.outcome == "fixed":
                 result.fixed, result.final_verdict = True, PASS
                 result.reason = f"fixed in iteration {iteration}: {cycle.description}"
@@ -221,6 +247,9 @@ class RepairLoop:
 
     def _cycle(self, iteration: int, diag: Diagnosis, baseline: TestReport | None,
                started: float) -> tuple[CycleRecord, Diagnosis, TestReport | None, bool]:
+        session, before_runs = self.session_run or 0, tuple(diag.run_ids)
+        self.bus.publish(DiagnosisMade(session, iteration, diag.text(), before_runs))
+        self._phase(iteration, REFINING, f"iteration {iteration}: the {self.refiner.name} refiner looks for a patch")
         try:
             proposal = self.refiner.propose(diag, self.workspace, iteration, baseline)
         except UserError as exc:
@@ -229,6 +258,11 @@ class RepairLoop:
                             before_runs=list(diag.run_ids),
                             description=proposal.description, tokens=proposal.tokens, refiner=self.refiner.name)
         cycle.log = proposal.log
+        if proposal.analysis:
+            self.bus.publish(DiagnosisMade(session, iteration, cycle.diagnosis, before_runs))
+        if proposal.edits:
+            self.bus.publish(PatchProposed(session, iteration, proposal.description,
+                                           self._proposed_diff(proposal), tuple(sorted(proposal.edits))))
         if not proposal.edits:
             cycle.outcome, cycle.error = "no-patch", proposal.error or proposal.description
             cycle.validation = proposal.error
@@ -246,6 +280,7 @@ class RepairLoop:
             return self._record(cycle, started), diag, baseline, False
         before = self.workspace.snapshot()
         gate = Gate(self.validator, self.tests, baseline, guard=self.guard)
+        self._phase(iteration, VALIDATING, f"iteration {iteration}: checking the patch (syntax, imports, unit tests)")
         try:
             applied, check = apply_atomically(self.workspace, proposal.edits, gate)
         except PatchError as exc:
@@ -254,12 +289,14 @@ class RepairLoop:
             self.refiner.rejected(proposal, str(exc))
             return self._record(cycle, started), diag, baseline, False
         cycle.validation, cycle.gate = check.text(), check.as_dict()
+        self.bus.publish(PatchChecked(session, iteration, applied is not None, cycle.validation))
         if applied is None:
             cycle.outcome, cycle.error = "rejected", check.reason
             diag.notes.append(f"iteration {iteration}: the patch was rejected before the re-test: {check.reason}")
             self.refiner.rejected(proposal, check.reason)
             return self._record(cycle, started), diag, baseline, False
         cycle.diff, cycle.files = applied.diff, applied.files
+        self._phase(iteration, RETESTING, f"iteration {iteration}: re-testing the patched program")
         play = self.play()
         cycle.retest_run, cycle.retest_runs, cycle.verdict = play.run_id, play.run_ids, play.verdict
         new = self.diagnose(play, check.tests)
@@ -279,6 +316,23 @@ class RepairLoop:
         self.refiner.rejected(proposal, why)
         diag.notes.append(f"iteration {iteration}: {proposal.description} was reverted: {why}")
         return self._record(cycle, started), diag, baseline, False
+
+    def _phase(self, iteration: int, phase: str, text: str) -> None:
+        self.bus.publish(RepairPhaseChanged(self.session_run or 0, iteration, phase, text))
+
+    def _proposed_diff(self, proposal: Proposal) -> str:
+        """The proposal as a unified diff against the program as it is now (for people, before the gate)."""
+        current: dict[str, str] = {}
+        for rel in proposal.edits:
+            try:
+                if self.workspace.resolve(rel).is_file():
+                    current[rel] = self.workspace.read_text(rel)
+            except (UserError, OSError, UnicodeDecodeError):  # outside the copy or unreadable: shown as new
+                continue
+        try:
+            return unified_diff(current, proposal.edits)
+        except Exception:  # noqa: BLE001 - a diff for people must never end the repair
+            return ""
 
     def _record(self, cycle: CycleRecord, started: float) -> CycleRecord:
         cycle.seconds = round(time.monotonic() - started, 3)

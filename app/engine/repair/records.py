@@ -127,6 +127,18 @@ def trigger_findings(store: TrajectoryStore, record: CycleRecord) -> list[dict[s
     return out
 
 
+def failure_step(store: TrajectoryStore, record: CycleRecord, trigger: list[dict[str, Any]] | None = None) -> int:
+    """The step where the failure shows: the first finding's step in the play the cycle started from; else (a
+    failed criterion names no step) that play's last step.  Before and after the patch are shown there."""
+    findings = trigger if trigger is not None else trigger_findings(store, record)
+    steps = [int(f["step"]) for f in findings if f.get("step") is not None
+             and f.get("run_id") in (None, record.before_run)]
+    if steps:
+        return min(steps)
+    count = store.step_count(record.before_run) if record.before_run is not None else 0
+    return max(0, count - 1)
+
+
 def _json(text: Any) -> dict[str, Any]:
     if not isinstance(text, str) or not text.startswith("{"):
         return {}

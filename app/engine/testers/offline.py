@@ -22,7 +22,7 @@ to less-visited screens.
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass
 
 import imagehash
@@ -31,7 +31,7 @@ from scipy import ndimage
 
 from app.engine.play.actions import Action, Click, Hotkey, Press, Wait, action_to_call
 from app.engine.play.observer import Frame, Observation
-from app.engine.play.targetspec import split_combo
+from app.engine.play.targetspec import hinted_action
 from app.engine.play.xwidgets import TopLevel, Widget
 from app.engine.judge.oracles import Finding
 from app.engine.judge.verdict import Evidence, decide
@@ -210,12 +210,6 @@ def _is_typing(action: Action) -> bool:
 
 def _overlap(a: Box, b: Box) -> int:
     return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
-
-
-def hinted_action(key: str) -> Action:
-    """A hinted key of playcoder.toml as an action: "space" -> Press, "ctrl+s" -> Hotkey."""
-    parts = split_combo(key)
-    return Press(parts[0]) if len(parts) == 1 else Hotkey(parts)
 
 
 @dataclass
@@ -457,27 +451,54 @@ class OfflineExplorer:
             known = self.results.get((state, a))
             return self.visits[known] if known is not None else 0
 
+        def leaves(a: Action) -> int:
+            """0: known to lead to another screen; 1: not tried here; 2: known to stay on this one."""
+            known = self.results.get((state, a))
+            return 1 if known is None else int(known == state) * 2
+
+        resets = self._resets(state)
+        app = self.ctx.spec.kind == "app"
         if stuck:
             def rank(a: Action) -> tuple[int, ...]:
-                return (seen(a), counts[a], self.global_tries[a])
+                # Out of a loop of few screens: first what is known to lead elsewhere, least visited first.
+                return (leaves(a), seen(a), counts[a], self.global_tries[a])
         else:
             pool = [a for a in pool if counts[a] == least]
-            keys_first = [a for a in pool if _is_key(a)]
+            keys_first = [a for a in pool if _is_key(a) and a not in resets]
             if keys_first and least == 0 and (self.key_run < MAX_KEY_RUN or not self._balance_keys()):
                 pool = keys_first
 
             def rank(a: Action) -> tuple[int, ...]:
                 # Widgets take turns (an '=' that shares the window's grey is reached soon); keys stay
                 # a random walk, so sequences such as "operator, then Enter" come up.
-                dead = int(self.global_tries[a] >= 2 and self.responses[a] == 0)
+                # A reset (an 'R' that always leads back to the same screen) waits until the new screen's
+                # other inputs were tried: else two-step play (turn one card, then another) never happens.
+                # A click that never did anything anywhere is probably no widget; keys are few and
+                # answer on some screens only (P in the game, not on its menu), so they are never 'dead'.
+                dead = int(not _is_key(a) and self.global_tries[a] >= 2 and self.responses[a] == 0)
+                reset = int(a in resets)
+                # In an app, a key that has not answered anywhere yet is tried first on each new screen:
+                # one dead key (an Enter that adds nothing) shows only over many screens.
+                unanswered = int(not (app and _is_key(a) and self.responses[a] == 0))
                 # Button-sized widgets before glyph-sized blobs: a menu's Play button is found before
                 # every letter of its high-score table has been clicked.
                 widget = view_clicks.get(a)
                 small = int(widget is not None and (widget.width < BUTTON_MIN_W or widget.height < BUTTON_MIN_H))
-                return (dead, 0 if _is_key(a) else self.global_tries[a], small, seen(a))
+                return (reset, unanswered, dead, 0 if _is_key(a) else self.global_tries[a], small, seen(a))
         best = min(rank(a) for a in pool)
         action = self.ctx.rng.choice([a for a in pool if rank(a) == best])
         return action, counts[action]
+
+    def _resets(self, state: str) -> set[Action]:
+        """Actions that led to one and the same other screen from at least two screens (a restart key,
+        a Home button): they go somewhere known, wherever they are tried."""
+        landed: dict[Action, set[str]] = defaultdict(set)
+        origins: Counter[Action] = Counter()
+        for (origin, action), result in self.results.items():
+            if origin != result:
+                landed[action].add(result)
+                origins[action] += 1
+        return {a for a, results in landed.items() if origins[a] >= 2 and len(results) == 1 and state not in results}
 
     @staticmethod
     def _kind(action: Action, view: _View) -> str:

@@ -2,7 +2,8 @@
 
 A bundle holds the run's rows exactly as stored (JSON-text columns stay text, so
 a round trip is lossless), every frame its steps show as ``frames/<sha256>.png``
-(the frame's content address, not the file hash) and a ``manifest.json`` that
+(the frame's content address, not the file hash), the run's film as
+``films/<seq>.mkv`` and ``.idx`` (:mod:`app.engine.trace.bundle_films`) and a ``manifest.json`` that
 names the format, the schema the rows follow, row counts and the sha256 of every
 other member.  Import (:mod:`app.engine.trace.bundle_import`) trusts nothing:
 it checks everything, frames' pixels against their addresses too, before it
@@ -28,6 +29,7 @@ from app.engine.trace.atomic_file import atomic_path
 from app.engine.trace.bundle_format import (
     BUNDLE_FORMAT, BUNDLE_VERSION, COUNT_KEYS, FRAME_FORMAT, MANIFEST, TABLES, BundleError,
 )
+from app.engine.trace.bundle_films import exportable, write_films
 from app.engine.trace.bundle_import import import_bundle
 from app.engine.trace.store import TrajectoryStore, image_digest
 
@@ -47,6 +49,7 @@ def export_bundle(store: TrajectoryStore, run_id: int, path: str | Path) -> Path
         rows = {name: _rows(store.conn, table, run_id) for name, (table, kind) in TABLES.items() if kind != "one"}
         for call in rows["llm_calls.jsonl"]:
             call["request"] = _strip_secrets(call.get("request"))
+        rows["films.json"] = exportable(store, rows["films.json"])
         stored = sorted({s[k] for s in rows["steps.jsonl"] for k in ("frame_before", "frame_after") if s.get(k)})
         addresses = _content_addresses(store.conn, stored)
         _readdress(rows, addresses)
@@ -63,6 +66,7 @@ def export_bundle(store: TrajectoryStore, run_id: int, path: str | Path) -> Path
                 name = f"frames/{sha}.{FRAME_FORMAT}"
                 hashes[name] = _sha256(data)
                 zf.writestr(name, data, compress_type=zipfile.ZIP_STORED)  # PNG is compressed already
+            write_films(store, rows["films.json"], zf, hashes)
             manifest = {
                 "format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "schema_version": store.schema_version,
                 "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -26,10 +26,13 @@ TABLES: dict[str, tuple[str, str]] = {
     "logs.jsonl": ("target_logs", "jsonl"),
     "llm_calls.jsonl": ("llm_calls", "jsonl"),
     "patches.json": ("patches", "json"),
+    "films.json": ("films", "json"),
 }
-"""Every row member and the table it holds; only these names and frames/ are accepted."""
+"""Every row member and the table it holds; only these names, frames/ and films/ are accepted."""
+OPTIONAL_MEMBERS = frozenset({"films.json"})
+"""Row members a bundle may lack (bundles written before runs had films)."""
 COUNT_KEYS = {"steps.jsonl": "steps", "findings.json": "findings", "judgments.json": "judgments",
-              "logs.jsonl": "logs", "llm_calls.jsonl": "llm_calls", "patches.json": "patches"}
+              "logs.jsonl": "logs", "llm_calls.jsonl": "llm_calls", "patches.json": "patches", "films.json": "films"}
 
 
 class BundleError(UserError):

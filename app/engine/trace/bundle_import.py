@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from app.engine.errors import StoreError
+from app.engine.trace.bundle_films import FilmFiles, FilmMember, check_films, member_limit
 from app.engine.trace.bundle_format import (
-    AGAIN, BUNDLE_FORMAT, BUNDLE_VERSION, COUNT_KEYS, FRAME_FORMAT, FRAME_MEMBER_RE, MANIFEST, TABLES, BundleError,
+    AGAIN, BUNDLE_FORMAT, BUNDLE_VERSION, COUNT_KEYS, FRAME_FORMAT, FRAME_MEMBER_RE, MANIFEST, OPTIONAL_MEMBERS, TABLES,
+    BundleError,
 )
 from app.engine.trace.bundle_reader import FrameInfo, Limits, MemberReader, check_frame
 from app.engine.trace.bundle_reader import short as _short, size as _size, why as _why
@@ -55,25 +57,35 @@ class _Checked:
     frames: dict[str, FrameInfo]
     digests: dict[str, str]
     infos: dict[str, zipfile.ZipInfo]
+    films: list[FilmMember]
 
 
 def import_bundle(store: TrajectoryStore, path: str | Path) -> int:
-    """Import a trace bundle as a new run and return its id; all or nothing."""
+    """Import a trace bundle as a new run and return its id; all or nothing (its film's files too)."""
     path = Path(path)
     with _open_zip(path) as zf:
         checked = _verify(store, zf, path)
+        files = FilmFiles(store)
         try:
-            with store.transaction():
-                return _insert(store, zf, path, checked)
-        except StoreError:
+            try:
+                with store.transaction():
+                    return _insert(store, zf, path, checked, files)
+            except StoreError:
+                raise
+            except sqlite3.IntegrityError as exc:
+                raise BundleError(f"{path} has rows this database refuses ({_why(exc)}); {AGAIN}.") from exc
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"{store.path} could not take the import ({_why(exc)}); try again when no run is "
+                                 "writing to it.") from exc
+            except (UnicodeEncodeError, OverflowError) as exc:
+                raise BundleError(f"{path} is damaged (it holds text or a number SQLite cannot store); {AGAIN}.") \
+                    from exc
+            except OSError as exc:
+                raise StoreError(f"the film could not be written beside {store.path} ({exc.strerror or exc}); "
+                                 "free some disk space and import again.") from exc
+        except BaseException:
+            files.discard()  # the rows were rolled back: so are the film's files
             raise
-        except sqlite3.IntegrityError as exc:
-            raise BundleError(f"{path} has rows this database refuses ({_why(exc)}); {AGAIN}.") from exc
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"{store.path} could not take the import ({_why(exc)}); try again when no run is "
-                             "writing to it.") from exc
-        except (UnicodeEncodeError, OverflowError) as exc:
-            raise BundleError(f"{path} is damaged (it holds text or a number SQLite cannot store); {AGAIN}.") from exc
 
 
 def _limits() -> Limits:
@@ -83,6 +95,9 @@ def _limits() -> Limits:
 
 
 def _member_limit(name: str) -> int:
+    film = member_limit(name)
+    if film is not None:
+        return film
     if FRAME_MEMBER_RE.fullmatch(name):
         return MAX_FRAME_BYTES
     return MAX_ROWS_MEMBER_BYTES if name.endswith(".jsonl") else MAX_JSON_MEMBER_BYTES
@@ -135,7 +150,7 @@ def _verify(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path) -> _Checked
         name = sorted(listed ^ present)[0]
         where = "missing from the zip" if name in listed else "not listed in the manifest"
         raise BundleError(f"{path} is incomplete ({_short(name)} is {where}); {AGAIN}.")
-    missing_tables = [n for n in TABLES if n not in present]
+    missing_tables = [n for n in TABLES if n not in present and n not in OPTIONAL_MEMBERS]
     if missing_tables:
         raise BundleError(f"{path} is incomplete ({missing_tables[0]} is missing); {AGAIN}.")
     digests: dict[str, str] = {}
@@ -169,6 +184,12 @@ def _verify(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path) -> _Checked
             columns.check(name, row)
             n += 1
         _check_count(n, counts.get(COUNT_KEYS[name]), name, path)
+    films: list[dict[str, Any]] = []
+    if "films.json" in present:
+        films = _counted(rows.rows("films.json"), counts.get("films"), "films.json", path)
+        for film in films:
+            columns.check("films.json", film)
+    checked_films = check_films(films, infos, reader, digests, path)
     idxs: set[Any] = set()
     n = 0
     for step in rows.rows("steps.jsonl"):
@@ -176,7 +197,7 @@ def _verify(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path) -> _Checked
         _check_step(step, idxs, frames, path)
         n += 1
     _check_count(n, counts.get("steps"), "steps.jsonl", path)
-    return _Checked(run, sorted(judgments, key=lambda j: int(j["id"])), frames, digests, infos)
+    return _Checked(run, sorted(judgments, key=lambda j: int(j["id"])), frames, digests, infos, checked_films)
 
 
 def declared_members(fh: Any) -> int | None:
@@ -205,7 +226,8 @@ def _check_members(zf: zipfile.ZipFile, path: Path) -> dict[str, zipfile.ZipInfo
         raise BundleError(f"{path} has {len(members)} members, more than the {MAX_MEMBERS} a bundle may have; {AGAIN}.")
     for info in members:
         name = info.filename
-        if name != MANIFEST and name not in TABLES and not FRAME_MEMBER_RE.fullmatch(name):
+        if name != MANIFEST and name not in TABLES and not FRAME_MEMBER_RE.fullmatch(name) \
+                and member_limit(name) is None:
             raise BundleError(f"{path} contains an unexpected member {name[:80]!r}; only bundles written by "
                               "`playcoder export` can be imported.")
         if name in infos:
@@ -352,7 +374,7 @@ def _check_step(step: dict[str, Any], idxs: set[Any], frames: dict[str, FrameInf
                               f"{after.width}×{after.height} window); {AGAIN}.")
 
 
-def _insert(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path, checked: _Checked) -> int:
+def _insert(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path, checked: _Checked, files: FilmFiles) -> int:
     """Insert in one transaction, reading the members again: their checksums are checked anew as they end."""
     conn = store.conn
     reader = MemberReader(zf, path, _limits())
@@ -382,6 +404,10 @@ def _insert(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path, checked: _C
                 # Only this run travels with the bundle; another run's id would name a stranger here.
                 new["retest_run"] = run_id if new["retest_run"] == checked.run.get("id") else None
             inserter.insert(table, new)
+    for film in checked.films:
+        row = files.write(film, run_id, reader, checked.digests)
+        row["run_id"] = run_id
+        inserter.insert("films", row)
     return run_id
 
 

@@ -25,6 +25,7 @@ from PIL import Image
 from app import __version__
 from app.engine.play.actions import ActionParseError, action_from_dict, action_to_call
 from app.engine.trace.atomic_file import atomic_path
+from app.engine.trace.report_clips import ClipMaker
 from app.engine.errors import UserError
 from app.engine.trace.store import TrajectoryStore
 
@@ -67,6 +68,7 @@ def render_html_report(store: TrajectoryStore, run_id: int) -> str:
     frames = _FrameSheet(store)
     step_logs, before_logs, after_logs = _bucket_logs(store.logs(run_id), steps)
     findings = store.findings(run_id)
+    clips = ClipMaker(store, run, steps)
     step_idxs = {s["idx"] for s in steps}
     t0 = float(run["started_at"])
     timeline = [_log_block("Before the first step", before_logs, t0)] if before_logs else []
@@ -78,10 +80,14 @@ def render_html_report(store: TrajectoryStore, run_id: int) -> str:
     if after_logs:
         timeline.append(_log_block("After the last step", after_logs, t0))
     title = f"PlayCoder run {run_id}: {run['target']}"
+    try:
+        findings_html = _findings_html(findings, step_idxs, clips)
+    finally:
+        clips.close()
     body = "\n".join([
         _header_html(store, run, len(steps)),
         _judgments_html(store, run),
-        _findings_html(findings, step_idxs),
+        findings_html,
         _strip_html(steps),
         '<h2 id="timeline">Timeline</h2>',
         "\n".join(timeline) or "<p class=muted>No steps were recorded.</p>",
@@ -191,7 +197,7 @@ def _judgments_html(store: TrajectoryStore, run: dict[str, Any]) -> str:
     )
 
 
-def _findings_html(findings: list[dict[str, Any]], step_idxs: set[int]) -> str:
+def _findings_html(findings: list[dict[str, Any]], step_idxs: set[int], clips: ClipMaker) -> str:
     if not findings:
         return "<h2>Findings</h2><p class=muted>No findings.</p>"
     items = []
@@ -201,7 +207,7 @@ def _findings_html(findings: list[dict[str, Any]], step_idxs: set[int]) -> str:
                  else f"step {_e(step)}" if step is not None else "whole run")
         crit = f" <span class=muted>({_e(f['criterion'])})</span>" if f.get("criterion") else ""
         items.append(f"<li><span class=\"kind k-{_e(f['kind'])}\">{_e(f['kind'])}</span> {where}: "
-                     f"{_e(f['message'])}{crit}{_evidence(f.get('evidence'))}</li>")
+                     f"{_e(f['message'])}{crit}{_evidence(f.get('evidence'))}{clips.html(f)}</li>")
     return f"<h2>Findings ({len(findings)})</h2><ol class=findings>{''.join(items)}</ol>"
 
 
@@ -262,7 +268,8 @@ def _step_html(step: dict[str, Any], findings: list[dict[str, Any]], logs: list[
         f"<p class=rationale>{_e(step.get('rationale') or '')}</p>\n"
         f"<p class=timing>{_e(' · '.join(timing))} · {changed}</p>\n"
         f"<div class=pair>{before}{after}</div>\n"
-        + "".join(_divergence_html(f, frames) for f in findings if f.get("kind") == "diverged") +
+        + "".join(_divergence_html(f, frames) for f in findings if f.get("kind") == "diverged")
+        + "".join(_glitch_html(f, frames) for f in findings if f.get("kind") == "glitch") +
         f"{'<ul class=findings>' + items + '</ul>' if items else ''}{_log_pre(logs, t0)}</section>"
     )
 
@@ -277,6 +284,17 @@ def _divergence_html(finding: dict[str, Any], frames: _FrameSheet) -> str:
     ref = frames.figure(ev["reference_frame"], "reference", bbox, "")
     diff = frames.difference(ev["candidate_frame"], ev["reference_frame"], bbox)
     return f"<div class=triple>{cand}{ref}{diff}</div>\n"
+
+
+def _glitch_html(finding: dict[str, Any], frames: _FrameSheet) -> str:
+    """The flash's evidence: the picture before it | the flash (its changed region outlined)."""
+    ev = finding.get("evidence")
+    if not isinstance(ev, dict) or not ev.get("frame_before") or not ev.get("frame_flash"):
+        return ""
+    bbox = _bbox_svg(ev.get("bbox"))
+    before = frames.figure(ev["frame_before"], "before the flash", "", "")
+    flash = frames.figure(ev["frame_flash"], f"the flash ({float(ev.get('seconds') or 0) * 1000:.0f} ms)", bbox, "")
+    return f"<div class=pair>{before}{flash}</div>\n"
 
 
 def _action_svg(action: dict[str, Any], unit: float) -> str:
@@ -452,6 +470,8 @@ th{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.04
 details{margin:8px 0}summary{cursor:pointer;color:var(--muted)}
 .triple{display:grid;grid-template-columns:repeat(3,1fr);gap:10px;margin:8px 0}
 .findings{padding-left:22px}.findings li{margin:4px 0}
+.clip{margin:6px 0 10px;max-width:380px}.clip img{display:block;max-width:100%;border:1px solid var(--line);border-radius:4px}
+.clip figcaption{text-transform:none;letter-spacing:0}
 .kind{display:inline-block;padding:0 7px;border-radius:4px;font-size:12px;font-weight:600;background:#fde2e1;color:#b42318}
 .k-refused{background:#fff1d6;color:#8a5a00}
 .strip{display:flex;flex-wrap:wrap;gap:3px;margin:18px 0 0;align-items:center}.strip span{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em;margin-right:6px}

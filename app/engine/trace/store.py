@@ -218,7 +218,32 @@ def _migration_3(db: sqlite_utils.Database) -> None:
         db.execute("ALTER TABLE annotations ADD COLUMN seconds REAL")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3]
+def _migration_4(db: sqlite_utils.Database) -> None:
+    """Runs have films (issue 16): one row per segment file under ``<database>.films/`` (trace/film.py).
+
+    ``t0`` is the wall time of the segment's first timestamp; ``t1``, ``frames`` and ``bytes`` are
+    filled when the segment closes (NULL after a killed engine: the segment's index says how far it got)."""
+    if "films" not in db.table_names():
+        db.execute(
+            """
+            CREATE TABLE films (
+                id INTEGER PRIMARY KEY,
+                run_id INTEGER NOT NULL REFERENCES runs(id),
+                seq INTEGER NOT NULL,
+                file TEXT NOT NULL,
+                codec TEXT NOT NULL,
+                width INTEGER NOT NULL,
+                height INTEGER NOT NULL,
+                t0 REAL NOT NULL,
+                t1 REAL,
+                frames INTEGER,
+                bytes INTEGER,
+                UNIQUE(run_id, seq)
+            )"""
+        )
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3, _migration_4]
 SCHEMA_VERSION = len(MIGRATIONS)
 _IN_FORCE = ("SELECT j.verdict FROM judgments j WHERE j.run_id = r.id AND j.source = '{source}' "
              "AND j.criterion IS NULL AND j.undoes IS NULL AND NOT EXISTS (SELECT 1 FROM judgments u "
@@ -578,6 +603,33 @@ class TrajectoryStore:
                 except ValueError:
                     pass
         return rows
+
+    # -- films ----------------------------------------------------------------------------
+    @property
+    def films_dir(self) -> Path:
+        """Where this database's films live: ``<database>.films/`` beside the file."""
+        return self.path.with_name(self.path.name + ".films")
+
+    def add_film(self, run_id: int, *, seq: int, file: str, codec: str, width: int, height: int, t0: float) -> int:
+        """Register a film segment as it starts (its file name inside :attr:`films_dir`)."""
+        with self.transaction():
+            return _pk(self.db.table("films").insert(
+                {"run_id": run_id, "seq": seq, "file": file, "codec": codec, "width": width, "height": height,
+                 "t0": t0}).last_pk)
+
+    def finish_film(self, film_id: int, *, t1: float, frames: int, size: int) -> None:
+        with self.transaction():
+            self.conn.execute("UPDATE films SET t1 = ?, frames = ?, bytes = ? WHERE id = ?", [t1, frames, size, film_id])
+
+    def films(self, run_id: int) -> list[dict[str, Any]]:
+        """A run's film segments in order (none for a run recorded without a film)."""
+        return list(self.db.query("SELECT * FROM films WHERE run_id = ? ORDER BY seq", [run_id]))
+
+    def step_times(self, run_id: int) -> list[tuple[int, float, float, bool]]:
+        """Every step's (idx, started_at, ended_at, has findings), in order: the marks of a time axis."""
+        return [(int(i), float(a), float(b), bool(f)) for i, a, b, f in self.conn.execute(
+            "SELECT idx, started_at, ended_at, findings IS NOT NULL FROM steps WHERE run_id = ? ORDER BY idx",
+            [run_id])]
 
     # -- target logs -------------------------------------------------------------
     def add_logs(self, run_id: int, lines: list[tuple[str, float, str]]) -> None:

@@ -43,10 +43,10 @@ class RepairRequest:
     base_url: str | None = None
 
     def arguments(self, db: Path | str) -> list[str]:
-        """Arguments after the Python executable: ``-m app repair TARGET … --db DB`` (never a key)."""
+        """Arguments after the Python executable: ``-m app repair TARGET … --db DB --events -`` (never a key)."""
         args = ["-m", "app", "repair", self.target, "--refiner", self.refiner,
                 "--max-iterations", str(self.max_iterations), "--tester", self.tester,
-                "--max-steps", str(self.max_steps), "--seed", str(self.seed), "--db", str(db)]
+                "--max-steps", str(self.max_steps), "--seed", str(self.seed), "--db", str(db), "--events", "-"]
         if self.refiner == "llm":
             for flag, value in (("--provider", self.provider), ("--model", self.model), ("--base-url", self.base_url)):
                 if value:

@@ -1,11 +1,14 @@
 """RepairMenu: Repair › New repair… and Repair sessions… (Ctrl+R) — the RepairView in its own window.
 
-*New repair…* starts ``playcoder repair …`` as a child process through the
-engine bridge, as live runs are started (the workbench never runs a target or
-a patch itself), opens the repair window following the database, and shows
-the command's progress lines there; *Stop repair* ends it with SIGTERM, so its
-plays stop cleanly (killed after the bridge's grace time).  One repair runs at
-a time; closing the workbench stops it.
+*New repair…* starts ``playcoder repair … --events -`` as a child process
+(:class:`~app.views.repair.repair_run.RepairRun`, through the engine bridge),
+as live runs are started (the workbench never runs a target or a patch
+itself), and opens the repair window following the database and attached to
+the run: each play shows live, each diagnosis and patch as soon as it is
+made, each cycle when recorded.  *Pause* / *Resume* are control lines; *Stop
+repair* ends it with SIGTERM, so its plays stop cleanly (killed after the
+bridge's grace time).  One repair runs at a time; closing the workbench stops
+it.  *Export repair report…* and *Present repair…* act on the repair window.
 
 ``app/views/repair/repair_view.py`` is developed on its own; the import is guarded so
 a copy without it (or with a half-written one) still opens the workbench, with
@@ -21,8 +24,9 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QMainWindow, QWidget
 
-from app.views.engine_bridge import EngineBridge
+from app.engine.repair.events import RepairFinished
 from app.views.repair.new_repair_dialog import NewRepairDialog, RepairRequest
+from app.views.repair.repair_run import PAUSED, RepairRun
 from app.views.widgets.tool_window import ToolWindow
 
 log = logging.getLogger(__name__)
@@ -52,8 +56,8 @@ class RepairMenu(QObject):
         self._show_message = show_message
         self.view_class = view_class
         self.window: ToolWindow | None = None
-        self.process: EngineBridge | None = None
-        """The repair running now, if any."""
+        self.run: RepairRun | None = None
+        """The repair started here (running, or the last one)."""
         self.request: RepairRequest | None = None
         self._last_line = ""
 
@@ -82,6 +86,7 @@ class RepairMenu(QObject):
             if stop is not None:
                 stop.connect(self.stop_repair)
             if self.repairing:
+                self._attach(self.run)
                 self._say("A repair is going…")
         self.window.setWindowTitle(title)
         self.window.show()
@@ -106,7 +111,7 @@ class RepairMenu(QObject):
     # -- a repair of our own ----------------------------------------------------------------
     @property
     def repairing(self) -> bool:
-        return self.process is not None and self.process.running
+        return self.run is not None and self.run.running
 
     def new_repair(self, store: Any, title: str, llm: dict[str, str] | None = None) -> RepairRequest | None:
         """Repair › New repair…: ask what to repair, then :meth:`start_repair`."""
@@ -132,27 +137,56 @@ class RepairMenu(QObject):
         if window is None:
             return False
         db = Path(store.path)
-        if self.process is not None:
-            self.process.deleteLater()
-        bridge = self.process = EngineBridge(self)
+        if self.run is not None:
+            self.run.deleteLater()
+        run = self.run = RepairRun(self)
         self.request = request
-        bridge.sig_line_printed.connect(self._on_process_line_printed)
-        bridge.sig_engine_failed.connect(self._show_message)
-        bridge.sig_process_ended.connect(self._on_process_ended)
+        self._last_line = ""
+        run.sig_line_printed.connect(self._on_process_line_printed)
+        run.sig_progress_changed.connect(self._on_run_progress_changed)
+        run.sig_state_changed.connect(self._on_run_progress_changed)
+        run.sig_repair_finished.connect(self._on_run_repair_finished)
+        run.bridge.sig_engine_failed.connect(self._show_message)
+        run.bridge.sig_process_ended.connect(self._on_process_ended)
+        self._attach(run)
         self._say(f"Repairing {request.target} ({request.refiner} refiner, at most {request.max_iterations} "
                   "cycles): starting…")
-        bridge.start(arguments if arguments is not None else request.arguments(db), program=program)
+        run.start(arguments if arguments is not None else request.arguments(db), program=program)
         return True
 
+    def pause_repair(self) -> None:
+        """Pause or resume the repair running now (at its next checkpoint)."""
+        if self.repairing and self.run is not None:
+            self.run.toggle_pause()
+
     def stop_repair(self) -> None:
-        if self.repairing and self.process is not None:
+        if self.repairing and self.run is not None:
             self._say("Stopping the repair…")
-            self.process.terminate()
+            self.run.stop()
 
     def shutdown(self) -> None:
         """Closing the workbench: stop the repair and wait for it (blocks up to ~4 s)."""
-        if self.repairing and self.process is not None:
-            self.process.shutdown(terminate=True)
+        if self.repairing and self.run is not None:
+            self.run.shutdown()
+
+    def export_report(self, store: Any, title: str) -> None:
+        """Repair › Export repair report…: the repair window's session as HTML (opens the window if needed)."""
+        window = self.open(store, title)
+        export = getattr(window.view, "export_report", None) if window is not None else None
+        if callable(export):
+            export()
+
+    def present(self, store: Any, title: str) -> None:
+        """Repair › Present repair…: the repair window's presentation mode."""
+        window = self.open(store, title)
+        present = getattr(window.view, "present", None) if window is not None else None
+        if callable(present):
+            present()
+
+    def _attach(self, run: RepairRun | None) -> None:
+        attach = getattr(self._view(), "attach_run", None)
+        if callable(attach):
+            attach(run)
 
     def _view(self) -> Any:
         return self.window.view if self.window is not None else None
@@ -163,6 +197,24 @@ class RepairMenu(QObject):
         if callable(set_running):
             set_running(text)
 
+    def _on_run_progress_changed(self, *_args: Any) -> None:
+        run = self.run
+        if run is None or not run.running:
+            return
+        target = self.request.target if self.request is not None else "the program"
+        progress = run.progress
+        text = (progress.text if progress is not None and progress.text else run.last_text) or "starting…"
+        if progress is not None and progress.play_run is not None and not progress.play_ended:
+            text += f" — step {progress.play_steps} of run {progress.play_run}"
+        if run.state == PAUSED:
+            text += " — PAUSED"
+        elif run.state == "stopping":
+            text = "stopping…"
+        self._say(f"Repairing {target}: {text}")
+
+    def _on_run_repair_finished(self, event: RepairFinished) -> None:
+        self._last_line = event.reason
+
     def _on_process_line_printed(self, line: str) -> None:
         self._last_line = line
         target = self.request.target if self.request is not None else "the program"
@@ -172,6 +224,7 @@ class RepairMenu(QObject):
             refresh()
 
     def _on_process_ended(self, exit_code: int) -> None:
+        self._attach(None)
         self._say(None)
         refresh = getattr(self._view(), "refresh_now", None)
         if callable(refresh):

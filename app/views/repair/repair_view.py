@@ -1,48 +1,66 @@
-"""RepairView: step through repair sessions cycle by cycle.
+"""RepairView: step through repair sessions cycle by cycle — and watch one happen.
 
-Left, the sessions (runs of kind ``repair``) with their cycles.  Right, for
-the selected cycle: what triggered it (the findings of the run it started
-from, and the diagnosis), the patch (unified or side by side, highlighted),
-the validation output, and the play runs before and after the patch side by
-side at the same step (one slider for both), opened at the step where the
-failure shows (the first finding of the play the cycle started from).
-Page Down / Page Up go to the next / previous cycle, for demos.  The view
-follows the database (:meth:`RepairView.follow`): sessions and cycles written
-by any process — a repair started from Repair › New repair…, or from the
-command line — appear as they are recorded; F5 re-reads at once.  The view
-only reads the store, through :mod:`app.engine.repair.records` and the
-store's run/step/frame readers.
+Left, the sessions (runs of kind ``repair``) with their cycles
+(:class:`~app.views.repair.cycle_tree.CycleTree`).  Right, for the selected
+cycle: what triggered it, its diagnosis, patch and gate output
+(:class:`~app.views.repair.cycle_details_view.CycleDetailsView`), and the
+play before the patch beside the re-test after it at the same step
+(:class:`~app.views.repair.cycle_frames_view.CycleFramesView`), opened at the
+step where the failure shows (:func:`~app.engine.repair.records.failure_step`).
+Page Down / Page Up go to the next / previous cycle, ← / → move the steps,
+Space plays them.
+
+The view follows the database (:meth:`RepairView.follow`): sessions and
+cycles written by any process appear as they are recorded; F5 re-reads at
+once.  A repair started from the workbench is attached
+(:meth:`RepairView.attach_run`): its cycle in progress is an item of its
+own ("iteration 2 · retesting…") whose diagnosis and patch appear as soon as
+they are made and whose play shows live (Space then pauses and resumes the
+repair); while *Follow the repair* is on, the selection moves with it.
+*Present* (F11) opens the presentation mode, *Export HTML…* (Ctrl+E) writes
+the session's report.  Recorded data is only read, through
+:mod:`app.engine.repair.records` and the store's readers.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QImage, QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSlider, QSplitter, QTabWidget, QTextBrowser,
-    QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
-)
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from app.engine.repair.records import CycleRecord, cycles, repair_sessions, trigger_findings
-from app.views.repair.diff_html import side_by_side_html, unified_html
+from app.engine.repair.records import CycleRecord, failure_step, repair_sessions, trigger_findings
+from app.engine.repair.report import OUTCOME_TEXT
+from app.views.repair.cycle_details_view import PATCH_TAB, TRIGGER_TAB, CycleDetailsView
+from app.views.repair.cycle_frames_view import AFTER, BEFORE, CycleFramesView
+from app.views.repair.cycle_tree import CYCLE_ROLE, IN_PROGRESS, CycleTree
+from app.views.repair.repair_run import PAUSED, CycleInProgress, RepairRun
 from app.views.widgets.change_probe import DatabaseChangeProbe
-from app.views.widgets.findings_view import FindingsView
-from app.views.widgets.frame_view import FrameView
 
-CYCLE_ROLE = Qt.ItemDataRole.UserRole + 1
-OUTCOME_TEXT = {"fixed": "fixed", "kept": "kept (progress)", "reverted": "reverted", "rejected": "rejected by the gate",
-                "no-patch": "no patch", "error": "patch error", "refused": "refused (touched the oracles)",
-                "uncertain": "not confirmed (testers uncertain)"}
+
+@dataclass(frozen=True)
+class Shown:
+    """What the view shows now, in plain terms (the presentation mode shows the same)."""
+
+    title: str
+    description: str
+    diff: str
+    diff_hint: str
+    findings: list[str]
+    diagnosis: str
+    live: bool
 
 
 class RepairView(QWidget):
     sig_cycle_selected = Signal(int)
-    """Emitted with the patch row id when a cycle becomes current."""
+    """Emitted with the patch row id when a recorded cycle becomes current."""
     sig_stop_requested = Signal()
     """Emitted when the user asks to stop the repair running now (Stop repair)."""
+    sig_shown_changed = Signal()
+    """Emitted when what the view shows changed (another cycle, step or live frame, a cycle's progress)."""
 
     def __init__(self, store: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,80 +68,50 @@ class RepairView(QWidget):
         self.store = store
         self._cycles: list[CycleRecord] = []
         self._current: CycleRecord | None = None
-        self._runs: tuple[int | None, int | None] = (None, None)
         self._signature: list[tuple[Any, ...]] | None = None
+        self._run: RepairRun | None = None
+        self._shown_progress: tuple[Any, ...] | None = None
+        self._title = ""
+        self.presentation: Any = None
         self.probe = DatabaseChangeProbe(self)
         self.probe.sig_changed.connect(self.refresh)
         self.running_label = QLabel(self)
         self.running_label.setObjectName("LiveStatus")
         self.running_label.setWordWrap(True)
-        self.stop_button = QPushButton("Stop repair", self)
-        self.stop_button.setToolTip("End the running repair (its plays stop cleanly; recorded cycles stay)")
-        self.stop_button.clicked.connect(self.sig_stop_requested)
+        self.follow_check = QCheckBox("Follow the repair", self)
+        self.follow_check.setChecked(True)
+        self.follow_check.setToolTip("Show the cycle in progress as the repair goes on")
+        self.follow_check.toggled.connect(self._on_follow_toggled)
+        self.pause_button = self._button("Pause", "Pause the repair at its next step (Space on the cycle in progress)",
+                                         self._on_pause_clicked)
+        self.stop_button = self._button("Stop repair", "End the running repair (its plays stop cleanly; recorded "
+                                        "cycles stay)", self.sig_stop_requested.emit)
+        self.present_button = self._button("Present", "Full screen, large type, keys only (F11; Esc leaves)",
+                                           self.present)
+        self.export_button = self._button("Export HTML…", "Write this repair session as one self-contained HTML "
+                                          "file (Ctrl+E)", lambda: self.export_report())
+        self.prev_button = self._button("◀ Previous cycle", "Previous cycle (Page Up)", self.previous_cycle)
+        self.next_button = self._button("Next cycle ▶", "Next cycle (Page Down)", self.next_cycle)
         self.set_running(None)
-        QShortcut(QKeySequence(Qt.Key.Key_F5), self, self.refresh_now)
 
-        self.tree = QTreeWidget(self)
-        self.tree.setHeaderLabels(["Repair sessions and cycles"])
+        self.tree = CycleTree(self)
         self.tree.currentItemChanged.connect(self._on_tree_current_changed)
-
         self.header = QLabel("Select a repair cycle.", self)
         self.header.setWordWrap(True)
-        self.prev_button = QPushButton("◀ Previous cycle", self)
-        self.next_button = QPushButton("Next cycle ▶", self)
-        self.prev_button.setToolTip("Previous cycle (Page Up)")
-        self.next_button.setToolTip("Next cycle (Page Down)")
-        self.prev_button.clicked.connect(self.previous_cycle)
-        self.next_button.clicked.connect(self.next_cycle)
-        QShortcut(QKeySequence(Qt.Key.Key_PageDown), self, self.next_cycle)
-        QShortcut(QKeySequence(Qt.Key.Key_PageUp), self, self.previous_cycle)
-
-        self.findings = FindingsView(self)
-        self.diagnosis = QPlainTextEdit(self)
-        self.diagnosis.setReadOnly(True)
-        self.diff_browser = QTextBrowser(self)
-        self.side_by_side = QCheckBox("Side by side", self)
-        self.side_by_side.toggled.connect(self._on_side_by_side_toggled)
-        self.validation = QPlainTextEdit(self)
-        self.validation.setReadOnly(True)
-
-        self.before_frame = FrameView("Before the patch", self)
-        self.after_frame = FrameView("After the patch (re-test)", self)
-        self.step_slider = QSlider(Qt.Orientation.Horizontal, self)
-        self.step_slider.setMinimum(0)
-        self.step_slider.valueChanged.connect(self._on_step_slider_changed)
-        self.step_label = QLabel("", self)
-
-        tabs = QTabWidget(self)
-        trigger = QWidget(self)
-        tl = QVBoxLayout(trigger)
-        tl.addWidget(QLabel("Findings and failed criteria of the play this cycle started from:", trigger))
-        tl.addWidget(self.findings, 1)
-        tl.addWidget(QLabel("Diagnosis:", trigger))
-        tl.addWidget(self.diagnosis, 2)
-        tabs.addTab(trigger, "Trigger")
-        patch = QWidget(self)
-        pl = QVBoxLayout(patch)
-        pl.addWidget(self.side_by_side)
-        pl.addWidget(self.diff_browser, 1)
-        tabs.addTab(patch, "Patch")
-        tabs.addTab(self.validation, "Validation")
-        self.tabs = tabs
-
-        frames = QWidget(self)
-        fl = QVBoxLayout(frames)
-        pair = QHBoxLayout()
-        pair.addWidget(self.before_frame)
-        pair.addWidget(self.after_frame)
-        fl.addLayout(pair, 1)
-        sl = QHBoxLayout()
-        sl.addWidget(self.step_slider, 1)
-        sl.addWidget(self.step_label)
-        fl.addLayout(sl)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.details = self.tabs = CycleDetailsView(self)
+        self.findings, self.diagnosis = self.details.findings, self.details.diagnosis
+        self.diff_browser, self.side_by_side = self.details.diff_browser, self.details.side_by_side
+        self.validation = self.details.validation
+        self.frames = CycleFramesView(store, self)
+        self.frames.sig_frames_changed.connect(self.sig_shown_changed)
+        self.frames.sig_live_frame_shown.connect(self._on_frames_live_frame_shown)
+        self.step_slider, self.step_label = self.frames.step_slider, self.frames.step_label
+        self.before_frame, self.after_frame = self.frames.before_frame, self.frames.after_frame
 
         right = QSplitter(Qt.Orientation.Vertical, self)
-        right.addWidget(tabs)
-        right.addWidget(frames)
+        right.addWidget(self.details)
+        right.addWidget(self.frames)
         nav = QHBoxLayout()
         nav.addWidget(self.prev_button)
         nav.addWidget(self.header, 1)
@@ -137,17 +125,33 @@ class RepairView(QWidget):
         split.addWidget(self.tree)
         split.addWidget(right_box)
         split.setStretchFactor(1, 3)
-        running = QHBoxLayout()
-        running.addWidget(self.running_label, 1)
-        running.addWidget(self.stop_button)
+        top = QHBoxLayout()
+        top.addWidget(self.running_label, 1)
+        top.addStretch(0)  # takes the room while no repair runs (the label hides), so the buttons keep their size
+        for widget in (self.follow_check, self.pause_button, self.stop_button, self.present_button,
+                       self.export_button):
+            top.addWidget(widget)
         layout = QVBoxLayout(self)
-        layout.addLayout(running)
+        layout.addLayout(top)
         layout.addWidget(split)
+        for key, slot in ((Qt.Key.Key_F5, self.refresh_now), (Qt.Key.Key_PageDown, self.next_cycle),
+                          (Qt.Key.Key_PageUp, self.previous_cycle), (Qt.Key.Key_F11, self.present),
+                          (Qt.Key.Key_Space, self.play_or_pause), (Qt.Key.Key_Left, self.frames.previous_step),
+                          (Qt.Key.Key_Right, self.frames.next_step)):
+            QShortcut(QKeySequence(key), self, slot)
+        QShortcut(QKeySequence("Ctrl+E"), self, lambda: self.export_report())
         self.reload()
+
+    def _button(self, text: str, tip: str, slot: Callable[[], Any]) -> QPushButton:
+        button = QPushButton(text, self)
+        button.setToolTip(tip)
+        button.clicked.connect(lambda _checked=False: slot())
+        return button
 
     # -- content ---------------------------------------------------------------------
     def set_store(self, store: Any) -> None:
         self.store = store
+        self.frames.set_store(store)
         self.reload()
         if self.probe.path is not None:
             self.follow(getattr(store, "path", None))
@@ -157,10 +161,13 @@ class RepairView(QWidget):
         self.probe.watch(path)
 
     def set_running(self, text: str | None) -> None:
-        """Say what the repair running now is doing (None: no repair running; the Stop button hides)."""
+        """Say what the repair running now is doing (None: no repair running; its buttons hide)."""
         self.running_label.setVisible(bool(text))
         self.running_label.setText(text or "")
-        self.stop_button.setVisible(text is not None)
+        running = text is not None
+        self.stop_button.setVisible(running)
+        self.pause_button.setVisible(running and self._run is not None)
+        self.follow_check.setVisible(running and self._run is not None)
 
     def refresh_now(self) -> None:
         """F5: re-read everything now, keeping the current cycle."""
@@ -178,38 +185,24 @@ class RepairView(QWidget):
             self.reload(keep=self._current.patch_id if self._current is not None else None)
 
     def reload(self, keep: int | None = None) -> None:
-        """Re-read the sessions from the store and select the cycle of patch ``keep`` (else the first)."""
-        self.tree.clear()
-        self._cycles = []
-        self._signature = None
-        if self.store is None:
-            return
-        first: QTreeWidgetItem | None = None
-        kept: QTreeWidgetItem | None = None
-        sessions = repair_sessions(self.store)
-        self._signature = [(s.run_id, s.status, s.verdict, s.cycles) for s in sessions]
-        for session in sessions:
-            state = {"pass": "fixed", "uncertain": "not confirmed"}.get(str(session.verdict), "not fixed") \
-                if session.status == "completed" else session.status
-            top = QTreeWidgetItem([f"#{session.run_id} {session.target} — {state} ({session.refiner}, "
-                                   f"{session.cycles} cycle(s))"])
-            top.setToolTip(0, session.reason)
-            self.tree.addTopLevelItem(top)
-            for rec in cycles(self.store, session.run_id):
-                item = QTreeWidgetItem([f"iteration {rec.iteration} · {OUTCOME_TEXT.get(rec.outcome, rec.outcome)}"])
-                item.setToolTip(0, rec.description)
-                item.setData(0, CYCLE_ROLE, len(self._cycles))
-                self._cycles.append(rec)
-                top.addChild(item)
-                first = first or item
-                if keep is not None and rec.patch_id == keep:
-                    kept = item
-            top.setExpanded(True)
+        """Re-read the sessions from the store and select the cycle of patch ``keep`` (else the cycle in
+        progress when following it, else the first)."""
+        live_current = self.tree.showing_progress()
         self._current = None
+        sessions = repair_sessions(self.store) if self.store is not None else []
+        self._signature = [(s.run_id, s.status, s.verdict, s.cycles) for s in sessions] if self.store else None
+        self._cycles = self.tree.rebuild(self.store, sessions)
+        progress_item = self._sync_progress_item()
+        items = self.tree.cycle_items()
+        kept = next((i for i in items if i.data(0, CYCLE_ROLE) != IN_PROGRESS
+                     and self._cycles[i.data(0, CYCLE_ROLE)].patch_id == keep), None) if keep is not None else None
+        if progress_item is not None and (live_current or (self.following and kept is None)):
+            chosen = progress_item
+        else:
+            chosen = kept or (items[0] if items else None)
         self._update_buttons()
-        chosen = kept or first
         if chosen is not None:
-            self.tree.setCurrentItem(chosen)
+            self.tree.choose(chosen)
 
     def cycle_count(self) -> int:
         return len(self._cycles)
@@ -217,112 +210,248 @@ class RepairView(QWidget):
     def current_cycle(self) -> CycleRecord | None:
         return self._current
 
+    def current_session(self) -> int | None:
+        """The repair session of the selected item (its run id)."""
+        return self.tree.current_session()
+
     def select_cycle(self, index: int) -> None:
-        """Make the ``index``-th cycle (over all sessions, in list order) current."""
-        if not 0 <= index < len(self._cycles):
-            return
-        for i in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(i)
-            for j in range(top.childCount() if top is not None else 0):
-                child = top.child(j) if top is not None else None
-                if child is not None and child.data(0, CYCLE_ROLE) == index:
-                    self.tree.setCurrentItem(child)
-                    return
+        """Make the ``index``-th recorded cycle (over all sessions, in list order) current."""
+        item = next((i for i in self.tree.cycle_items() if i.data(0, CYCLE_ROLE) == index), None)
+        if 0 <= index and item is not None:
+            self.tree.choose(item, user=True)
 
     def next_cycle(self) -> None:
-        self.select_cycle(self._index() + 1)
+        """Page Down: the next item in the list (a session's recorded cycles, then its cycle in progress)."""
+        item = self.tree.neighbour(+1)
+        if item is not None:
+            self.tree.choose(item, user=True)
 
     def previous_cycle(self) -> None:
-        self.select_cycle(max(0, self._index() - 1))
+        item = self.tree.neighbour(-1)
+        if item is not None:
+            self.tree.choose(item, user=True)
 
-    def _index(self) -> int:
-        return self._cycles.index(self._current) if self._current in self._cycles else -1
+    def play_or_pause(self) -> None:
+        """Space: on the cycle in progress, pause or resume the repair; on a recorded cycle, play its steps."""
+        if self.showing_progress() and self._run is not None:
+            self._run.toggle_pause()
+        else:
+            self.frames.toggle_replay()
+
+    def failure_step(self, rec: CycleRecord, trigger: list[dict[str, Any]] | None = None) -> int:
+        """The step where the failure shows (see :func:`~app.engine.repair.records.failure_step`)."""
+        return failure_step(self.store, rec, trigger)
+
+    def frame_pair(self) -> tuple[Any, Any]:
+        """The two images shown now (for tests and for exporting a demo still)."""
+        return self.frames.frame_pair()
+
+    def shown(self) -> Shown:
+        """What the view shows now, for the presentation mode."""
+        progress = self._run.progress if self._run is not None else None
+        description = self._current.description if self._current is not None else \
+            (progress.description if progress is not None and self.showing_progress() else "")
+        diff, hint = self.details.diff
+        return Shown(self._title, description, diff, hint, self.details.finding_lines(),
+                     self.diagnosis.toPlainText(), self.showing_progress())
+
+    # -- presentation and export ---------------------------------------------------------------------
+    def present(self) -> None:
+        """F11: the presentation mode (full screen, large type, keys only) on the current cycle."""
+        from app.views.repair.presentation_view import PresentationView
+
+        if self.presentation is None:
+            self.presentation = PresentationView(self)
+            self.presentation.sig_closed.connect(self._on_presentation_closed)
+        self.presentation.start()
+
+    def export_report(self, path: Path | None = None, say: Callable[[str], None] | None = None) -> Any:
+        """Ctrl+E: write the selected session as one HTML file (off the GUI thread, with progress); asks where
+        unless ``path`` is given.  Returns the running task (None: nothing to do)."""
+        from app.views.repair.repair_export import export_session_report
+
+        return export_session_report(self, self.store, self.current_session(), path, say=say)
+
+    def _on_presentation_closed(self) -> None:
+        self.presentation = None
+        self.activateWindow()
+
+    # -- the repair running now ---------------------------------------------------------------------------
+    def attach_run(self, run: RepairRun | None) -> None:
+        """Follow ``run`` (a repair started from the workbench) live; None detaches it."""
+        if self._run is not None:
+            for signal, slot in self._run_connections():
+                signal.disconnect(slot)
+        self._run = run
+        self._shown_progress = None
+        if run is not None:
+            for signal, slot in self._run_connections():
+                signal.connect(slot)
+            self.follow_check.setChecked(True)
+        self._on_run_state_changed(run.state if run is not None else "")
+        self._on_run_progress_changed()
+
+    def _run_connections(self) -> list[tuple[Any, Any]]:
+        assert self._run is not None
+        return [(self._run.sig_progress_changed, self._on_run_progress_changed),
+                (self._run.sig_state_changed, self._on_run_state_changed),
+                (self._run.sig_frame_captured, self.frames.show_live_frame),
+                (self._run.sig_cycle_recorded, self._on_run_cycle_recorded)]
+
+    @property
+    def following(self) -> bool:
+        return self._run is not None and self.follow_check.isChecked()
+
+    def showing_progress(self) -> bool:
+        """True while the cycle in progress (not a recorded one) is shown."""
+        return self.tree.showing_progress()
+
+    def _on_run_state_changed(self, state: str) -> None:
+        self.pause_button.setText("Resume" if state == PAUSED else "Pause")
+        self.pause_button.setEnabled(state in ("running", "paused", "starting"))
+        if self.showing_progress():
+            self._show_progress()
+
+    def _on_run_progress_changed(self) -> None:
+        if self.store is None:
+            return
+        progress = self._run.progress if self._run is not None else None
+        if progress is not None and self.tree.session_item(progress.session_run) is None:
+            self.refresh_now()  # the session row is new: the tree gets it, and the item in progress with it
+            return
+        item = self._sync_progress_item()
+        if item is not None and self.following and not self.showing_progress():
+            self.tree.choose(item)
+        elif self.showing_progress():
+            self._show_progress()
+        elif item is None and self.frames.live_side is not None:
+            self.frames.set_live(None)
+
+    def _on_run_cycle_recorded(self, patch_id: int) -> None:
+        follow = self.following
+        self.refresh_now()
+        item = next((i for i in self.tree.cycle_items() if i.data(0, CYCLE_ROLE) != IN_PROGRESS
+                     and self._cycles[i.data(0, CYCLE_ROLE)].patch_id == patch_id), None)
+        if follow and item is not None:
+            self.tree.choose(item)
+
+    def _on_follow_toggled(self, on: bool) -> None:
+        item = self.tree.progress_item()
+        if on and item is not None:
+            self.tree.choose(item)
+
+    def _on_pause_clicked(self) -> None:
+        if self._run is not None:
+            self._run.toggle_pause()
+
+    def _on_frames_live_frame_shown(self) -> None:
+        if self._run is not None:
+            self._run.frame_consumed()
+
+    def _sync_progress_item(self) -> Any:
+        progress = self._run.progress if self._run is not None else None
+        if progress is None:
+            return self.tree.set_progress(None)
+        name = "first play" if progress.first_play else f"iteration {progress.iteration}"
+        return self.tree.set_progress(progress.session_run, f"{name} · {progress.phase or 'starting'}…", progress.text)
 
     def _update_buttons(self) -> None:
-        i = self._index()
-        self.prev_button.setEnabled(i > 0)
-        self.next_button.setEnabled(0 <= i < len(self._cycles) - 1 or (i < 0 and bool(self._cycles)))
+        self.prev_button.setEnabled(self.tree.neighbour(-1) is not None and self.tree.currentItem() is not None)
+        self.next_button.setEnabled(self.tree.neighbour(+1) is not None)
 
     # -- showing one cycle ---------------------------------------------------------------
-    def _on_tree_current_changed(self, item: QTreeWidgetItem | None, _previous: Any) -> None:
+    def _on_tree_current_changed(self, item: Any, _previous: Any) -> None:
         if item is None:
             return
         index = item.data(0, CYCLE_ROLE)
         if index is None:  # a session: show its first cycle
-            first = item.child(0) if item.childCount() else None
-            if first is not None:
-                self.tree.setCurrentItem(first)
+            if item.childCount():
+                self.tree.setCurrentItem(item.child(0))
             return
+        if index == IN_PROGRESS:
+            if not self.tree.by_program:
+                self.follow_check.setChecked(True)
+            self._shown_progress = None
+            self._show_progress()
+            return
+        if not self.tree.by_program and self._run is not None:
+            self.follow_check.blockSignals(True)
+            self.follow_check.setChecked(False)  # the user went to a recorded cycle: stay there
+            self.follow_check.blockSignals(False)
         self._show(self._cycles[int(index)])
 
     def _show(self, rec: CycleRecord) -> None:
         self._current = rec
+        self.frames.set_live(None)
         verdict = f"re-test {rec.verdict}" if rec.verdict else "no re-test"
-        self.header.setText(f"<b>Iteration {rec.iteration}</b> · {OUTCOME_TEXT.get(rec.outcome, rec.outcome)} · "
-                            f"{verdict} · {rec.seconds:.1f} s · {rec.tokens} tokens<br>{rec.description}")
+        self._set_header(f"<b>Iteration {rec.iteration}</b> · {OUTCOME_TEXT.get(rec.outcome, rec.outcome)} · "
+                         f"{verdict} · {rec.seconds:.1f} s · {rec.tokens} tokens", rec.description)
         trigger = trigger_findings(self.store, rec)
-        self.findings.set_findings(trigger)
-        self.diagnosis.setPlainText(rec.diagnosis)
-        self._render_diff()
-        self.validation.setPlainText(rec.validation or rec.error or "(no validation output)")
-        self._runs = (rec.before_run, rec.retest_run)
-        steps = [self.store.step_count(r) for r in self._runs if r is not None]
-        last = max(steps) - 1 if steps and max(steps) > 0 else 0
-        self.step_slider.blockSignals(True)
-        self.step_slider.setMaximum(last)
-        self.step_slider.setValue(min(self.failure_step(rec, trigger), last))
-        self.step_slider.blockSignals(False)
-        self._show_step(self.step_slider.value())
+        self.details.show_cycle(trigger, rec.diagnosis, rec.diff, rec.files[0] if rec.files else ".py",
+                                rec.validation or rec.error or "(no validation output)")
+        self.frames.show_runs(rec.before_run, rec.retest_run, self.failure_step(rec, trigger))
         self._update_buttons()
         if rec.patch_id is not None:
             self.sig_cycle_selected.emit(rec.patch_id)
+        self.sig_shown_changed.emit()
 
-    def failure_step(self, rec: CycleRecord, trigger: list[dict[str, Any]] | None = None) -> int:
-        """The step where the failure shows: the first finding's step in the play the cycle started from;
-        else (a failed criterion names no step) that play's last step."""
-        findings = trigger if trigger is not None else trigger_findings(self.store, rec)
-        steps = [int(f["step"]) for f in findings if f.get("step") is not None
-                 and f.get("run_id") in (None, rec.before_run)]
-        if steps:
-            return min(steps)
-        count = self.store.step_count(rec.before_run) if rec.before_run is not None else 0
-        return max(0, count - 1)
+    def _show_progress(self) -> None:
+        """Show the cycle in progress: what is known of it so far, its play live."""
+        run = self._run
+        progress = run.progress if run is not None else None
+        if run is None or progress is None:
+            return
+        self._current = None
+        paused = " · <b>PAUSED</b>" if run.state == PAUSED else ""
+        name = "First play" if progress.first_play else f"Iteration {progress.iteration}"
+        play = ""
+        if progress.play_run is not None:
+            role = "first play" if progress.first_play else "re-test"
+            play = (f"<br>{role}: run {progress.play_run} ({progress.play_tester} tester), "
+                    f"{progress.play_steps} step(s){' — ended' if progress.play_ended else ''}")
+        self._set_header(f"<b>{name}</b> · in progress — {_escape(progress.text)}{paused}{play}",
+                         progress.description)
+        key = (progress.session_run, progress.iteration, progress.before_runs, progress.diagnosis, progress.diff,
+               progress.validation)
+        if key != self._shown_progress:
+            previous, self._shown_progress = self._shown_progress, key
+            self._show_progress_texts(progress)
+            if self.following and (previous is None or previous[1] != progress.iteration):
+                self.details.setCurrentIndex(TRIGGER_TAB)  # a new cycle: what started it
+            elif self.following and progress.diff and previous is not None and not previous[4]:
+                self.details.setCurrentIndex(PATCH_TAB)  # the patch was just made: show it
+        if progress.play_run is not None and (progress.first_play or progress.retesting):
+            self.frames.set_live(BEFORE if progress.first_play else AFTER, self._live_text(progress, run.state))
+        elif self.frames.live_side is not None:
+            self.frames.set_live(None)
+        self._update_buttons()
+        self.sig_shown_changed.emit()
 
-    def _render_diff(self) -> None:
-        rec = self._current
-        diff = rec.diff if rec is not None else ""
-        hint = rec.files[0] if rec is not None and rec.files else ".py"
-        self.diff_browser.setHtml(side_by_side_html(diff, hint) if self.side_by_side.isChecked() else unified_html(diff))
+    def _show_progress_texts(self, progress: CycleInProgress) -> None:
+        rec = CycleRecord(progress.iteration, before_run=progress.before_runs[0] if progress.before_runs else None,
+                          before_runs=list(progress.before_runs))
+        trigger = trigger_findings(self.store, rec) if progress.before_runs else []
+        waiting = "(the first play's findings come when it ends)" if progress.first_play else \
+            "(the diagnosis appears when it is made)"
+        self.details.show_cycle(trigger, progress.diagnosis or waiting, progress.diff,
+                                progress.files[0] if progress.files else ".py",
+                                progress.validation or "(the gate's output appears when the patch is checked)")
+        if progress.first_play:
+            self.frames.show_runs(None, None, 0, waiting="no patch yet: the program is played as it is")
+        else:
+            self.frames.show_runs(rec.before_run, None, self.failure_step(rec, trigger),
+                                  waiting="the re-test starts once the patch passes the gate")
 
-    def _on_side_by_side_toggled(self, _checked: bool) -> None:
-        self._render_diff()
+    def _set_header(self, title: str, description: str) -> None:
+        """``title`` (rich text) over the patch's one-line ``description``."""
+        self._title = title
+        self.header.setText(title + (f"<br>{_escape(description)}" if description else ""))
 
-    def _on_step_slider_changed(self, value: int) -> None:
-        self._show_step(value)
+    def _live_text(self, progress: CycleInProgress, state: str) -> str:
+        role = "first play" if progress.first_play else f"re-test of iteration {progress.iteration}"
+        status = "paused" if state == PAUSED else ("ended" if progress.play_ended else "live")
+        return f"{role} · run {progress.play_run} · step {progress.play_steps} · {status}"
 
-    def _show_step(self, idx: int) -> None:
-        self.step_label.setText(f"step {idx}")
-        for view, run_id, label in ((self.before_frame, self._runs[0], "before"),
-                                    (self.after_frame, self._runs[1], "after")):
-            image, note = self._frame_at(run_id, idx)
-            view.set_frame(image, subtitle=note, placeholder=f"no {label} run" if run_id is None else "no frame")
 
-    def _frame_at(self, run_id: int | None, idx: int) -> tuple[QImage | None, str]:
-        if run_id is None:
-            return None, ""
-        count = self.store.step_count(run_id)
-        if count == 0:
-            return None, f"run {run_id} has no steps"
-        shown = min(idx, count - 1)
-        step = self.store.step(run_id, shown)
-        sha = step.get("frame_after") if step else None
-        frame = self.store.frame(sha) if sha else None
-        if frame is None:
-            return None, f"run {run_id}: no frame at step {shown}"
-        image = QImage.fromData(frame.data)
-        note = f"run {run_id}, step {shown}" + (f" (the run ended at step {count - 1})" if shown != idx else "")
-        return image, note
-
-    def frame_pair(self) -> tuple[QImage | None, QImage | None]:
-        """The two images shown now (for tests and for exporting a demo still)."""
-        return self.before_frame.image(), self.after_frame.image()
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

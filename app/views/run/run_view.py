@@ -1,7 +1,9 @@
-"""RunView: one run — film strip, action timeline, before/after frames, details, findings, verdict.
+"""RunView: one run — film strip, time axis, action timeline, before/after frames, details, findings, verdict.
 
 The timeline and the film strip share one :class:`StepsModel` and one
-selection, so moving in either moves both.  During a live run the view
+selection, so moving in either moves both.  The time axis (:class:`ScrubView`)
+scrubs the run's film between steps: the picture at the playhead, decoded off
+the GUI thread, takes the "After" pane until a step is chosen again.  During a live run the view
 follows the engine: :meth:`RunView.on_step_recorded` tells the model the new
 step count and, if the user was looking at the last step, moves to the new one.
 """
@@ -13,10 +15,14 @@ import sqlite3
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from app.engine.play.events import StepRecorded
+from app.engine.trace.film_reader import FilmReader
+from app.views.run.film_player import FilmPlayer
 from app.views.run.film_strip_view import FilmStripView
+from app.views.run.scrub_view import ScrubView
 from app.views.widgets.findings_view import FindingsView
 from app.views.widgets.frame_cache import FrameCache
 from app.views.widgets.frame_view import FrameView
@@ -29,6 +35,14 @@ from app.views.run.timeline_view import TimelineView
 from app.views.run.verdict_view import VerdictView
 
 log = logging.getLogger(__name__)
+
+
+def _moment(finding: dict[str, Any]) -> float | None:
+    """When a finding happened on the film (``evidence["film"]["t"]``), if it says."""
+    evidence = finding.get("evidence")
+    film = evidence.get("film") if isinstance(evidence, dict) else None
+    t = film.get("t") if isinstance(film, dict) else None
+    return float(t) if isinstance(t, (int, float)) else None
 
 DETAILS_TAB, FINDINGS_TAB, VERDICT_TAB = 0, 1, 2
 
@@ -57,6 +71,8 @@ class RunView(QWidget):
         self.timeline = TimelineView(self)
         self.timeline.setModel(self.model)
         self.film.setSelectionModel(self.timeline.selectionModel())
+        self.scrub = ScrubView(self)
+        self.player = FilmPlayer(self)
         self.before = FrameView("Before", self)
         self.after = FrameView("After", self)
         self.live = LiveView(self)
@@ -94,6 +110,7 @@ class RunView(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self.header)
         layout.addWidget(self.film)
+        layout.addWidget(self.scrub)
         layout.addWidget(body, 1)
 
         self.timeline.selectionModel().currentChanged.connect(self._on_selection_current_changed)
@@ -101,6 +118,8 @@ class RunView(QWidget):
         self.verdict.sig_verdict_changed.connect(self._on_verdict_verdict_changed)
         self.replay.sig_row_reached.connect(self._on_replay_row_reached)
         self.header.sig_page_requested.connect(self._on_header_page_requested)
+        self.scrub.sig_time_scrubbed.connect(self._on_scrub_time_scrubbed)
+        self.player.sig_frame_decoded.connect(self._on_player_frame_decoded)
 
     # -- opening -----------------------------------------------------------------------------
     def set_store(self, store: Any) -> None:
@@ -122,6 +141,7 @@ class RunView(QWidget):
         self._update_findings_tab()
         self.verdict.set_run(store if self.run is not None else None, run_id)
         self.refresh_header()
+        self._load_film()
         live = run_id is not None and run_id == self._live_run_id
         self.header.set_live_available(live)
         self.show_page(LIVE_PAGE if live else FRAMES_PAGE)
@@ -168,6 +188,7 @@ class RunView(QWidget):
                 if following:
                     self.go_to_row(count - 1)
             self.reload_run()
+            self._load_film()
         except sqlite3.Error as exc:  # a writer holding the file: the next change reads again
             log.warning("could not re-read run %s: %s", self.run["id"], exc)
             return
@@ -242,6 +263,7 @@ class RunView(QWidget):
         if self.store is not None:
             self.run = self.store.run(event.run_id)  # window size and status change while it runs
         self.refresh_header()
+        self._load_film()
 
     def on_finding_raised(self, run_id: int) -> None:
         if run_id == self.run_id and self.store is not None:
@@ -271,6 +293,7 @@ class RunView(QWidget):
                              subtitle="changed region highlighted" if bbox else "no visible change")
         self.details.show_step(step, [f for f in self._findings if f.get("step") == step["idx"]], self._logs(step),
                                calls=self._llm_calls(step))
+        self.scrub.select_span(step.get("started_at"), step.get("ended_at"))
         self.replay.sync(row)
         self.sig_step_changed.emit(row)
 
@@ -302,6 +325,39 @@ class RunView(QWidget):
             log.warning("could not read the model usage: %s", exc)
             return None
         return usage if usage["calls"] else None
+
+    # -- the film ---------------------------------------------------------------------------------------------
+    def _load_film(self) -> None:
+        """(Re)read the run's film index and step times for the time axis: a few hundred kB for a long run."""
+        reader: FilmReader | None = None
+        steps: list[tuple[int, float, float, bool]] = []
+        if self.store is not None and self.run is not None:
+            try:
+                reader = FilmReader.open(self.store, self.run["id"])
+                steps = self.store.step_times(self.run["id"])
+            except sqlite3.Error as exc:  # an older database without films, or a writer holding the file
+                log.warning("could not read the film of run %s: %s", self.run["id"], exc)
+        self.player.set_reader(reader)
+        run = self.run or {}
+        moments = [t for t in (_moment(f) for f in self._findings) if t is not None]
+        self.scrub.set_run(run.get("started_at"), run.get("ended_at"), steps, moments,
+                           reader.times if reader is not None else None)
+        row = self.current_row()
+        step = self.model.step_at(row) if row >= 0 else None
+        if step is not None:
+            self.scrub.select_span(step.get("started_at"), step.get("ended_at"))
+
+    def _on_scrub_time_scrubbed(self, t: float) -> None:
+        self.player.request(t)
+
+    def _on_player_frame_decoded(self, requested: float, t: float, index: int, image: QImage) -> None:
+        if self.run is None:
+            return
+        step = next((s for s in reversed(self.scrub.steps) if s[1] <= t), None)
+        where = f"during step #{step[0]}" if step is not None and t <= step[2] else \
+            f"after step #{step[0]}" if step is not None else "before the first step"
+        self.after.set_frame(image, subtitle=f"film t+{t - float(self.run['started_at']):.3f} s, frame {index} ({where})")
+        self.show_page(FRAMES_PAGE)
 
     def _update_findings_tab(self) -> None:
         n = len(self._findings)

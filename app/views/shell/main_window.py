@@ -141,8 +141,8 @@ class MainWindow(QMainWindow):
         for action in (a.new_validation_set, None, a.annotate, a.agreement):
             validation_menu.addSeparator() if action is None else validation_menu.addAction(action)
         repair_menu = bar.addMenu("Re&pair")
-        repair_menu.addAction(a.new_repair)
-        repair_menu.addAction(a.repair_sessions)
+        for action in (a.new_repair, a.repair_sessions, None, a.present_repair, a.export_repair):
+            repair_menu.addSeparator() if action is None else repair_menu.addAction(action)
         bar.addMenu("&Help").addAction(a.about)
 
     def _build_toolbar(self) -> None:
@@ -178,6 +178,8 @@ class MainWindow(QMainWindow):
         a.agreement.triggered.connect(self.validation.open_dashboard)
         a.repair_sessions.triggered.connect(self._on_repair_triggered)
         a.new_repair.triggered.connect(self._on_new_repair_triggered)
+        a.present_repair.triggered.connect(lambda: self.repair.present(self.store, self._repair_title()))
+        a.export_repair.triggered.connect(lambda: self.repair.export_report(self.store, self._repair_title()))
         self.validation.sig_blinding_changed.connect(self._on_validation_blinding_changed)
         a.pause.triggered.connect(self._on_pause_triggered)
         a.step.triggered.connect(self._on_step_triggered)
@@ -260,7 +262,8 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentIndex(BLINDED_PAGE if on else RUNS_PAGE)
         for action in self.commands.revealing():
             action.setEnabled(not on)
-        for action in (self.commands.repair_sessions, self.commands.new_repair):
+        for action in (self.commands.repair_sessions, self.commands.new_repair, self.commands.present_repair,
+                       self.commands.export_repair):
             action.setEnabled(not on and self.repair.available)
             if not self.repair.available:
                 action.setToolTip(UNAVAILABLE)

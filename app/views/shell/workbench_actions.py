@@ -74,6 +74,10 @@ class WorkbenchActions:
                                     "Step through repair sessions cycle by cycle (Ctrl+R)")
         self.new_repair = make("&New repair…", "Ctrl+Shift+R", None,
                                "Repair a failing program: play, diagnose, patch, re-test — and watch it happen")
+        self.present_repair = make("&Present repair…", None, None,
+                                   "The repair window full screen, large type, keys only (F11 there; Esc leaves)")
+        self.export_repair = make("&Export repair report…", None, None,
+                                  "Write the selected repair session as one self-contained HTML file (Ctrl+E there)")
         # Help
         self.about = make("&About PlayCoder Workbench", None, SP.SP_MessageBoxInformation)
 
@@ -90,7 +94,7 @@ class WorkbenchActions:
         return (self.new_run, self.open_db, self.new_db, self.export_run, self.import_bundle, self.export_report, self.replay,
                 self.undo_override, self.show_browser, self.show_film, self.previous_step, self.next_step,
                 self.first_step, self.last_step, self.zoom_fit, self.refresh, self.agreement, self.repair_sessions,
-                self.new_repair)
+                self.new_repair, self.present_repair, self.export_repair)
 
     def set_live_controls(self, state: str | None) -> None:
         """Enable pause/step/stop for a live run in ``state`` (None: no live run)."""

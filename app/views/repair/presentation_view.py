@@ -1,0 +1,176 @@
+"""PresentationView: a repair shown to an audience — full screen, large type, driven by keys alone.
+
+It shows what the repair window shows for the current cycle (the window
+stays the one source of truth: :meth:`RepairView.shown`, its frames), laid
+out for a projector: the cycle's title and patch summary on top, the frames
+before and after the patch at the same step in the middle, the patch and
+what triggered it below.  A cycle in progress shows its play live.
+
+Keys: Page Down / Page Up next / previous cycle, Space plays and pauses the
+steps (on a cycle in progress: pauses and resumes the repair), ← / → one
+step, Home / End first / last step, Esc leaves.  Nothing inside takes the
+keyboard focus, so no key is ever eaten by a child widget; the mouse is not
+needed for anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QFont, QKeyEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+
+from app.views.repair.diff_html import side_by_side_html, unified_html
+from app.views.widgets.frame_view import FrameView
+
+TYPE_SCALE = 1.8
+"""Type in the presentation is this many times the workbench's."""
+DIFF_POINTS = 14
+"""Point size of the patch (before the screen's scaling)."""
+KEYS_HINT = "PgDn / PgUp cycles · Space play / pause · ← / → steps · Esc leaves"
+
+
+class PresentationView(QWidget):
+    sig_closed = Signal()
+    """Emitted once when the presentation ended (Esc or closed)."""
+
+    def __init__(self, source: Any) -> None:
+        """``source``: the RepairView presented (it keeps the data; this view only shows it larger)."""
+        super().__init__(None, Qt.WindowType.Window)
+        self.setObjectName("RepairPresentation")
+        self.setWindowTitle("Repair — presentation")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        self.source = source
+        self._closed = False
+        self._diff_key: tuple[str, str] | None = None
+        font = QFont(self.font())
+        font.setPointSizeF(max(8.0, font.pointSizeF()) * TYPE_SCALE)
+        self.setFont(font)
+        self.setStyleSheet("#RepairPresentation { background: #15171b; } QLabel { color: #e8eaed; }")
+        self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)
+        self.description = QLabel(self)
+        self.description.setWordWrap(True)
+        self.description.setObjectName("Muted")
+        self.before = FrameView("Before the patch", self)
+        self.after = FrameView("After the patch (re-test)", self)
+        for frame in (self.before, self.after):
+            frame.setFont(source.font())  # the frame's title bar has room for the usual type only
+        self.diff = QTextBrowser(self)
+        self.diff.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.trigger = QLabel(self)
+        self.trigger.setWordWrap(True)
+        self.trigger.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.status = QLabel(self)
+        for widget in (self, self.title, self.description, self.before, self.after, self.diff, self.trigger,
+                       self.status):
+            widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        pair = QWidget(self)
+        pl = QHBoxLayout(pair)
+        pl.setContentsMargins(0, 0, 0, 0)
+        pl.addWidget(self.before)
+        pl.addWidget(self.after)
+        lower = QWidget(self)
+        ll = QHBoxLayout(lower)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(self.diff, 2)
+        ll.addWidget(self.trigger, 1)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(pair)
+        split.addWidget(lower)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(24, 16, 24, 12)
+        layout.addWidget(self.title)
+        layout.addWidget(self.description)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.status)
+        source.sig_shown_changed.connect(self.sync)
+        source.frames.sig_replay_changed.connect(self._on_replay_changed)
+
+    # -- lifecycle ----------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Show full screen on the repair window's screen, with the keyboard."""
+        screen = self.source.screen()
+        if screen is not None:
+            self.setGeometry(screen.geometry())
+        self.showFullScreen()
+        self.raise_()
+        self.activateWindow()
+        self.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+        self.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._closed:
+            self._closed = True
+            try:
+                self.source.sig_shown_changed.disconnect(self.sync)
+                self.source.frames.sig_replay_changed.disconnect(self._on_replay_changed)
+            except (RuntimeError, TypeError):  # the source went first
+                pass
+            self.sig_closed.emit()
+        super().closeEvent(event)
+
+    # -- keys -------------------------------------------------------------------------------------------------
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        frames = self.source.frames
+        actions = {
+            Qt.Key.Key_PageDown: self.source.next_cycle, Qt.Key.Key_PageUp: self.source.previous_cycle,
+            Qt.Key.Key_Space: self.source.play_or_pause, Qt.Key.Key_Right: frames.next_step,
+            Qt.Key.Key_Left: frames.previous_step, Qt.Key.Key_Escape: self.close,
+            Qt.Key.Key_Home: lambda: frames.step_slider.setValue(0),
+            Qt.Key.Key_End: lambda: frames.step_slider.setValue(frames.step_slider.maximum()),
+        }
+        action = actions.get(Qt.Key(event.key()))
+        if action is None:
+            super().keyPressEvent(event)
+            return
+        if not event.isAutoRepeat() or event.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right):
+            action()
+        event.accept()
+
+    # -- content ------------------------------------------------------------------------------------------------
+    def sync(self) -> None:
+        """Show what the repair window shows now."""
+        if self._closed:
+            return
+        shown = self.source.shown()
+        self.title.setText(f"<span style='font-size:{int(self.font().pointSizeF() * 1.25)}pt'>{shown.title}</span>")
+        self.description.setText(shown.description)
+        before, after = self.source.frames.frame_pair()
+        captions = self.source.frames.captions()
+        self.before.set_frame(before, subtitle=captions[0], placeholder=captions[0] or "no frame")
+        self.after.set_frame(after, subtitle=captions[1], placeholder=captions[1] or "no frame")
+        if (shown.diff, shown.diff_hint) != self._diff_key:
+            self._diff_key = (shown.diff, shown.diff_hint)
+            self.diff.setHtml(_larger(side_by_side_html(shown.diff, shown.diff_hint)
+                                      if self.source.side_by_side.isChecked() else unified_html(shown.diff)))
+        trigger = "<b>What triggered it</b><br>" + ("<br>".join(_escape(f) for f in shown.findings[:6])
+                                                    or "no findings yet")
+        first = next((line for line in shown.diagnosis.splitlines() if line.strip()), "")
+        if first:
+            trigger += f"<br><br><b>Diagnosis</b><br>{_escape(first[:400])}"
+        self.trigger.setText(trigger)
+        self._say_status()
+
+    def _say_status(self) -> None:
+        frames = self.source.frames
+        where = "live" if self.source.showing_progress() else f"step {frames.step()} / {frames.step_count() - 1}"
+        playing = "▶ playing" if frames.replaying else "⏸"
+        self.status.setText(f"{where} · {playing}    <span style='color:#9aa0a6'>{KEYS_HINT}</span>")
+
+    def _on_replay_changed(self, _playing: bool) -> None:
+        self._say_status()
+
+
+def _larger(html: str) -> str:
+    """The patch in presentation type, long lines wrapped (nothing to scroll sideways with keys alone)."""
+    return html.replace("font-size: 10pt;", f"font-size: {DIFF_POINTS}pt; white-space: pre-wrap;")
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
