@@ -152,7 +152,8 @@ class Scenario:
         from PIL import Image
 
         self.settle(0.4)
-        with mss.MSS(display=os.environ["DISPLAY"]) if hasattr(mss, "MSS") else mss.mss(display=os.environ["DISPLAY"]) as grab:
+        grabber = mss.MSS if hasattr(mss, "MSS") else mss.mss
+        with grabber(display=os.environ["DISPLAY"]) as grab:
             raw = grab.grab(grab.monitors[0])
         image = Image.frombytes("RGB", raw.size, raw.bgra, "raw", "BGRX")
         data = _png(image)
@@ -331,8 +332,8 @@ class Scenario:
             proc = subprocess.run([sys.executable, "-m", "app", "test", target, "--max-steps", str(STEPS), "--json",
                                    "--db", str(db)], cwd=ROOT, capture_output=True, text=True, timeout=300,
                                   env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
-            print(f"played {target}: {proc.stdout.strip().splitlines()[-1][:120] if proc.stdout.strip() else proc.stderr[-200:]}",
-                  flush=True)
+            said = proc.stdout.strip().splitlines()[-1][:120] if proc.stdout.strip() else proc.stderr[-200:]
+            print(f"played {target}: {said}", flush=True)
 
     def scenario_fit(self) -> None:
         self._fit("")

@@ -272,3 +272,15 @@ def test_repair_rate_counts_every_variant_by_half():
     md = repair_rate.markdown(rows, summary)
     assert "| tuning | 2 | 1 | 0 | 0 | 1 | 50% | 1 | 0 |" in md and "| held-out | 2 | 0 | 1 | 1 | 0 | 0% | 0 | 2 |" in md
     assert "Measured on commit abc123, 2026-01-01" in md and "every variant counts" in md
+
+
+def test_types_keep_every_reference_and_refuse_unknown_types():
+    apps = detect.select_apps("calculator,converter")
+    jobs = detect.plan(apps, 1, 0, False, detect.select_types("freeze,no-response", apps))
+    assert [j.target for j in jobs if j.bug is None] == ["calculator", "converter"]
+    assert {j.bug.type for j in jobs if j.bug is not None} == {"freeze", "no-response"}
+    only_refs = detect.plan(apps, 2, 0, True, detect.select_types("reference", apps))
+    assert [(j.target, j.seed) for j in only_refs] == [("calculator", 0), ("converter", 0), ("calculator", 1),
+                                                        ("converter", 1)]
+    with pytest.raises(UserError, match="unknown bug type"):
+        detect.select_types("freeze,lag", apps)

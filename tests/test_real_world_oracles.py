@@ -94,6 +94,20 @@ def test_a_live_entry_with_a_blinking_caret_passes(tmp_path, db_path):
 
 
 @needs_xvfb
+def test_one_dead_declared_key_among_live_ones_is_no_response(tmp_path, db_path):
+    dead = variant(tmp_path, "listentry_tk")
+    spec = dead / "playcoder.toml"
+    spec.write_text(spec.read_text().replace('"main.py"]', '"main.py", "--dead-enter"]'))
+    code, summary, err = run_cli(dead, "--max-steps", "40", db=db_path)
+    assert code == 0, err
+    assert kinds(summary) == ["no-response"], summary
+    assert 'press("enter")' in summary["findings"][0]["message"], summary
+    code, summary, err = run_cli(TARGETS / "listentry_tk", "--max-steps", "40", db=db_path)
+    assert code == 0, err
+    assert summary["verdict"] == "pass", summary
+
+
+@needs_xvfb
 def test_a_hover_highlight_is_not_an_answer(db_path):
     code, summary, err = run_cli(TARGETS / "hover_tk", "--max-steps", "30", db=db_path)
     assert code == 0, err

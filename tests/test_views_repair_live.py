@@ -183,8 +183,8 @@ FAKE_EVENTS = textwrap.dedent("""
     say(DiagnosisMade(session, 1, "the program died at step 3", (before,)))
     say(RepairPhaseChanged(session, 1, "refining", "iteration 1: the offline refiner looks for a patch"))
     wait()
-    say(PatchProposed(session, 1, "guard the division", "--- a/main.py\\n+++ b/main.py\\n@@ -1 +1 @@\\n-x = 1\\n+x = 2\\n",
-                      ("main.py",)))
+    diff = "--- a/main.py\\n+++ b/main.py\\n@@ -1 +1 @@\\n-x = 1\\n+x = 2\\n"
+    say(PatchProposed(session, 1, "guard the division", diff, ("main.py",)))
     say(PatchChecked(session, 1, True, "[syntax] ok"))
     say(RepairPhaseChanged(session, 1, "retesting", "iteration 1: re-testing the patched program"))
     wait()

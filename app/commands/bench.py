@@ -183,7 +183,7 @@ def register(subparsers: Any) -> None:
     d.add_argument("--vary-seeds", action="store_true", help="repeat r uses seed SEED+r instead of SEED")
     d.add_argument("--types", default=None, metavar="TYPES",
                    help="comma-separated bug types to play, e.g. crash,freeze,no-response,blank (default: all; "
-                        "the references are always played)")
+                        "the references are always played; 'reference' alone plays only them)")
     common(d, DEFAULT_MAX_STEPS)
     d.set_defaults(handler=cmd_detect)
 

@@ -23,6 +23,8 @@ from app.engine.trace.store import TrajectoryStore
 
 POLLS_PER_FRAME = 2
 """The window is polled this many times per film frame: a game drawing at the film's rate loses none."""
+GLITCH_FINDINGS = 5
+"""Glitch findings one run records (one per step at most); later flashes are only counted in the last."""
 LAST_CHANGE_KINDS = ("freeze", "crash", "exit", "blank")
 """Findings whose clip centres on the window's last change: what it showed as it stopped."""
 
@@ -41,6 +43,7 @@ class RunFilm:
         self.fps = fps
         self._observer: VisualObserver | None = None
         self.stats: FilmStats | None = None
+        self._glitches = 0
 
     def attach(self, observer: VisualObserver | None) -> None:
         """Film ``observer`` from now on (a no-op when it is the one already filmed)."""
@@ -68,13 +71,16 @@ class RunFilm:
     def glitches(self, step: int | None) -> list[Finding]:
         """The flashes seen since the last call, as one non-fatal ``glitch`` finding (their pictures stored)."""
         flashes = self.watcher.take()
-        if not flashes:
+        if not flashes or self._glitches >= GLITCH_FINDINGS:
             return []
+        self._glitches += 1
         first = flashes[0]
         with self.store.transaction():
             before = _put(self.store, first.before)
             flash = _put(self.store, first.flash)
         more = f" ({len(flashes)} such flashes since the last step)" if len(flashes) > 1 else ""
+        if self._glitches == GLITCH_FINDINGS:
+            more += "; later flashes are not reported"
         return [Finding(
             "glitch",
             f"a picture flashed up for {first.seconds * 1000:.0f} ms between two equal ones, changing "

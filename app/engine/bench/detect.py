@@ -112,7 +112,7 @@ def select_types(text: str | None, apps: list[Path]) -> set[str] | None:
     if not text:
         return None
     wanted = {t.strip() for t in text.split(",") if t.strip()}
-    known = {bug.type for folder in apps for bug in load_bugs(folder)}
+    known = {bug.type for folder in apps for bug in load_bugs(folder)} | {REFERENCE}  # 'reference': refs only
     unknown = sorted(wanted - known)
     if unknown:
         raise UserError(f"unknown bug type(s) {', '.join(unknown)}; these apps have: {', '.join(sorted(known))}.")

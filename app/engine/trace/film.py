@@ -185,9 +185,13 @@ class FilmRecorder(Generic[P]):
                 except queue.Empty:
                     item = None
                 if item is _STOP:
+                    if pending is not None:  # the last picture, held for its slot, is what the window showed last
+                        segment = self._write(rows, segment, pending[0], pending[1], pending[0].t, 0)
                     break
                 if item is _RESTART:
-                    pending = None
+                    if pending is not None:
+                        segment = self._write(rows, segment, pending[0], pending[1], pending[0].t, 0)
+                        pending = None
                     for watcher in self.watchers:
                         watcher.restart()
                     continue
@@ -283,7 +287,7 @@ class _Segment:
         self._held: tuple[int, int, int] | None = None
         self._index = os.open(self.index_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         self._container: Any = av.open(str(self.path), "w", format="matroska", options=dict(MUXER_OPTIONS))
-        stream = self._container.add_stream(CODEC)
+        stream: Any = self._container.add_stream(CODEC)
         stream.width, stream.height = self._even
         stream.pix_fmt = "yuv420p"
         stream.time_base = TIME_BASE
@@ -291,7 +295,7 @@ class _Segment:
         stream.codec_context.framerate = Fraction(FILM_FPS)
         stream.codec_context.options = {"preset": PRESET, "crf": str(CRF), "tune": "zerolatency",
                                         "g": str(KEYFRAME_EVERY), "bf": "0", "threads": "1"}
-        self._stream = stream
+        self._stream: Any = stream
 
     def write(self, picture: Picture, t: float, flags: int) -> None:
         pts = max(self._last_pts + 1, round((t - self.t0) * 1000))
@@ -313,7 +317,7 @@ class _Segment:
         self._container.mux(packet)
         # The previous packet's cluster is complete in the file now: its record may be written.
         self._flush_held()
-        self._held = (int(packet.pts), flags | (KEY if packet.is_keyframe else 0), int(packet.size))
+        self._held = (int(packet.pts or 0), flags | (KEY if packet.is_keyframe else 0), int(packet.size))
 
     def _flush_held(self) -> None:
         if self._held is not None:
@@ -325,7 +329,7 @@ class _Segment:
             for packet in self._stream.encode(None):
                 self._container.mux(packet)
                 self._flush_held()
-                self._held = (int(packet.pts), KEY if packet.is_keyframe else 0, int(packet.size))
+                self._held = (int(packet.pts or 0), KEY if packet.is_keyframe else 0, int(packet.size))
             self._container.close()
             self._flush_held()
         finally:

@@ -66,7 +66,8 @@ class CycleDetailsView(QTabWidget):
 
     def _render_diff(self) -> None:
         diff, hint = self._diff
-        self.diff_browser.setHtml(side_by_side_html(diff, hint) if self.side_by_side.isChecked() else unified_html(diff))
+        html = side_by_side_html(diff, hint) if self.side_by_side.isChecked() else unified_html(diff)
+        self.diff_browser.setHtml(html)
 
     def _on_side_by_side_toggled(self, _checked: bool) -> None:
         self._render_diff()

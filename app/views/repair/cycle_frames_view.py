@@ -96,7 +96,8 @@ class CycleFramesView(QWidget):
     def show_step(self, idx: int) -> None:
         self.step_label.setText(f"step {idx}")
         notes = []
-        for view, run_id, label in ((self.before_frame, self._runs[0], BEFORE), (self.after_frame, self._runs[1], AFTER)):
+        sides = ((self.before_frame, self._runs[0], BEFORE), (self.after_frame, self._runs[1], AFTER))
+        for view, run_id, label in sides:
             image, note = self._frame_at(run_id, idx)
             view.set_frame(image, subtitle=note, placeholder=self._placeholder(run_id, label))
             notes.append(note)
@@ -179,7 +180,9 @@ class CycleFramesView(QWidget):
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def _view(self, side: str) -> Any:
-        return self._view_live(side) if self._live == side else (self.before_frame if side == BEFORE else self.after_frame)
+        if self._live == side:
+            return self._view_live(side)
+        return self.before_frame if side == BEFORE else self.after_frame
 
     def _view_live(self, side: str) -> LiveView:
         return self.before_live if side == BEFORE else self.after_live

@@ -55,7 +55,8 @@ class CycleTree(QTreeWidget):
                 top.setData(0, SESSION_ROLE, session.run_id)
                 self.addTopLevelItem(top)
                 for rec in cycles(store, session.run_id):
-                    item = QTreeWidgetItem([f"iteration {rec.iteration} · {OUTCOME_TEXT.get(rec.outcome, rec.outcome)}"])
+                    outcome = OUTCOME_TEXT.get(rec.outcome, rec.outcome)
+                    item = QTreeWidgetItem([f"iteration {rec.iteration} · {outcome}"])
                     item.setToolTip(0, rec.description)
                     item.setData(0, CYCLE_ROLE, len(out))
                     out.append(rec)

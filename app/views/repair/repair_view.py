@@ -353,7 +353,8 @@ class RepairView(QWidget):
         if progress is None:
             return self.tree.set_progress(None)
         name = "first play" if progress.first_play else f"iteration {progress.iteration}"
-        return self.tree.set_progress(progress.session_run, f"{name} · {progress.phase or 'starting'}…", progress.text)
+        text = f"{name} · {progress.phase or 'starting'}…"
+        return self.tree.set_progress(progress.session_run, text, progress.text)
 
     def _update_buttons(self) -> None:
         self.prev_button.setEnabled(self.tree.neighbour(-1) is not None and self.tree.currentItem() is not None)

@@ -1,0 +1,44 @@
+"""Episodes that end on the same picture although each was played differently: the game ignores input."""
+
+from __future__ import annotations
+
+from app.engine.judge.episodes import EpisodeEndings
+from app.engine.play.observer import Frame
+
+
+def picture(shade: int) -> Frame:
+    return Frame(4, 2, bytes([shade, shade, shade, 0]) * 8, 0.0)
+
+
+def play(endings: EpisodeEndings, inputs: list[str], last: Frame, step: int) -> list:
+    for action in inputs:
+        endings.note_input(action)
+    return endings.end(step, last)
+
+
+def test_three_episodes_played_differently_that_end_alike_are_dead_input():
+    endings = EpisodeEndings()
+    assert play(endings, ['press("enter")', 'press("down")', 'press("left")'], picture(9), 5) == []
+    assert play(endings, ['press("enter")', 'press("up")', 'press("up")'], picture(9), 11) == []
+    found = play(endings, ['press("enter")', 'press("right")', 'press("p")', 'press("down")'], picture(9), 18)
+    assert [(f.kind, f.step, f.fatal) for f in found] == [("no-response", 18, True)]
+    assert "same picture" in found[0].message and found[0].evidence["episodes"] == 3
+    assert play(endings, ['press("enter")', 'press("left")', 'press("p")'], picture(9), 25) == []  # said once
+
+
+def test_endings_that_differ_or_the_same_play_say_nothing():
+    endings = EpisodeEndings()
+    for step, shade in enumerate([1, 2, 1]):
+        assert play(endings, ['press("enter")', 'press("down")', f'press("{shade}")'], picture(shade), step) == []
+    same_inputs = EpisodeEndings()
+    for step in range(4):  # the same inputs may well end the same way: that is determinism, not dead input
+        assert play(same_inputs, ['press("enter")', 'press("down")', 'press("up")'], picture(3), step) == []
+
+
+def test_an_episode_hardly_played_breaks_the_series():
+    endings = EpisodeEndings()
+    assert play(endings, ['press("enter")', 'press("down")', 'press("left")'], picture(5), 1) == []
+    assert play(endings, ['press("enter")'], picture(5), 2) == []  # one input: proves nothing
+    assert play(endings, ['press("enter")', 'press("up")', 'press("left")'], picture(5), 3) == []
+    assert play(endings, ['press("enter")', 'press("right")', 'press("up")'], picture(5), 4) == []
+    assert play(endings, ['press("enter")', 'press("p")', 'press("up")'], picture(5), 5) != []
