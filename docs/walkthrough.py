@@ -100,8 +100,11 @@ class Scenario:
         from PySide6.QtWidgets import QApplication
 
         self.name, self.out, self.work = name, out, work
+        from app.views.shell.main_window import apply_style
+
         self.app = QApplication.instance() or QApplication([])
         self.app.setOrganizationName("PlayCoderWalkthrough")
+        apply_style(self.app)  # as `playcoder gui` starts
         QSettings.setDefaultFormat(QSettings.Format.IniFormat)
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(work / f"settings-{name}"))
         settings = QSettings()
@@ -172,10 +175,12 @@ class Scenario:
                                            f"lies inside the screen's {screen.width()}×{screen.height()}")
 
     def main_window(self, db: Path) -> Any:
-        from app.views.shell.main_window import MainWindow
+        from app.views.shell.main_window import DEFAULT_SIZE, MainWindow
+        from app.views.widgets.screen_fit import fit_to_screen
 
         win = MainWindow()
         win.modal_messages = False
+        fit_to_screen(win, DEFAULT_SIZE)  # as `playcoder gui` opens it
         win.show()
         self.wait(win.isVisible, what="the main window")
         self.check(win.open_database(db), f"opened {db.name}")

@@ -303,6 +303,23 @@ def test_a_freeze_is_timed_to_the_last_change_of_the_window(tmp_path):
 
 
 @needs_xvfb
+def test_a_crash_shows_the_last_picture_the_program_drew(tmp_path):
+    db = tmp_path / "r.db"
+    summary = run_cli("flappy@crash-on-fifth-flap", db, "--max-steps", "30")
+    assert [f["kind"] for f in summary["findings"]] == ["crash"], summary
+    store = TrajectoryStore(db)
+    (crash,) = store.findings(summary["run_id"])
+    film_ev = crash["evidence"]["film"]
+    assert film_ev["t"] <= film_ev["last_change_t"] <= film_ev["found_t"]  # the window vanished after it drew
+    with FilmReader.open(store, summary["run_id"]) as film:  # type: ignore[union-attr]
+        drawn = np.frombuffer(film.frame_at(film_ev["t"]).rgb, np.uint8)
+        assert int(drawn.max()) - int(drawn.min()) > 100, "the flappy scene, not the empty screen"
+    from app.engine.trace.report import render_html_report
+
+    assert render_html_report(store, summary["run_id"]).count("<figure class=clip>") == 1
+
+
+@needs_xvfb
 @pytest.mark.slow
 def test_a_killed_engine_leaves_a_film_that_opens(tmp_path):
     db = tmp_path / "r.db"

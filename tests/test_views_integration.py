@@ -93,7 +93,8 @@ def test_menus_hold_the_new_commands_with_their_shortcuts(window):
     expected = {"Edit": [(a.settings, "Ctrl+,")],
                 "Validation": [(a.new_validation_set, "Ctrl+Shift+N"), (a.annotate, "Ctrl+L"),
                                (a.agreement, "Ctrl+Shift+D")],
-                "Repair": [(a.new_repair, "Ctrl+Shift+R"), (a.repair_sessions, "Ctrl+R")]}
+                "Repair": [(a.new_repair, "Ctrl+Shift+R"), (a.repair_sessions, "Ctrl+R"), (a.present_repair, ""),
+                           (a.export_repair, "")]}  # F11 / Ctrl+E belong to the repair window
     for menu, entries in expected.items():
         actions = [x for x in menus[menu].actions() if not x.isSeparator()]
         assert actions == [action for action, _ in entries]

@@ -56,7 +56,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
     _check_common(args)
     apps = detect.select_apps(args.apps)
-    jobs = detect.plan(apps, args.runs, args.seed, args.vary_seeds, detect.select_types(args.types, apps))
+    types = detect.select_types(args.types, apps)
+    jobs = detect.plan(apps, args.runs, args.seed, args.vary_seeds, types, long=args.long)
     db = args.db or default_db()
     measured = measured_on()  # the code as it was when the runs started
     t0 = time.monotonic()
@@ -74,6 +75,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     summary["db"] = str(db)
     summary["executor"] = played
     summary["command"] = _command_line()
+    summary["long_runs"] = args.long
+    summary["skipped_long"] = [] if args.long else detect.skipped_long(apps, types)
     print(summary_line(played, len(rows), summary["wall_seconds"]), file=sys.stderr)
     _write_outputs(args, detect.report_json(rows, summary), detect.markdown(summary))
     return 0
@@ -184,6 +187,10 @@ def register(subparsers: Any) -> None:
     d.add_argument("--types", default=None, metavar="TYPES",
                    help="comma-separated bug types to play, e.g. crash,freeze,no-response,blank (default: all; "
                         "the references are always played; 'reference' alone plays only them)")
+    d.add_argument("--long", action="store_true",
+                   help="also play the long-run bug variants (long = true in bugs.toml), each for its declared "
+                        "duration_s instead of --max-steps, and their apps' references for the longest of those "
+                        "(default: skip them, so the bench stays fast)")
     common(d, DEFAULT_MAX_STEPS)
     d.set_defaults(handler=cmd_detect)
 

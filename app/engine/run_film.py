@@ -4,7 +4,8 @@ The session owns one per run.  It attaches to the current observer (a restarted
 program brings a new one), turns flashes into ``glitch`` findings with their two
 pictures stored as frames, and stamps every finding with film times
 (``evidence["film"]``): ``t``, the moment a clip of the finding centres on (the
-flash itself; for a freeze, a crash or an exit the window's last change), and
+flash itself; for a freeze the window's last change; for a crash or an exit the
+last picture the program drew), and
 ``last_change_t``, when the program last changed its window by itself.
 """
 
@@ -25,8 +26,10 @@ POLLS_PER_FRAME = 2
 """The window is polled this many times per film frame: a game drawing at the film's rate loses none."""
 GLITCH_FINDINGS = 5
 """Glitch findings one run records (one per step at most); later flashes are only counted in the last."""
-LAST_CHANGE_KINDS = ("freeze", "crash", "exit", "blank")
+LAST_CHANGE_KINDS = ("freeze", "blank")
 """Findings whose clip centres on the window's last change: what it showed as it stopped."""
+LAST_DRAWN_KINDS = ("crash", "exit")
+"""Findings whose clip centres on the last picture the program drew (its window may be gone since)."""
 
 
 class RunFilm:
@@ -95,7 +98,9 @@ class RunFilm:
         last = self.watcher.last_change_t
         if last is not None:
             film.setdefault("last_change_t", round(last, 4))
-        anchor = last if finding.kind in LAST_CHANGE_KINDS and last is not None else now
+        drawn = self.watcher.last_drawn_t
+        anchor = last if finding.kind in LAST_CHANGE_KINDS and last is not None else \
+            drawn if finding.kind in LAST_DRAWN_KINDS and drawn is not None else now
         film.setdefault("t", round(anchor, 4))
         film.setdefault("found_t", round(now, 4))
         return replace(finding, evidence={**finding.evidence, "film": film})

@@ -17,6 +17,13 @@ share of *all* reference runs judged 'fail'.
 
 Bug variants are reported by half too (:mod:`app.engine.bench.split`):
 tuning and held-out.  The Markdown and the JSON name the commit measured.
+
+Long-run bugs (``long = true`` in ``bugs.toml``: a crash after two minutes,
+a flash every twenty seconds) are played only with ``long``, each for its
+declared ``duration_s`` instead of ``max_steps`` steps, and the reference of
+their app for the longest of those durations, so that a reference that
+fails late counts as a false positive.  Without ``long`` they are listed as
+skipped.
 """
 
 from __future__ import annotations
@@ -53,6 +60,8 @@ class DetectJob:
     bug: BugInfo | None
     repeat: int
     seed: int
+    duration_s: float | None = None
+    """Play for this many seconds instead of ``max_steps`` steps (a long-run bug, or its app's reference)."""
 
     @property
     def target(self) -> str:
@@ -83,6 +92,8 @@ class DetectRow:
     error: str
     split: str = ""
     """tuning | held-out for a bug variant, '' for a reference"""
+    duration_s: float | None = None
+    """The run was bounded by this many seconds, not by steps (long runs)."""
 
     @property
     def judged(self) -> bool:
@@ -120,27 +131,37 @@ def select_types(text: str | None, apps: list[Path]) -> set[str] | None:
 
 
 def plan(apps: list[Path], runs: int, seed: int, vary_seeds: bool,
-         types: set[str] | None = None) -> list[DetectJob]:
+         types: set[str] | None = None, long: bool = False) -> list[DetectJob]:
     """Every reference and every bug variant (of ``types``, when given: references are always played,
-    so a false positive is never filtered away)."""
+    so a false positive is never filtered away).  Long-run bugs only with ``long`` (see the module docstring)."""
     if runs < 1:
         raise UserError("--runs must be at least 1.")
     jobs = []
     for repeat in range(runs):
         s = seed + repeat if vary_seeds else seed
         for folder in apps:
-            jobs.append(DetectJob(folder.name, None, repeat, s))
-            jobs.extend(DetectJob(folder.name, bug, repeat, s) for bug in load_bugs(folder)
-                        if types is None or bug.type in types)
+            bugs = [bug for bug in _selected(folder, types) if long or not bug.long]
+            longest = max((bug.duration_s for bug in bugs if bug.duration_s is not None), default=None)
+            jobs.append(DetectJob(folder.name, None, repeat, s, longest))
+            jobs.extend(DetectJob(folder.name, bug, repeat, s, bug.duration_s) for bug in bugs)
     return jobs
+
+
+def skipped_long(apps: list[Path], types: set[str] | None = None) -> list[str]:
+    """The long-run variants (of ``types``) that a plan without ``long`` leaves out, as APP@BUG."""
+    return [f"{folder.name}@{bug.id}" for folder in apps for bug in _selected(folder, types) if bug.long]
+
+
+def _selected(folder: Path, types: set[str] | None) -> list[BugInfo]:
+    return [bug for bug in load_bugs(folder) if types is None or bug.type in types]
 
 
 def run(jobs: list[DetectJob], *, tester: str, max_steps: int, db: Path, parallel: int,
         on_done: Callable[[DetectRow], None] | None = None, executor: Executor | None = None) -> list[DetectRow]:
     """Play every job (``executor``: local children by default, or Ray) with its runs in ``db``; rows in job order."""
     # Differential play compares a reference with itself (a bug variant with its reference, by default).
-    tasks = [PlayTask(j.target, tester, max_steps, j.seed, str(app_folder(j.app)) if j.bug is None else None)
-             for j in jobs]
+    tasks = [PlayTask(j.target, tester, max_steps, j.seed, str(app_folder(j.app)) if j.bug is None else None,
+                      duration_s=j.duration_s) for j in jobs]
     done = (lambda i, child: on_done(to_row(jobs[i], child))) if on_done is not None else None
     played = (executor or LocalExecutor(parallel)).play(tasks, db, done)
     return [to_row(j, child) for j, child in zip(jobs, played)]
@@ -151,7 +172,7 @@ def to_row(job: DetectJob, child: ChildRun) -> DetectRow:
     return DetectRow(job.app, job.target, bug.id if bug else None, bug.type if bug else REFERENCE,
                      bug.difficulty if bug else "", job.truth, child.verdict, job.repeat, job.seed, child.steps,
                      round(child.seconds, 2), child.run_id, child.reason, child.error,
-                     split_of(job.app, bug.id) if bug else "")
+                     split_of(job.app, bug.id) if bug else "", job.duration_s)
 
 
 # -- statistics ------------------------------------------------------------------
@@ -215,7 +236,7 @@ def summarize(rows: list[DetectRow], *, tester: str, max_steps: int, wall_second
     for target, rs in by_target.items():
         first = rs[0]
         targets[target] = {"app": first.app, "bug": first.bug, "split": first.split, "type": first.type,
-                           "difficulty": first.difficulty,
+                           "difficulty": first.difficulty, "duration_s": first.duration_s,
                            "truth": first.truth, "verdicts": [r.verdict for r in rs],
                            "reason": next((r.reason or r.error for r in rs if r.verdict != first.truth), first.reason)}
     return {
@@ -254,6 +275,18 @@ def _rate_row(label: str, rate: dict[str, Any]) -> str:
     return f"| {label} | {_pct(rate)} | {rate['no_answer']} ({rate['errors']} error, {rate['uncertain']} uncertain) |"
 
 
+def _long_note(s: dict[str, Any]) -> list[str]:
+    """What happened to the long-run bugs: played for their duration (``--long``), or skipped (named)."""
+    if s.get("long_runs"):
+        return ["Long-run bugs were played for their declared duration (`--long`), and their apps' references "
+                "for the longest of those; the seconds follow the target's name.", ""]
+    skipped = s.get("skipped_long") or []
+    if skipped:
+        return [f"{len(skipped)} long-run bug variant(s) not played (`--long` plays them for their declared "
+                f"duration): {', '.join(skipped)}.", ""]
+    return []
+
+
 def markdown(summary: dict[str, Any]) -> str:
     s = summary
     ag = s["agreement"]
@@ -264,6 +297,7 @@ def markdown(summary: dict[str, Any]) -> str:
         f"Measured on {describe_commit(s.get('measured_on'))}. Rates count every run: {s.get('counting', COUNTING)}.",
         "",
         *([f"Command: `{s['command']}`", ""] if s.get("command") else []),
+        *_long_note(s),
         "| target | half | type | difficulty | truth | verdict | reason |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -271,7 +305,8 @@ def markdown(summary: dict[str, Any]) -> str:
         verdicts = ", ".join(t["verdicts"])
         mark = "" if all(v == t["truth"] for v in t["verdicts"]) else " ✗"
         reason = " ".join(str(t["reason"]).split())[:110].replace("|", "/")
-        lines.append(f"| {target} | {t.get('split') or '-'} | {t['type']} | {t['difficulty'] or '-'} | {t['truth']} | "
+        played = f"{target} ({t['duration_s']:g} s)" if t.get("duration_s") else target
+        lines.append(f"| {played} | {t.get('split') or '-'} | {t['type']} | {t['difficulty'] or '-'} | {t['truth']} | "
                      f"{verdicts}{mark} | {reason} |")
     head = ["| {} | recall (of all runs) | no answer (counted as missed) |", "| --- | --- | --- |"]
     lines += ["", head[0].format("half"), head[1]]

@@ -59,6 +59,8 @@ class PlayTask:
     folders: tuple[tuple[str, bytes], ...] = ()
     """Zipped folders to unpack under the scratch folder first: (sub-folder, zip); ``target`` names them via
     :data:`SCRATCH`.  Filled by :func:`portable`."""
+    duration_s: float | None = None
+    """Play for this many seconds (``--duration``) instead of ``max_steps`` steps: a long-run bug."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ def portable(task: PlayTask) -> PlayTask:
     folders: list[tuple[str, bytes]] = []
     target = _portable_arg(task.target, "target", folders)
     reference = _portable_arg(task.reference, "reference", folders) if task.reference is not None else None
-    return PlayTask(target, task.tester, task.max_steps, task.seed, reference, tuple(folders))
+    return PlayTask(target, task.tester, task.max_steps, task.seed, reference, tuple(folders), task.duration_s)
 
 
 def _portable_arg(arg: str, slot: str, folders: list[tuple[str, bytes]]) -> str:
@@ -134,7 +136,8 @@ def play_in_task(task: PlayTask) -> TaskOutcome:
         here = str(scratch)
         child = run_child(task.target.replace(SCRATCH, here), tester=task.tester, max_steps=task.max_steps,
                           seed=task.seed, db=db,
-                          reference=task.reference.replace(SCRATCH, here) if task.reference is not None else None)
+                          reference=task.reference.replace(SCRATCH, here) if task.reference is not None else None,
+                          duration_s=task.duration_s)
         if child.run_id is None:
             raise NoTrajectory(f"{task.target} left no trajectory on {_node()}: "
                                f"{child.error or child.reason or child.status}")

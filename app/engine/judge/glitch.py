@@ -31,6 +31,8 @@ FLASH_SHARE = 0.2
 """A flash changes at least this share of the window, against the picture before it and the one after it."""
 NEIGHBOURS_CONTRAST = 8.0
 """... and the pictures before and after it differ at least this many times less than either differs from it."""
+FLAT_SPREAD = 2
+"""A picture whose sampled channels spread no more than this is one flat colour (nothing drawn)."""
 MAX_KEPT = 8
 """Flashes kept with their pictures until the session takes them (more are only counted)."""
 
@@ -65,6 +67,8 @@ class FlashWatcher:
     timing: Timing = field(default_factory=Timing)
     last_change_t: float | None = None
     """Wall time of the newest distinct picture the program showed (not the engine's drawing)."""
+    last_drawn_t: float | None = None
+    """... of the newest one that was not one flat colour (a window that vanished shows the empty screen)."""
     flashes_seen: int = 0
     _prev: _Seen | None = None
     _cur: _Seen | None = None
@@ -76,6 +80,8 @@ class FlashWatcher:
         seen = _Seen(frame, _sample(frame), overlaid)
         if not overlaid:
             self.last_change_t = frame.t
+            if int((seen.sample.max(axis=(0, 1)) - seen.sample.min(axis=(0, 1))).max()) > FLAT_SPREAD:
+                self.last_drawn_t = frame.t
         prev, cur = self._prev, self._cur
         self._prev, self._cur = cur, seen
         if prev is None or cur is None or prev.overlaid or cur.overlaid or overlaid:

@@ -99,6 +99,10 @@ def parse_timing(raw: Any, fail: Any) -> Timing:
     return Timing(**values)
 
 
+MAX_BUG_DURATION_S = 3600
+"""The longest ``duration_s`` a bug variant may declare (an hour of play)."""
+
+
 @dataclass(frozen=True)
 class BugInfo:
     id: str
@@ -107,6 +111,10 @@ class BugInfo:
     description: str
     repro: tuple[str, ...]
     expected_finding: str
+    long: bool = False
+    """A long-run bug: it shows only after minutes of play, so ``bench detect`` plays it (with ``--long``) for
+    ``duration_s`` seconds instead of a number of steps."""
+    duration_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -290,15 +298,38 @@ def load_bugs(folder: Path) -> list[BugInfo]:
         raise TargetError(f"{path} is not valid TOML ({exc}); fix the file.") from exc
     bugs = []
     for entry in data.get("bug", []):
+        bug_id = str(entry.get("id", ""))
+        long, duration = _long_run(entry, f"{path}, bug {bug_id!r}")
         bugs.append(
             BugInfo(
-                id=str(entry.get("id", "")), type=str(entry.get("type", "")),
+                id=bug_id, type=str(entry.get("type", "")),
                 difficulty=str(entry.get("difficulty", "")), description=str(entry.get("description", "")),
                 repro=tuple(str(r) for r in entry.get("repro", [])),
                 expected_finding=str(entry.get("expected_finding", "")),
+                long=long, duration_s=duration,
             )
         )
     return bugs
+
+
+def _long_run(entry: dict[str, Any], where: str) -> tuple[bool, float | None]:
+    """``long`` and ``duration_s`` of a bug entry: a long-run bug must say how long to play it, and only it may."""
+    long = entry.get("long", False)
+    duration = entry.get("duration_s")
+    if not isinstance(long, bool):
+        raise TargetError(f'{where}: "long" must be true or false; fix the file.')
+    if duration is None:
+        if long:
+            raise TargetError(f'{where}: a long-run bug needs "duration_s", the seconds of play it takes to show; '
+                              "fix the file.")
+        return False, None
+    if not long:
+        raise TargetError(f'{where}: "duration_s" applies only to a long-run bug (long = true); fix the file.')
+    if not isinstance(duration, (int, float)) or isinstance(duration, bool) \
+            or not 0 < duration <= MAX_BUG_DURATION_S:
+        raise TargetError(f'{where}: "duration_s" must be a number of seconds between 0 and '
+                          f"{MAX_BUG_DURATION_S}; fix the file.")
+    return True, float(duration)
 
 
 def list_apps() -> list[Path]:
