@@ -198,6 +198,12 @@ class Scenario:
                 QTimer.singleShot(50, attempt)
                 return
             fill(dialog)
+            QTimer.singleShot(3000, lambda: still_open(dialog))
+
+        def still_open(dialog: Any) -> None:
+            if dialog.isVisible():  # refused (its sentence is in the window's messages): never hang on it
+                self.problems.append(f"{dialog.windowTitle()} stayed open")
+                dialog.reject()
 
         QTimer.singleShot(50, attempt)
 
@@ -206,8 +212,7 @@ class Scenario:
         from PySide6.QtCore import Qt
 
         db = self.work / "repair.db"
-        for path in (db, db.with_name("repair.db-wal"), db.with_name("repair.db-shm")):
-            path.unlink(missing_ok=True)
+        _remove_db(db)
         win = self.main_window(db)
 
         def fill(dialog: Any) -> None:
@@ -258,8 +263,11 @@ class Scenario:
     def scenario_labelling(self) -> None:
         from PySide6.QtCore import QEvent, QObject, Qt
 
-        db = self.work / "labelling.db"
-        self._play_runs(db)
+        runs = self.work / "labelling-runs.db"
+        self._play_runs(runs)
+        db = self.work / "labelling.db"  # a fresh copy: the set is drawn anew each time
+        _remove_db(db)
+        self._copy_db(runs, db)
         win = self.main_window(db)
 
         class NoMouse(QObject):
@@ -323,6 +331,16 @@ class Scenario:
         window.close()
         win.close()
 
+    @staticmethod
+    def _copy_db(source: Path, target: Path) -> None:
+        from app.engine.trace.store import TrajectoryStore
+
+        store = TrajectoryStore(source)
+        try:
+            store.conn.execute("VACUUM INTO ?", [str(target)])
+        finally:
+            store.close()
+
     def _play_runs(self, db: Path) -> None:
         """Real runs to label: the bundled apps as they are and some bug variants (played once, then kept)."""
         from app.engine.trace.store import TrajectoryStore
@@ -367,6 +385,15 @@ class Scenario:
             self.shot(f"repair-fit{suffix}.png")
             win.repair.close()
         win.close()
+
+
+def _remove_db(db: Path) -> None:
+    """A database file and everything beside it that belongs to it."""
+    import shutil
+
+    for suffix in ("", "-wal", "-shm"):
+        db.with_name(db.name + suffix).unlink(missing_ok=True)
+    shutil.rmtree(db.with_name(db.name + ".films"), ignore_errors=True)
 
 
 def _png(image: Any) -> bytes:

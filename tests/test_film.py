@@ -127,6 +127,17 @@ def test_a_new_window_size_starts_a_new_segment(tmp_path):
         assert np.all(np.diff(film.times) > 0)
 
 
+def test_the_films_own_connection_leaves_the_runs_disk_reserve_alone(tmp_path):
+    store = TrajectoryStore(tmp_path / "r.db")
+    run_id = store.create_run(target="x", tester="t")  # a writing store holds a little disk space
+    reserve = list(tmp_path.glob(".r.db.reserve-*"))
+    assert len(reserve) == 1
+    record(store, run_id, [numbered(i) for i in range(3)], 0.04).close()  # its thread opened and closed a store
+    assert reserve[0].exists()
+    store.close()
+    assert not reserve[0].exists()
+
+
 KILLED = textwrap.dedent("""
     import os, signal, sys, time
     sys.path.insert(0, {root!r})

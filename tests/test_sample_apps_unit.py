@@ -35,10 +35,10 @@ REQUIRED_BUGS = {
 }
 BUG_TYPES = {
     "crash", "freeze", "no-response", "logic", "display-content", "display-layout",
-    "display-style", "navigation", "unexpected-result",
+    "display-style", "navigation", "unexpected-result", "glitch",
 }
 DIFFICULTIES = {"easy", "medium", "hard"}
-FINDINGS = {"crash", "exception", "freeze", "no-response", "blank", ""}
+FINDINGS = {"crash", "exception", "freeze", "no-response", "blank", "glitch", ""}
 NAMED_KEYS = {
     "space", "enter", "escape", "up", "down", "left", "right", "backspace", "tab",
     "plus", "minus", "asterisk", "slash", "equal", "period", "delete", "home", "end", "pageup", "pagedown",

@@ -208,6 +208,12 @@ def test_the_cycle_in_progress_shows_its_diagnosis_and_patch_before_it_is_record
         qtbot.waitUntil(lambda: "1 step(s)" in view.header.text(), timeout=10000)
         assert view.frames.live_side == "before"  # the first play shows live on the "before" side
 
+        window.repair.window.close()  # the repair goes on without its window; opened again, it follows it again
+        qtbot.waitUntil(lambda: window.repair.window is None, timeout=5000)
+        assert window.repair.repairing
+        view = window.repair.open(window.store, "Repair").view
+        qtbot.waitUntil(lambda: view.showing_progress() and "1 step(s)" in view.header.text(), timeout=10000)
+
         run.bridge.send("resume")  # → the diagnosis of cycle 1, made before the cycle is recorded
         qtbot.waitUntil(lambda: "the program died" in view.diagnosis.toPlainText(), timeout=10000)
         assert view.cycle_count() == 0 and "iteration 1" in view.tree.currentItem().text(0)

@@ -21,9 +21,9 @@ tuning and held-out.  The Markdown and the JSON name the commit measured.
 Long-run bugs (``long = true`` in ``bugs.toml``: a crash after two minutes,
 a flash every twenty seconds) are played only with ``long``, each for its
 declared ``duration_s`` instead of ``max_steps`` steps, and the reference of
-their app for the longest of those durations, so that a reference that
-fails late counts as a false positive.  Without ``long`` they are listed as
-skipped.
+an app that has any for the longest of its durations (whatever ``types``
+selects), so that a reference that fails late counts as a false positive.
+Without ``long`` they are listed as skipped.
 """
 
 from __future__ import annotations
@@ -141,7 +141,8 @@ def plan(apps: list[Path], runs: int, seed: int, vary_seeds: bool,
         s = seed + repeat if vary_seeds else seed
         for folder in apps:
             bugs = [bug for bug in _selected(folder, types) if long or not bug.long]
-            longest = max((bug.duration_s for bug in bugs if bug.duration_s is not None), default=None)
+            longest = max((bug.duration_s for bug in _selected(folder, None) if bug.duration_s is not None),
+                          default=None) if long else None
             jobs.append(DetectJob(folder.name, None, repeat, s, longest))
             jobs.extend(DetectJob(folder.name, bug, repeat, s, bug.duration_s) for bug in bugs)
     return jobs

@@ -48,6 +48,8 @@ MAX_KEY_RUN = 3
 """In an app, once every hinted key has been pressed, at most this many key actions in a row while
 something can be clicked: typing that makes every screen new must not starve the buttons (New,
 Save, menus).  Games keep pressing their keys: that is how they are played."""
+RESET_AFTER_UNCHANGED = 3
+"""After this many inputs in a row that changed nothing, a known reset (restart key, Home) is tried first."""
 DIALOG_PATIENCE = 3
 """Steps spent exploring a newly opened dialog (its own controls) before escaping it."""
 DIALOG_CLICKS = 2
@@ -247,6 +249,8 @@ class OfflineExplorer:
         self.states: set[str] = set()
         """Distinct screens seen (unmasked hashes)."""
         self.keys: list[Action] = []
+        self.unchanged_run = 0
+        """Steps in a row whose input changed nothing."""
         self.global_tries: dict[Action, int] = defaultdict(int)
         self.responses: dict[Action, int] = defaultdict(int)
         self.visits: dict[str, int] = defaultdict(int)
@@ -456,7 +460,10 @@ class OfflineExplorer:
             known = self.results.get((state, a))
             return 1 if known is None else int(known == state) * 2
 
-        resets = self._resets(state)
+        # A reset waits while the screen answers; when the last few inputs changed nothing (a game's
+        # final board that only its restart key leaves), it is what to try first.
+        resets = self._resets(state) if self.unchanged_run < RESET_AFTER_UNCHANGED else set()
+        reset_now = self._resets(state) if not resets else set()
         app = self.ctx.spec.kind == "app"
         if stuck:
             def rank(a: Action) -> tuple[int, ...]:
@@ -484,7 +491,8 @@ class OfflineExplorer:
                 # every letter of its high-score table has been clicked.
                 widget = view_clicks.get(a)
                 small = int(widget is not None and (widget.width < BUTTON_MIN_W or widget.height < BUTTON_MIN_H))
-                return (reset, unanswered, dead, 0 if _is_key(a) else self.global_tries[a], small, seen(a))
+                return (reset - int(a in reset_now), unanswered, dead, 0 if _is_key(a) else self.global_tries[a],
+                        small, seen(a))
         best = min(rank(a) for a in pool)
         action = self.ctx.rng.choice([a for a in pool if rank(a) == best])
         return action, counts[action]
@@ -521,6 +529,7 @@ class OfflineExplorer:
         action = decision.action
         changed = after.changed_bbox is not None and outcome == "ok"
         self.responses[action] += int(changed)
+        self.unchanged_run = 0 if changed else self.unchanged_run + 1
         if isinstance(action, Wait):
             return
         if not _is_key(action):

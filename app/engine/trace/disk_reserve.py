@@ -51,11 +51,15 @@ class DiskReserve:
             self.release()
 
     def release(self) -> bool:
-        """Give the space back; True when there was some to give."""
+        """Give the space back; True when there was some to give.
+
+        Only a reserve this object holds: a second store on the same file in the same process
+        (the film's) shares the file's name and must not take the run's reserve away."""
         had = self.held
         self.held = False
-        with contextlib.suppress(OSError):
-            self.path.unlink(missing_ok=True)
+        if had:
+            with contextlib.suppress(OSError):
+                self.path.unlink(missing_ok=True)
         return had
 
     def _sweep(self) -> None:

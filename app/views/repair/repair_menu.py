@@ -238,6 +238,7 @@ class RepairMenu(QObject):
         self.sig_repair_ended.emit(exit_code)
 
     def _on_window_closed(self) -> None:
+        self._attach(None)  # the repair goes on; the window that showed it is gone
         follow = getattr(self._view(), "follow", None)
         if callable(follow):
             follow(None)  # lets go of its own connection now, not at garbage collection

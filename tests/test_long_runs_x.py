@@ -1,0 +1,41 @@
+"""The late crash, played for real: `bench detect --long` runs snake@late-crash for its declared 150 s
+(``python -m app test … --duration 150`` under a private Xvfb) and the offline tester catches the crash that
+comes about two minutes after the start, well past what --max-steps would have played."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine.bench import detect
+from app.engine.trace.store import TrajectoryStore
+
+from conftest import needs_xvfb
+
+MAX_STEPS = 40
+"""What the run would be bounded by without --long; the late crash comes hundreds of steps later."""
+
+
+@pytest.mark.slow
+@pytest.mark.xvfb
+@needs_xvfb
+@pytest.mark.timeout(400)
+def test_the_late_crash_is_caught_when_played_for_its_duration(db_path):
+    apps = detect.select_apps("snake")
+    planned = [j for j in detect.plan(apps, 1, 0, False, {"crash"}, long=True)
+               if j.bug is not None and j.bug.id == "late-crash"]
+    assert [j.duration_s for j in planned] == [150.0]
+
+    [row] = detect.run(planned, tester="offline", max_steps=MAX_STEPS, db=db_path, parallel=1)
+
+    assert row.verdict == "fail", row
+    assert row.reason.startswith("crash at step") and "IndexError" in row.reason, row.reason
+    assert row.steps > MAX_STEPS, "bounded by the duration, not by --max-steps"
+    assert 100 < row.seconds < 150 + 60, "the crash comes about two minutes after the start"
+    store = TrajectoryStore(db_path)
+    try:
+        run = store.run(row.run_id)
+        assert run["bug"] == "late-crash" and run["verdict"] == "fail"
+        [crash] = [f for f in store.findings(row.run_id) if f["kind"] == "crash"]
+        assert any("IndexError" in line for line in crash["evidence"]["log"])
+    finally:
+        store.close()
