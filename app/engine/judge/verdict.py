@@ -103,7 +103,7 @@ def decide(ev: Evidence) -> Verdict:
         return Verdict(PASS, overall[1], criteria)
     if not ev.judges_criteria:
         scope = f" {ev.scope}" if ev.scope else ""
-        return Verdict(PASS, f"no generic defect seen (crash, exception, freeze, no response, blank) in {ev.steps} "
+        return Verdict(PASS, f"no generic defect seen (crash, exception, freeze, no response, blank, glitch) in {ev.steps} "
                              f"steps{scope}; game logic and rubric criteria were not judged by this tester", criteria)
     if passed:
         head = overall[1] + "; " if overall is not None else ""
