@@ -276,11 +276,12 @@ def test_repair_rate_counts_every_variant_by_half():
 
 def test_types_keep_every_reference_and_refuse_unknown_types():
     apps = detect.select_apps("calculator,converter")
-    jobs = detect.plan(apps, 1, 0, False, detect.select_types("freeze,no-response", apps))
+    jobs = detect.plan(apps, 1, 0, False, detect.select_types("freeze,no-response"))
     assert [j.target for j in jobs if j.bug is None] == ["calculator", "converter"]
     assert {j.bug.type for j in jobs if j.bug is not None} == {"freeze", "no-response"}
-    only_refs = detect.plan(apps, 2, 0, True, detect.select_types("reference", apps))
+    only_refs = detect.plan(apps, 2, 0, True, detect.select_types("reference"))
     assert [(j.target, j.seed) for j in only_refs] == [("calculator", 0), ("converter", 0), ("calculator", 1),
                                                         ("converter", 1)]
     with pytest.raises(UserError, match="unknown bug type"):
-        detect.select_types("freeze,lag", apps)
+        detect.select_types("freeze,lag")
+    assert detect.plan(apps, 1, 0, False, detect.select_types("blank")) == detect.plan(apps, 1, 0, False, {"?"})

@@ -12,11 +12,13 @@ from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.repair.presentation_view import PresentationView  # noqa: E402
 from app.views.repair.repair_view import RepairView  # noqa: E402
+from app.views.shell.main_window import STYLE_SHEET  # noqa: E402
 from test_views_repair_live import add_cycle, add_session  # noqa: E402
 
 
 @pytest.fixture
-def view(qtbot, tmp_path):
+def view(qtbot, qapp, tmp_path):
+    qapp.setStyleSheet(STYLE_SHEET.read_text(encoding="utf-8"))  # the workbench's: it sets every widget's type
     store = TrajectoryStore(tmp_path / "repair.db")
     session, before = add_session(store)
     add_cycle(store, session, 1, before)
@@ -30,6 +32,7 @@ def view(qtbot, tmp_path):
     if view.presentation is not None:
         view.presentation.close()
     store.close()
+    qapp.setStyleSheet("")
 
 
 def test_presentation_mode_is_driven_by_keys_alone(qtbot, view):
@@ -39,7 +42,8 @@ def test_presentation_mode_is_driven_by_keys_alone(qtbot, view):
     assert isinstance(show, PresentationView)
     qtbot.waitUntil(show.isVisible, timeout=5000)
     assert show.isFullScreen() or show.windowState() & Qt.WindowState.WindowFullScreen
-    assert show.font().pointSizeF() >= 1.5 * view.font().pointSizeF()  # large type
+    for label in (show.title, show.description, show.trigger):  # large type, under the workbench's own style
+        assert label.font().pointSizeF() >= 1.5 * view.header.font().pointSizeF(), label.objectName()
     assert all(w.focusPolicy() == Qt.FocusPolicy.NoFocus for w in show.findChildren(QWidget))  # no key is eaten
     show.activateWindow()
     qtbot.waitUntil(show.isActiveWindow, timeout=5000)

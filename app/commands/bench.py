@@ -56,7 +56,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
     _check_common(args)
     apps = detect.select_apps(args.apps)
-    types = detect.select_types(args.types, apps)
+    types = detect.select_types(args.types)
     jobs = detect.plan(apps, args.runs, args.seed, args.vary_seeds, types, long=args.long)
     db = args.db or default_db()
     measured = measured_on()  # the code as it was when the runs started

@@ -118,15 +118,16 @@ def select_apps(names: str | None) -> list[Path]:
     return [known[n] for n in wanted]
 
 
-def select_types(text: str | None, apps: list[Path]) -> set[str] | None:
+def select_types(text: str | None) -> set[str] | None:
     """The bug types to play (comma-separated), or None for all; unknown types are an error."""
     if not text:
         return None
     wanted = {t.strip() for t in text.split(",") if t.strip()}
-    known = {bug.type for folder in apps for bug in load_bugs(folder)} | {REFERENCE}  # 'reference': refs only
+    # Known in the whole benchmark (a type the chosen apps happen not to have selects nothing there).
+    known = {bug.type for folder in list_apps() for bug in load_bugs(folder)} | {REFERENCE}  # 'reference': refs only
     unknown = sorted(wanted - known)
     if unknown:
-        raise UserError(f"unknown bug type(s) {', '.join(unknown)}; these apps have: {', '.join(sorted(known))}.")
+        raise UserError(f"unknown bug type(s) {', '.join(unknown)}; the benchmark has: {', '.join(sorted(known))}.")
     return wanted
 
 

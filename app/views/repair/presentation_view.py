@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QFont, QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
@@ -26,6 +26,8 @@ from app.views.widgets.frame_view import FrameView
 
 TYPE_SCALE = 1.8
 """Type in the presentation is this many times the workbench's."""
+TITLE_SCALE, NOTE_SCALE, STATUS_SCALE = 1.3, 0.9, 0.75
+"""The title, the trigger notes and the key line, relative to the presentation's type."""
 DIFF_POINTS = 14
 """Point size of the patch (before the screen's scaling)."""
 KEYS_HINT = "PgDn / PgUp cycles · Space play / pause · ← / → steps · Esc leaves"
@@ -44,16 +46,24 @@ class PresentationView(QWidget):
         self.source = source
         self._closed = False
         self._diff_key: tuple[str, str] | None = None
+        points = max(8.0, source.font().pointSizeF()) * TYPE_SCALE
         font = QFont(self.font())
-        font.setPointSizeF(max(8.0, font.pointSizeF()) * TYPE_SCALE)
+        font.setPointSizeF(points)
         self.setFont(font)
-        self.setStyleSheet("#RepairPresentation { background: #15171b; } QLabel { color: #e8eaed; }")
+        # the workbench's style sheet sets every widget's type: this one's own sheet wins over it
+        self.setStyleSheet(
+            f"#RepairPresentation {{ background: #15171b; }} "
+            f"#RepairPresentation QLabel {{ color: #e8eaed; font-size: {points:.0f}pt; }} "
+            f"#RepairPresentation QLabel#PresentTitle {{ font-size: {points * TITLE_SCALE:.0f}pt; }} "
+            f"#RepairPresentation QLabel#PresentNote {{ font-size: {points * NOTE_SCALE:.0f}pt; }} "
+            f"#RepairPresentation QLabel#PresentStatus {{ font-size: {points * STATUS_SCALE:.0f}pt; }}")
         self.title = QLabel(self)
+        self.title.setObjectName("PresentTitle")
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.title.setWordWrap(True)
         self.description = QLabel(self)
         self.description.setWordWrap(True)
-        self.description.setObjectName("Muted")
+        self.description.setObjectName("PresentDescription")
         self.before = FrameView("Before the patch", self)
         self.after = FrameView("After the patch (re-test)", self)
         for frame in (self.before, self.after):
@@ -61,9 +71,11 @@ class PresentationView(QWidget):
         self.diff = QTextBrowser(self)
         self.diff.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.trigger = QLabel(self)
+        self.trigger.setObjectName("PresentNote")
         self.trigger.setWordWrap(True)
         self.trigger.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.status = QLabel(self)
+        self.status.setObjectName("PresentStatus")
         for widget in (self, self.title, self.description, self.before, self.after, self.diff, self.trigger,
                        self.status):
             widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -81,8 +93,8 @@ class PresentationView(QWidget):
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(pair)
         split.addWidget(lower)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 5)
+        split.setStretchFactor(1, 4)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 16, 24, 12)
         layout.addWidget(self.title)
@@ -139,7 +151,7 @@ class PresentationView(QWidget):
         if self._closed:
             return
         shown = self.source.shown()
-        self.title.setText(f"<span style='font-size:{int(self.font().pointSizeF() * 1.25)}pt'>{shown.title}</span>")
+        self.title.setText(shown.title)
         self.description.setText(shown.description)
         before, after = self.source.frames.frame_pair()
         captions = self.source.frames.captions()
@@ -149,6 +161,7 @@ class PresentationView(QWidget):
             self._diff_key = (shown.diff, shown.diff_hint)
             self.diff.setHtml(_larger(side_by_side_html(shown.diff, shown.diff_hint)
                                       if self.source.side_by_side.isChecked() else unified_html(shown.diff)))
+            self._show_first_change()
         trigger = "<b>What triggered it</b><br>" + ("<br>".join(_escape(f) for f in shown.findings[:6])
                                                     or "no findings yet")
         first = next((line for line in shown.diagnosis.splitlines() if line.strip()), "")
@@ -156,6 +169,16 @@ class PresentationView(QWidget):
             trigger += f"<br><br><b>Diagnosis</b><br>{_escape(first[:400])}"
         self.trigger.setText(trigger)
         self._say_status()
+
+    def _show_first_change(self) -> None:
+        """Scroll the patch so that its first changed line shows (the context above it matters less)."""
+        found = self.diff.document().find(QRegularExpression(r"^[-+](?![-+]{2} )"))
+        if found.isNull():
+            return
+        self.diff.verticalScrollBar().setValue(self.diff.verticalScrollBar().maximum())
+        found.clearSelection()
+        self.diff.setTextCursor(found)
+        self.diff.ensureCursorVisible()
 
     def _say_status(self) -> None:
         frames = self.source.frames
