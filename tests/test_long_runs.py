@@ -44,7 +44,7 @@ def test_long_bugs_are_skipped_by_default_and_played_for_their_duration_with_the
 
 def test_types_and_long_together():
     apps = detect.select_apps("snake,tiles2048")
-    types = detect.select_types("glitch", apps)
+    types = detect.select_types("glitch")
     assert [j.target for j in detect.plan(apps, 1, 0, False, types)] == ["snake", "tiles2048"]
     assert detect.skipped_long(apps, types) == ["tiles2048@autosave-flash"]
     planned = detect.plan(apps, 2, 5, True, types, long=True)
@@ -52,7 +52,7 @@ def test_types_and_long_together():
     assert [(j.target, j.seed, j.duration_s) for j in planned] == [
         ("snake", 5, 150.0), ("tiles2048", 5, 60.0), ("tiles2048@autosave-flash", 5, 60.0),
         ("snake", 6, 150.0), ("tiles2048", 6, 60.0), ("tiles2048@autosave-flash", 6, 60.0)]
-    only_refs = detect.plan(apps, 1, 0, False, detect.select_types("reference", apps), long=True)
+    only_refs = detect.plan(apps, 1, 0, False, detect.select_types("reference"), long=True)
     assert _targets(only_refs) == {"snake": 150.0, "tiles2048": 60.0}
 
 

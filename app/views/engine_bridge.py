@@ -62,7 +62,7 @@ class EngineBridge(QObject):
     """Emitted with one sentence when the engine process failed without finishing its run."""
     sig_process_ended = Signal(int)
     """Emitted with the exit code once the engine process is gone (always last)."""
-    sig_repair_event = Signal(object)
+    sig_repair_event_received = Signal(object)
     """Emitted with an event of :mod:`app.engine.repair.events` (``playcoder repair … --events -``)."""
     sig_line_printed = Signal(str)
     """Emitted with a stdout line that is not an event (a command's progress, e.g. ``playcoder repair``)."""
@@ -197,7 +197,7 @@ class EngineBridge(QObject):
                 log.debug("engine stdout (not an event): %s", text[:200])
                 self.sig_line_printed.emit(text)
             else:
-                self.sig_repair_event.emit(repair_event)
+                self.sig_repair_event_received.emit(repair_event)
             return
         if isinstance(event, RunStarted):
             self.run_id = event.run_id

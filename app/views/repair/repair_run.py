@@ -97,7 +97,7 @@ class RepairRun(QObject):
         self.capture: LiveCapture | None = None
         self.bridge = EngineBridge(self)
         b = self.bridge
-        b.sig_repair_event.connect(self._on_bridge_repair_event)
+        b.sig_repair_event_received.connect(self._on_bridge_repair_event_received)
         b.sig_run_started.connect(self._on_bridge_run_started)
         b.sig_window_found.connect(self._on_bridge_window_found)
         b.sig_window_moved.connect(self._on_bridge_window_moved)
@@ -143,7 +143,7 @@ class RepairRun(QObject):
             self.capture.frame_consumed()
 
     # -- repair events ------------------------------------------------------------------------------
-    def _on_bridge_repair_event(self, event: Any) -> None:
+    def _on_bridge_repair_event_received(self, event: Any) -> None:
         if isinstance(event, RepairStarted):
             self.session_run, self.target, self.max_iterations = event.session_run, event.target, event.max_iterations
             if self.state == STARTING:

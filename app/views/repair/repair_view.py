@@ -81,9 +81,9 @@ class RepairView(QWidget):
         self.follow_check = QCheckBox("Follow the repair", self)
         self.follow_check.setChecked(True)
         self.follow_check.setToolTip("Show the cycle in progress as the repair goes on")
-        self.follow_check.toggled.connect(self._on_follow_toggled)
+        self.follow_check.toggled.connect(self._on_follow_check_toggled)
         self.pause_button = self._button("Pause", "Pause the repair at its next step (Space on the cycle in progress)",
-                                         self._on_pause_clicked)
+                                         self._on_pause_button_clicked)
         self.stop_button = self._button("Stop repair", "End the running repair (its plays stop cleanly; recorded "
                                         "cycles stay)", self.sig_stop_requested.emit)
         self.present_button = self._button("Present", "Full screen, large type, keys only (F11; Esc leaves)",
@@ -335,12 +335,12 @@ class RepairView(QWidget):
         if follow and item is not None:
             self.tree.choose(item)
 
-    def _on_follow_toggled(self, on: bool) -> None:
+    def _on_follow_check_toggled(self, on: bool) -> None:
         item = self.tree.progress_item()
         if on and item is not None:
             self.tree.choose(item)
 
-    def _on_pause_clicked(self) -> None:
+    def _on_pause_button_clicked(self) -> None:
         if self._run is not None:
             self._run.toggle_pause()
 
