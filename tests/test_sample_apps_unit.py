@@ -130,8 +130,10 @@ def test_playcoder_toml(app):
     assert isinstance(config["goal"], str) and config["goal"]
     keys = config["keys"]
     assert keys, "at least one hinted key"
-    for key in keys:
-        assert len(key) == 1 or key in NAMED_KEYS, key
+    for key in keys:  # a key, or a hotkey such as ctrl+s (a modifier, then a key)
+        *mods, last = key.split("+") if len(key) > 1 else [key]
+        assert all(m in ("ctrl", "alt", "shift") for m in mods), key
+        assert len(last) == 1 or last in NAMED_KEYS, key
     assert config["window"]["title"]
     criteria = config["criteria"]
     assert 3 <= len(criteria) <= 5

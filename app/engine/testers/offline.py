@@ -50,6 +50,8 @@ something can be clicked: typing that makes every screen new must not starve the
 Save, menus).  Games keep pressing their keys: that is how they are played."""
 RESET_AFTER_UNCHANGED = 3
 """After this many inputs in a row that changed nothing, a known reset (restart key, Home) is tried first."""
+DEAD_CLICKS = 8
+"""Clicks that never changed anything over this many tries, while keys did, are no longer tried."""
 DIALOG_PATIENCE = 3
 """Steps spent exploring a newly opened dialog (its own controls) before escaping it."""
 DIALOG_CLICKS = 2
@@ -405,6 +407,8 @@ class OfflineExplorer:
             fields = [f for f in fields if f.top == d.id]
             if d.kind == "popup" and in_dialog:
                 keys = []  # a posted menu: choose an item
+        if clicks and keys and d is None and self._clicks_dead():
+            clicks = []  # a game played by keys only: its title's letters are no buttons
         if not clicks and not keys:
             w, h = self.ctx.window_size
             clicks = [Click(w * i // 4, h * j // 4) for i in (1, 2, 3) for j in (1, 2, 3)]
@@ -432,6 +436,13 @@ class OfflineExplorer:
         mode = "back off (stuck on few screens): prefer actions that led to less-visited screens; " if stuck else ""
         return Decision(action, f"explore: {mode}{kind}, tried {least}× on screen {state[:6]} "
                                 f"({len(self.states)} distinct screens so far){balance}")
+
+    def _clicks_dead(self) -> bool:
+        """Clicks have never changed anything (over :data:`DEAD_CLICKS` tries) while keys have."""
+        clicks = [a for a in self.global_tries if isinstance(a, Click)]
+        return (sum(self.global_tries[a] for a in clicks) >= DEAD_CLICKS
+                and not any(self.responses[a] for a in clicks)
+                and any(self.responses[k] for k in self.keys))
 
     def _balance_keys(self) -> bool:
         """Cap key runs: in apps, after a first pass over the hinted keys (see MAX_KEY_RUN)."""
@@ -491,8 +502,8 @@ class OfflineExplorer:
                 # every letter of its high-score table has been clicked.
                 widget = view_clicks.get(a)
                 small = int(widget is not None and (widget.width < BUTTON_MIN_W or widget.height < BUTTON_MIN_H))
-                return (reset - int(a in reset_now), unanswered, dead, 0 if _is_key(a) else self.global_tries[a],
-                        small, seen(a))
+                return (reset - int(a in reset_now), unanswered, dead, small,
+                        0 if _is_key(a) else self.global_tries[a], seen(a))
         best = min(rank(a) for a in pool)
         action = self.ctx.rng.choice([a for a in pool if rank(a) == best])
         return action, counts[action]
