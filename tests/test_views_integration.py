@@ -294,8 +294,9 @@ def test_live_llm_run_uses_the_keyring_key_without_putting_it_on_the_command_lin
     assert all(TEST_KEY not in a for a in arguments) and "--base-url" in arguments
     run_id = live.run_id
     assert run_id is not None
-    for path in tmp_path.glob("live.db*"):
-        assert TEST_KEY.encode() not in path.read_bytes()
+    for path in tmp_path.glob("live.db*"):  # the database, its WAL, and its films (<db>.films/)
+        for part in [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]:
+            assert TEST_KEY.encode() not in part.read_bytes(), part
     window.open_run(run_id)
     window.run_view.go_to_row(0)
     text = window.run_view.details.toPlainText()

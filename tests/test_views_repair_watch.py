@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
 from app.views.repair.new_repair_dialog import RepairRequest  # noqa: E402
-from app.views.repair.repair_run import PAUSED, RUNNING  # noqa: E402
+from app.views.engine_bridge import PAUSED, RUNNING  # noqa: E402
 from app.views.shell.main_window import MainWindow  # noqa: E402
 
 pytestmark = needs_xvfb

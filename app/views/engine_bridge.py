@@ -255,3 +255,28 @@ class EngineBridge(QObject):
         if crashed:
             return "The engine process crashed" + (f" ({last})" if last else "") + "; the run stays readable up to its last step."
         return f"The engine exited with code {exit_code} without finishing the run."
+
+
+STARTING, RUNNING, PAUSED, STOPPING, FINISHED = "starting", "running", "paused", "stopping", "finished"
+"""The states of a run the workbench drives through an :class:`EngineBridge` (live runs, repairs)."""
+ENGINE_STATES = {"running": RUNNING, "paused": PAUSED, "stepping": PAUSED, "stopping": STOPPING}
+"""The engine's control states (``ControlChanged.state``) as those states."""
+
+
+class BridgeControls:
+    """Pause and resume of a run driven through ``self.bridge``, by its ``self.state``."""
+
+    bridge: EngineBridge
+    state: str
+
+    def pause(self) -> None:
+        self.bridge.pause()
+
+    def resume(self) -> None:
+        self.bridge.resume()
+
+    def toggle_pause(self) -> None:
+        if self.state == PAUSED:
+            self.resume()
+        elif self.state in (RUNNING, STARTING):
+            self.pause()

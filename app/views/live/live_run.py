@@ -17,7 +17,9 @@ from PySide6.QtCore import QObject, Signal
 
 from app.engine.play.display import DESKTOP
 from app.engine.play.events import ControlChanged, RunFinished, RunStarted, WindowFound, WindowMoved
-from app.views.engine_bridge import EngineBridge
+from app.views.engine_bridge import (
+    ENGINE_STATES, FINISHED, PAUSED, RUNNING, STARTING, STOPPING, BridgeControls, EngineBridge,
+)
 from app.views.live.desktop_placement import place_beside
 from app.views.live.live_capture import LiveCapture
 from app.views.live.live_view import LiveView
@@ -25,15 +27,13 @@ from app.views.live.run_request import RunRequest
 
 log = logging.getLogger(__name__)
 
-STARTING, RUNNING, PAUSED, STOPPING, FINISHED = "starting", "running", "paused", "stopping", "finished"
-_ENGINE_STATES = {"running": RUNNING, "paused": PAUSED, "stepping": PAUSED, "stopping": STOPPING}
 _STATE_TEXT = {
     STARTING: "starting the target…", RUNNING: "running", PAUSED: "paused — click or type to take over",
     STOPPING: "stopping…", FINISHED: "run finished",
 }
 
 
-class LiveRun(QObject):
+class LiveRun(BridgeControls, QObject):
     sig_state_changed = Signal(str)
     """Emitted with the new state (starting, running, paused, stopping, finished)."""
     sig_notice = Signal(str)
@@ -88,18 +88,6 @@ class LiveRun(QObject):
             self._set_state(FINISHED)
 
     # -- control ------------------------------------------------------------------------------
-    def pause(self) -> None:
-        self.bridge.pause()
-
-    def resume(self) -> None:
-        self.bridge.resume()
-
-    def toggle_pause(self) -> None:
-        if self.state == PAUSED:
-            self.resume()
-        elif self.state in (RUNNING, STARTING):
-            self.pause()
-
     def step(self) -> None:
         self.bridge.step()
 
@@ -140,7 +128,7 @@ class LiveRun(QObject):
             self.capture.set_region((event.x, event.y, event.width, event.height))
 
     def _on_bridge_control_changed(self, event: ControlChanged) -> None:
-        state = _ENGINE_STATES.get(event.state)
+        state = ENGINE_STATES.get(event.state)
         if state is not None and self.state != FINISHED:
             self._set_state(state)
             if event.reason:

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import QDialog, QMainWindow, QWidget
 
 from app.engine.repair.events import RepairFinished
 from app.views.repair.new_repair_dialog import NewRepairDialog, RepairRequest
-from app.views.repair.repair_run import PAUSED, RepairRun
+from app.views.engine_bridge import PAUSED
+from app.views.repair.repair_run import RepairRun
 from app.views.widgets.tool_window import ToolWindow
 
 log = logging.getLogger(__name__)

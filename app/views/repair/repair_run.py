@@ -28,11 +28,11 @@ from app.engine.repair.events import (
     RETESTING, CycleRecorded, DiagnosisMade, PatchChecked, PatchProposed, RepairFinished,
     RepairPhaseChanged, RepairStarted,
 )
-from app.views.engine_bridge import EngineBridge
+from app.views.engine_bridge import (
+    ENGINE_STATES, FINISHED, RUNNING, STARTING, STOPPING, BridgeControls, EngineBridge,
+)
 from app.views.live.live_capture import LiveCapture
 
-STARTING, RUNNING, PAUSED, STOPPING, FINISHED = "starting", "running", "paused", "stopping", "finished"
-_ENGINE_STATES = {"running": RUNNING, "paused": PAUSED, "stepping": PAUSED, "stopping": STOPPING}
 
 
 @dataclass
@@ -70,7 +70,7 @@ class CycleInProgress:
         return self.iteration == 0
 
 
-class RepairRun(QObject):
+class RepairRun(BridgeControls, QObject):
     sig_state_changed = Signal(str)
     """Emitted with the new state (starting, running, paused, stopping, finished)."""
     sig_progress_changed = Signal()
@@ -115,18 +115,6 @@ class RepairRun(QObject):
     @property
     def running(self) -> bool:
         return self.bridge.running
-
-    def pause(self) -> None:
-        self.bridge.pause()
-
-    def resume(self) -> None:
-        self.bridge.resume()
-
-    def toggle_pause(self) -> None:
-        if self.state == PAUSED:
-            self.resume()
-        elif self.state in (RUNNING, STARTING):
-            self.pause()
 
     def stop(self) -> None:
         if self.running and self.state != STOPPING:
@@ -209,7 +197,7 @@ class RepairRun(QObject):
             self.sig_progress_changed.emit()
 
     def _on_bridge_control_changed(self, event: ControlChanged) -> None:
-        state = _ENGINE_STATES.get(event.state)
+        state = ENGINE_STATES.get(event.state)
         if state is None or self.state == FINISHED or (self.state == STOPPING and state != STOPPING):
             return  # (every play of the repair reports the one control: the same state may come several times)
         self._set_state(state)

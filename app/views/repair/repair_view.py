@@ -37,7 +37,8 @@ from app.engine.repair.report import OUTCOME_TEXT
 from app.views.repair.cycle_details_view import PATCH_TAB, TRIGGER_TAB, CycleDetailsView
 from app.views.repair.cycle_frames_view import AFTER, BEFORE, CycleFramesView
 from app.views.repair.cycle_tree import CYCLE_ROLE, IN_PROGRESS, CycleTree
-from app.views.repair.repair_run import PAUSED, CycleInProgress, RepairRun
+from app.views.engine_bridge import PAUSED
+from app.views.repair.repair_run import CycleInProgress, RepairRun
 from app.views.widgets.change_probe import DatabaseChangeProbe
 
 
