@@ -1,0 +1,98 @@
+"""A model that takes 2 s per decision still plays a real-time game (issue 16): the stopped clock.
+
+A local OpenAI-protocol server answers every action decision after 2 s.  Its
+"model" is a script that looks at the screenshot the tester sent — where the
+bird is, where the next gap is — and flaps when the bird is below the gap's
+middle.  With the game's process group stopped while the model thinks, the
+bundled flappy only runs its slice of game time per step, so the bird stays
+in the air for more than ten flaps.  (Without the stopped clock the game would
+run some 60 frames, 2 s at 30 fps, between two looks.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from app.engine.trace.store import TrajectoryStore
+
+from conftest import ROOT, needs_xvfb
+from llm_servers import TEST_KEY, OpenAIServer, Recorded, Reply
+
+THINK_S = 2.0
+WIDTH, HEIGHT, BIRD_X, GROUND_Y = 400, 600, 110, 540
+BIRD, PIPE, PANEL = (250, 214, 50), (94, 176, 56), (250, 240, 210)
+FLAP = '{"thought": "below the gap: flap", "action": "press", "key": "space"}'
+GLIDE = '{"thought": "high enough: glide", "action": "wait", "seconds": 0.1}'
+
+
+def _mask(pixels: np.ndarray, colour: tuple[int, int, int], tolerance: int = 12) -> np.ndarray:
+    return (np.abs(pixels[:, :, :3].astype(int) - colour) <= tolerance).all(axis=2)
+
+
+def pilot(image) -> tuple[str, bool]:
+    """The scripted model: (its answer, whether the game-over panel is shown) from one screenshot."""
+    pixels = np.asarray(image.convert("RGB").resize((WIDTH, HEIGHT)))
+    over = _mask(pixels, PANEL)[180:340, 60:340].mean() > 0.3
+    rows = np.nonzero(_mask(pixels, BIRD)[:, BIRD_X - 25:BIRD_X + 25].any(axis=1))[0]
+    bird_y = float(rows.mean()) if rows.size else HEIGHT / 2
+    pipe = _mask(pixels, PIPE)[:GROUND_Y]
+    target = 270.0
+    ahead = [x for x in range(BIRD_X - 30, WIDTH) if pipe[:, x].sum() > 40]
+    if ahead:
+        open_rows = np.nonzero(~pipe[:, ahead[0]])[0]
+        runs = np.split(open_rows, np.nonzero(np.diff(open_rows) > 1)[0] + 1)
+        gap = max(runs, key=len)
+        target = float(gap.mean()) + 15
+    return (FLAP if bird_y > target else GLIDE), over
+
+
+@needs_xvfb
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_model_thinking_2_s_a_move_keeps_the_bird_up_for_ten_flaps(tmp_path):
+    seen = {"over": 0, "decisions": 0}
+
+    def respond(rec: Recorded) -> Reply:
+        prompt = rec.prompt()
+        if "Action decision" in prompt:
+            answer, over = pilot(rec.images()[-1])
+            if not seen["decisions"]:
+                answer = FLAP  # the first flap starts the game
+            seen["decisions"] += 1
+            seen.setdefault("log", []).append(answer[13:30])
+            seen["over"] += int(over)
+            return Reply(answer, delay=THINK_S)
+        if "Criterion judgment" in prompt:
+            return Reply(json.dumps({"verdict": "pass", "evidence_step": 0, "note": "seen"}))
+        if "Overall verdict" in prompt:
+            return Reply(json.dumps({"verdict": "pass", "reason": "the bird flew"}))
+        return Reply("A bird in front of scrolling pipes; space flaps.")
+
+    db = tmp_path / "runs.db"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PLAYCODER_"))}
+    env.update(OPENAI_API_KEY=TEST_KEY, PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring")
+    with OpenAIServer() as server:
+        server.responder = respond
+        out = subprocess.run([sys.executable, "-m", "app", "test", "flappy", "--tester", "llm", "--provider",
+                              "openai", "--model", "gpt-test", "--base-url", server.base_url, "--max-steps", "40",
+                              "--json", "--db", str(db)], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=560)
+    assert out.returncode == 0, out.stderr[-2000:]
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    store = TrajectoryStore(db, readonly=True)
+    config = json.loads(store.run(summary["run_id"])["config"])
+    assert config["freeze_while_thinking"] is True  # on by default for a model playing a game
+    steps = store.steps(summary["run_id"])
+    flaps = [s for s in steps if s["action"].get("key") == "space"]
+    decide_s = sorted(s["decide_ms"] for s in steps)[len(steps) // 2] / 1000
+    print(f"\n{len(steps)} steps, {len(flaps)} flaps, median decision {decide_s:.1f} s, "
+          f"game over seen on {seen['over']} of {seen['decisions']} screenshots; played {summary['duration_s']} s")
+    assert decide_s >= THINK_S * 0.9  # the model really was slow
+    assert len(flaps) >= 10
+    assert seen["over"] == 0, "the bird died although the game waited for the model"
