@@ -7,13 +7,18 @@ from app.engine.play.observer import Frame
 
 
 def picture(shade: int) -> Frame:
-    return Frame(4, 2, bytes([shade, shade, shade, 0]) * 8, 0.0)
+    """A 8x8 picture: a shaded top half over a white bottom half (0: a uniform black window)."""
+    top = bytes([shade % 256, shade // 256, 40, 0]) * 32
+    return Frame(8, 8, top + (top if shade == 0 else bytes([255, 255, 255, 0]) * 32), 0.0)
 
 
 def play(endings: EpisodeEndings, inputs: list[str], last: Frame, step: int) -> list:
-    for action in inputs:
+    for i, action in enumerate(inputs):
         endings.note_input(action)
-    return endings.end(step, last)
+        endings.note_frame(picture(100 + 10 * step + i))  # play goes through pictures of its own
+    endings.note_frame(last)
+    endings.note_frame(picture(0))  # the closing window's black is in every ending: never counted
+    return endings.end(step)
 
 
 def test_three_episodes_played_differently_that_end_alike_are_dead_input():

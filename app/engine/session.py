@@ -382,6 +382,8 @@ class Session:
                                           action_key=action_to_call(decision.action))
             if not isinstance(decision.action, Wait):
                 endings.note_input(action_to_call(decision.action))
+            endings.note_frame(before)
+            endings.note_frame(after.frame)
             if self._film is not None:
                 findings += self._film.glitches(self.steps)
             tester.observe(self.steps, before, decision, after, result.outcome)
@@ -390,7 +392,7 @@ class Session:
                 findings.insert(0, Finding("refused", result.message, self.steps))
             episode_end = next((f for f in findings if self._ends_episode(spec, f)), None)
             if episode_end is not None:
-                findings = [f for f in findings if f is not episode_end] + endings.end(self.steps, before)
+                findings = [f for f in findings if f is not episode_end] + endings.end(self.steps)
             self._commit_step(actor, decision, result.outcome, before, after, started, decide_ms, result.act_ms,
                               findings)
             self._flush_logs(target)

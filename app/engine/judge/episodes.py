@@ -10,39 +10,53 @@ was played with different inputs, the game played itself: its input is dead.
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 
 from app.engine.judge.oracles import Finding
-from app.engine.play.observer import Frame
+from app.engine.play.observer import Frame, is_blank
 
 EPISODES_ALIKE = 3
 """This many episodes in a row ending on the same picture, each played differently, is dead input."""
 MIN_INPUTS = 3
 """An episode counts when at least this many inputs, of at least two kinds, were sent in it."""
+LAST_FRAMES = 4
+"""The pictures that make an episode's ending: the last few different ones seen."""
 
 
 class EpisodeEndings:
     def __init__(self, alike: int = EPISODES_ALIKE) -> None:
         self.alike = alike
         self.inputs: list[str] = []
-        self.ends: list[tuple[str, tuple[str, ...]]] = []
+        self.last_frames: deque[Frame] = deque(maxlen=LAST_FRAMES)
+        self.ends: list[tuple[frozenset[str], tuple[str, ...]]] = []
         self.reported = False
 
     def note_input(self, action: str) -> None:
         self.inputs.append(action)
 
-    def end(self, step: int, last: Frame) -> list[Finding]:
-        """The episode ended at ``step`` showing ``last``; a finding when the last few ended alike."""
-        picture = hashlib.sha256(f"{last.width}x{last.height}:".encode() + last.bgrx).hexdigest()
+    def note_frame(self, frame: Frame) -> None:
+        """A picture seen during the episode (the last few are its ending)."""
+        if not self.last_frames or not self.last_frames[-1].same_as(frame):
+            self.last_frames.append(frame)
+
+    def end(self, step: int) -> list[Finding]:
+        """The episode ended at ``step``; a finding when the last few ended alike.
+
+        An ending is the set of the last pictures shown (never a blank one: a closing window's
+        black is the same in every episode); two endings are alike when they share a picture."""
+        pictures = frozenset(hashlib.sha256(f"{f.width}x{f.height}:".encode() + f.bgrx).hexdigest()
+                             for f in self.last_frames if not is_blank(f))
         played = tuple(self.inputs)
         self.inputs = []
-        if len(played) < MIN_INPUTS or len(set(played)) < 2:
-            self.ends.append(("", played))  # hardly played: says nothing, and breaks a series
+        self.last_frames.clear()
+        if len(played) < MIN_INPUTS or len(set(played)) < 2 or not pictures:
+            self.ends.append((frozenset(), played))  # hardly played: says nothing, and breaks a series
             return []
-        self.ends.append((picture, played))
+        self.ends.append((pictures, played))
         last_few = self.ends[-self.alike:]
         if self.reported or len(last_few) < self.alike:
             return []
-        if len({p for p, _ in last_few}) != 1 or len({i for _, i in last_few}) != self.alike:
+        if not frozenset.intersection(*(p for p, _ in last_few)) or len({i for _, i in last_few}) != self.alike:
             return []
         self.reported = True
         return [Finding(

@@ -50,7 +50,7 @@ something can be clicked: typing that makes every screen new must not starve the
 Save, menus).  Games keep pressing their keys: that is how they are played."""
 RESET_AFTER_UNCHANGED = 3
 """After this many inputs in a row that changed nothing, a known reset (restart key, Home) is tried first."""
-DEAD_CLICKS = 8
+DEAD_CLICKS = 5
 """Clicks that never changed anything over this many tries, while keys did, are no longer tried."""
 DIALOG_PATIENCE = 3
 """Steps spent exploring a newly opened dialog (its own controls) before escaping it."""
@@ -481,6 +481,12 @@ class OfflineExplorer:
                 # Out of a loop of few screens: first what is known to lead elsewhere, least visited first.
                 return (leaves(a), seen(a), counts[a], self.global_tries[a])
         else:
+            # What is known to leave this screen unchanged is not tried again while something else
+            # may still do something (a title screen: its play keys, then Enter).
+            stay = [a for a in pool if self.results.get((state, a)) == state]
+            if stay and len(stay) < len(pool):
+                pool = [a for a in pool if a not in stay]
+                least = min(counts[a] for a in pool)
             pool = [a for a in pool if counts[a] == least]
             keys_first = [a for a in pool if _is_key(a) and a not in resets]
             if keys_first and least == 0 and (self.key_run < MAX_KEY_RUN or not self._balance_keys()):
