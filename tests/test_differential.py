@@ -95,7 +95,8 @@ def test_a_reference_against_itself_does_not_diverge(db_path):
 
 @needs_xvfb
 def test_a_logic_bug_diverges_with_both_frames_as_evidence(db_path):
-    code, summary, err = run_cli("calculator@wrong-subtraction", "--max-steps", "40", db=db_path)
+    # Seed 2: the explorer's 40 steps include a subtraction followed by '=' (not every seed's do).
+    code, summary, err = run_cli("calculator@wrong-subtraction", "--max-steps", "40", "--seed", "2", db=db_path)
     assert code == 0, err
     assert summary["verdict"] == "fail", summary
     assert [f["kind"] for f in summary["findings"]] == ["diverged"]
