@@ -268,6 +268,7 @@ class BridgeControls:
 
     bridge: EngineBridge
     state: str
+    capture: Any
 
     def pause(self) -> None:
         self.bridge.pause()
@@ -280,3 +281,10 @@ class BridgeControls:
             self.resume()
         elif self.state in (RUNNING, STARTING):
             self.pause()
+
+    def _stop_capture(self) -> None:
+        """Stop following the target's window (``self.capture``, a LiveCapture), if it is followed."""
+        capture, self.capture = self.capture, None
+        if capture is not None:
+            capture.stop()
+            capture.deleteLater()

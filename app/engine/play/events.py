@@ -101,14 +101,19 @@ def event_to_json(event: Event) -> str:
     return json.dumps({"event": type(event).__name__, **asdict(event)}, separators=(",", ":"))
 
 
+def event_fields(line: str, types: dict[str, type], what: str) -> tuple[type, dict[str, Any]]:
+    """The event class a JSON line names (one of ``types``) and its known fields; ``ValueError`` else."""
+    data = json.loads(line)
+    if not isinstance(data, dict) or data.get("event") not in types:
+        raise ValueError(f"not {what}")
+    cls = types[data.pop("event")]
+    names = {f.name for f in fields(cls)}
+    return cls, {k: v for k, v in data.items() if k in names}
+
+
 def event_from_json(line: str) -> Event:
     """Parse one JSON line written by :func:`event_to_json`; raises ``ValueError``."""
-    data = json.loads(line)
-    if not isinstance(data, dict) or data.get("event") not in EVENT_TYPES:
-        raise ValueError("not an engine event")
-    cls = EVENT_TYPES[data.pop("event")]
-    names = {f.name for f in fields(cls)}
-    kwargs = {k: v for k, v in data.items() if k in names}
+    cls, kwargs = event_fields(line, EVENT_TYPES, "an engine event")
     if "changed_bbox" in kwargs and kwargs["changed_bbox"] is not None:
         kwargs["changed_bbox"] = tuple(kwargs["changed_bbox"])
     return cls(**kwargs)

@@ -14,9 +14,10 @@ Iteration 0 is the first play of the program as it is, before any cycle.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
+
+from app.engine.play.events import event_fields
 
 PLAYING, REFINING, VALIDATING, RETESTING = "playing", "refining", "validating", "retesting"
 """The phases of a repair (:attr:`RepairPhaseChanged.phase`)."""
@@ -102,12 +103,7 @@ _TUPLES = ("before_runs", "files")
 
 def repair_event_from_json(line: str) -> Any:
     """Parse one JSON line of a repair event; raises ``ValueError`` for anything else (a play's event too)."""
-    data = json.loads(line)
-    if not isinstance(data, dict) or data.get("event") not in REPAIR_EVENT_TYPES:
-        raise ValueError("not a repair event")
-    cls = REPAIR_EVENT_TYPES[data.pop("event")]
-    names = {f.name for f in fields(cls)}
-    kwargs = {k: v for k, v in data.items() if k in names}
+    cls, kwargs = event_fields(line, REPAIR_EVENT_TYPES, "a repair event")
     for key in _TUPLES:
         if isinstance(kwargs.get(key), list):
             kwargs[key] = tuple(kwargs[key])

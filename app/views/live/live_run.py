@@ -159,12 +159,6 @@ class LiveRun(BridgeControls, QObject):
             self.capture.frame_consumed()
 
     # -- helpers ---------------------------------------------------------------------------------------
-    def _stop_capture(self) -> None:
-        capture, self.capture = self.capture, None
-        if capture is not None:
-            capture.stop()
-            capture.deleteLater()
-
     def _set_state(self, state: str) -> None:
         self.state = state
         if self._view is not None:

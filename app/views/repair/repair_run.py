@@ -209,12 +209,6 @@ class RepairRun(BridgeControls, QObject):
         self.sig_progress_changed.emit()
 
     # -- helpers ---------------------------------------------------------------------------------------
-    def _stop_capture(self) -> None:
-        capture, self.capture = self.capture, None
-        if capture is not None:
-            capture.stop()
-            capture.deleteLater()
-
     def _set_state(self, state: str) -> None:
         if state != self.state:
             self.state = state
