@@ -120,7 +120,8 @@ class ScrubView(QWidget):
         small.setPointSizeF(max(6.5, small.pointSizeF() - 2))
         p.setFont(small)
         last_label = -1e9
-        for idx, start, _end, bad in self._steps:
+        for i in self._tick_rows():
+            idx, start, _end, bad = self._steps[i]
             x = self.x_of(start)
             p.setPen(QPen(QColor(VERDICT_COLORS["fail"]) if bad else TICK, 1))
             p.drawLine(QPointF(x, BAND_TOP - 3), QPointF(x, BAND_TOP + BAND_HEIGHT + 3))
@@ -142,6 +143,20 @@ class ScrubView(QWidget):
             right = x + 4 + p.fontMetrics().horizontalAdvance(label) > self.width()
             p.drawText(QPointF(x - 4 - p.fontMetrics().horizontalAdvance(label) if right else x + 4, HEIGHT - 4), label)
         p.end()
+
+    def _tick_rows(self) -> list[int]:
+        """The steps to draw a tick for: one a pixel column (a step with findings wins its column), so a
+        10,000-step run does not draw 10,000 lines on every repaint."""
+        if not self._steps:
+            return []
+        starts = np.fromiter((s[1] for s in self._steps), dtype=float, count=len(self._steps))
+        bad = np.fromiter((bool(s[3]) for s in self._steps), dtype=bool, count=len(self._steps))
+        width = max(1, self.width() - 2 * MARGIN)
+        columns = (MARGIN + (starts - self.t0) / max(1e-9, self.t1 - self.t0) * width).astype(int)
+        order = np.lexsort((~bad, columns))  # by column, steps with findings first
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = columns[order][1:] != columns[order][:-1]
+        return sorted(order[first].tolist())
 
     # -- input ---------------------------------------------------------------------------------------------
     def mousePressEvent(self, event: QMouseEvent) -> None:
