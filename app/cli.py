@@ -145,9 +145,24 @@ UNBOUNDED_STEPS = 1_000_000
 MAX_DURATION_S = 86_400
 
 
+def stream_events(bus: Any, control: Any) -> None:
+    """``--events -``: every event of ``bus`` as one JSON line on stdout; pause/step/stop read from stdin."""
+    from app.engine.play.events import event_to_json
+
+    lock = threading.Lock()
+
+    def emit(event: object) -> None:
+        with lock:
+            sys.stdout.write(event_to_json(event) + "\n")
+            sys.stdout.flush()
+
+    bus.subscribe(emit)
+    control.listen(sys.stdin)
+
+
 def cmd_test(args: argparse.Namespace) -> int:
     from app.engine.play.control import RunControl
-    from app.engine.play.events import EventBus, event_to_json
+    from app.engine.play.events import EventBus
     from app.engine.session import RunConfig, RunInterrupted, Session
     from app.engine.trace.store import TrajectoryStore
 
@@ -163,15 +178,8 @@ def cmd_test(args: argparse.Namespace) -> int:
     store = TrajectoryStore(db)
     bus = EventBus()
     control = RunControl()
-    out_lock = threading.Lock()
     if args.events:
-        def emit(event: object) -> None:
-            with out_lock:
-                sys.stdout.write(event_to_json(event) + "\n")
-                sys.stdout.flush()
-
-        bus.subscribe(emit)
-        control.listen(sys.stdin)
+        stream_events(bus, control)
     else:
         bus.subscribe(_say_why_held)
     llm_options = {k: v for k, v in (("provider", args.provider), ("model", args.model),

@@ -26,7 +26,6 @@ import json
 import shutil
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -114,17 +113,10 @@ def event_stream(args: argparse.Namespace) -> tuple[Any, Any]:
     if not args.events:
         return None, None
     from app.engine.play.control import RunControl
-    from app.engine.play.events import EventBus, event_to_json
+    from app.engine.play.events import EventBus
 
-    bus, control, lock = EventBus(), RunControl(), threading.Lock()
-
-    def emit(event: object) -> None:
-        with lock:
-            sys.stdout.write(event_to_json(event) + "\n")
-            sys.stdout.flush()
-
-    bus.subscribe(emit)
-    control.listen(sys.stdin)
+    bus, control = EventBus(), RunControl()
+    cli.stream_events(bus, control)
     return bus, control
 
 
