@@ -473,8 +473,9 @@ class OfflineExplorer:
 
         # A reset waits while the screen answers; when the last few inputs changed nothing (a game's
         # final board that only its restart key leaves), it is what to try first.
-        resets = self._resets(state) if self.unchanged_run < RESET_AFTER_UNCHANGED else set()
-        reset_now = self._resets(state) if not resets else set()
+        known_resets = self._resets(state)
+        waiting = self.unchanged_run < RESET_AFTER_UNCHANGED
+        resets, reset_now = (known_resets, set()) if waiting else (set(), known_resets)
         app = self.ctx.spec.kind == "app"
         if stuck:
             def rank(a: Action) -> tuple[int, ...]:
