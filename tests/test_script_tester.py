@@ -157,6 +157,19 @@ def test_similar_to_a_reference_picture(tmp_path):
     assert check("similar", None, glyph, tmp_path, reference="refs/small.png").verdict == "uncertain"
 
 
+def test_differs_is_the_opposite_of_similar(tmp_path):
+    """A watch that does not read 00:00: the region must be unlike the picture."""
+    zero = frame(boxes=[(20, 10, 24, 30, (20, 20, 20))])
+    two = frame(boxes=[(20, 10, 24, 30, (20, 20, 20)), (30, 10, 40, 14, (20, 20, 20)), (30, 20, 40, 24, (20, 20, 20))])
+    (tmp_path / "refs").mkdir()
+    zero.image().save(tmp_path / "refs" / "zero.png")
+    same = check("differs", None, zero, tmp_path, reference="refs/zero.png")
+    assert same.verdict == "fail" and same.measured == 1.0 and "need below 0.95" in same.note
+    other = check("differs", None, two, tmp_path, reference="refs/zero.png")
+    assert other.verdict == "pass" and other.measured < 0.95
+    assert check("differs", None, two, tmp_path, reference="refs/none.png").verdict == "uncertain"
+
+
 def test_ssim_properties():
     rng = np.random.default_rng(0)
     a = rng.integers(0, 255, (30, 40, 3), dtype=np.uint8)
@@ -310,6 +323,16 @@ def test_every_seed_plays_the_cases_written_for_it_or_for_any_seed(tmp_path):
         verdict = tester.verdict([], steps)
         judged = {cid for cid, (v, _) in verdict.criteria.items() if v != "uncertain"}
         assert judged == played and verdict.verdict == "pass", (seed, verdict)
+
+
+def test_a_criterion_rests_on_its_cases_played_for_this_seed(tmp_path):
+    """A criterion with a case pinned to another seed and one for every seed is judged by the latter."""
+    script = [dict(SCRIPT[1], seed=3), dict(SCRIPT[1])]
+    tester = make_script_tester(script, tmp_path, seed=4)
+    _, steps = drive(tester, lambda step, action: frame(boxes=[(5, 5, 20, 20, (0, 0, 0))]))
+    verdict = tester.verdict([], steps)
+    assert verdict.criteria["b"][0] == "pass" and verdict.verdict == "pass"
+    assert "written for seed 3" not in verdict.criteria["b"][1]
 
 
 def test_a_target_without_script_is_a_user_error(tmp_path):

@@ -13,6 +13,8 @@ Kinds (fields in :data:`app.engine.play.scriptspec.KIND_FIELDS`):
   of ``colour``; or, with ``region``, at least ``min_share`` of its pixels are.
 - ``similar``: structural similarity (SSIM, 7x7 windows, over detailed windows, mean over R, G, B) of
   ``region`` to the same region of the reference PNG is at least ``threshold``.
+- ``differs``: the opposite of ``similar``: the SSIM is *below* ``threshold`` (the region does not
+  show what the reference picture shows, e.g. a watch that does not read 00:00).
 - ``not_similar_colours``: the WCAG contrast ratio between the two dominant
   colours of ``region`` is at least ``min_contrast`` (catches white-on-white text).
 - ``text``: OCR of ``region`` contains ``contains``: one line, upscaled, read up to three ways
@@ -227,6 +229,14 @@ class ExpectationChecker:
             ok = path is not None and path.is_file()
             self._refs[name] = (np.asarray(Image.open(path).convert("RGB")) if ok and path else None, origin)
         return self._refs[name]
+
+    def _differs(self, p: dict[str, Any], before: Frame | None, after: Frame) -> Measurement:
+        m = self._similar(p, before, after)
+        if m.verdict == "uncertain":
+            return m
+        need = p.get("threshold", DEFAULT_THRESHOLD)
+        return Measurement("pass" if m.measured < need else "fail", m.measured,
+                           m.note.replace(f"(need {need:g};", f"(need below {need:g};", 1))
 
     def _similar(self, p: dict[str, Any], before: Frame | None, after: Frame) -> Measurement:
         ref, origin = self._load_reference(p["reference"])

@@ -97,8 +97,9 @@ class GenericOracles:
         self.target = target
         self.declared_keys = frozenset(declared_keys)
         """Inputs (call form, e.g. ``press("enter")``) the target says it answers: its ``keys``, for an app."""
-        self.pressed_on: dict[str, set[str]] = {}
-        """Per declared key: the still screens it was pressed on (the whole run, every episode)."""
+        self.pressed_on: dict[str, list[Frame]] = {}
+        """Per declared key: the still screens it was pressed on (the whole run, every episode), one
+        frame per screen that differs from the others by more than a caret or a thin line."""
         self.observer = observer
         self.sleep = sleep
         self.timing = timing or Timing()
@@ -168,7 +169,7 @@ class GenericOracles:
                     self.answering.setdefault(item.screen, {})[item.action] = item.step
                 findings += self._check_no_response(step, obs.frame)
                 if not findings and item.action in self.declared_keys:
-                    findings += self._check_dead_key(step, item)
+                    findings += self._check_dead_key(step, item, before)
         return findings
 
     def _answered(self, item: _Input) -> bool:
@@ -243,13 +244,29 @@ class GenericOracles:
                    "idle_share": round(float(self.idle.mean()), 4) if self.idle is not None else 0.0},
             fatal=True)]
 
-    def _check_dead_key(self, step: int, item: _Input) -> list[Finding]:
+    def _other_screen(self, a: Frame, b: Frame) -> bool:
+        """Whether two still frames show different screens: more than what changes by itself,
+        a blinking caret or a one-line underline (a perceptual hash flips on those)."""
+        mask = changed_mask(a, b)
+        if mask is None:
+            return True
+        idle = self.idle
+        if idle is not None and idle.shape == mask.shape:
+            mask = mask & ~idle
+        if int(mask.sum()) < SCREEN_MIN_PX:
+            return False
+        ys, xs = np.nonzero(mask)
+        return bool(xs.max() - xs.min() >= SCREEN_MIN_SIDE and ys.max() - ys.min() >= SCREEN_MIN_SIDE)
+
+    def _check_dead_key(self, step: int, item: _Input, before: Frame) -> list[Finding]:
         """A key the app declares it answers that changed nothing on any of many still screens.
 
         The rest of the program may answer well (its other keys, its buttons): one dead key,
-        such as an Enter that no longer adds the typed task, is dead input all the same."""
-        screens = self.pressed_on.setdefault(item.action, set())
-        screens.add(item.screen)
+        such as an Enter that no longer adds the typed task, is dead input all the same.
+        Screens that differ only by a blinking caret count once."""
+        screens = self.pressed_on.setdefault(item.action, [])
+        if len(screens) < self.timing.dead_key_screens and all(self._other_screen(s, before) for s in screens):
+            screens.append(before)
         if not self.timing.dead_key_screens or len(screens) < self.timing.dead_key_screens:
             return []
         if any(item.action in answered for answered in self.answering.values()):
@@ -364,6 +381,11 @@ class GenericOracles:
         else:
             self._blank_streak = 0
         return findings
+
+
+SCREEN_MIN_PX = 40
+SCREEN_MIN_SIDE = 4
+"""Two still screens differ when more than this many pixels changed, over a box at least this wide and tall."""
 
 
 def screen_key(frame: Frame) -> str:

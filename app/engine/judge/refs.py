@@ -181,13 +181,14 @@ def _source_files(folder: Path) -> Iterator[Path]:
 
 
 def reference_names(cases: Iterable[ScriptCase], seed: int | None = None) -> list[str]:
-    """The pictures named by ``similar`` expectations (of the cases a run with ``seed`` plays, if given)."""
+    """The pictures named by ``similar`` and ``differs`` expectations (of the cases a run with ``seed``
+    plays, if given).  A ``differs`` picture is recorded by a ``similar`` of another case."""
     out: list[str] = []
     for case in cases:
         if seed is not None and case.seed is not None and case.seed != seed:
             continue
         for exp in case.expect:
-            if exp.kind == "similar" and exp.params["reference"] not in out:
+            if exp.kind in ("similar", "differs") and exp.params["reference"] not in out:
                 out.append(str(exp.params["reference"]))
     return out
 

@@ -33,6 +33,8 @@ DOUBLE_CLICK_GAP_S = 0.05
 DOUBLE_CLICK_HOLD_S = 0.04
 """Shorter holds inside a double click, so both clicks fall within the toolkit's double-click time."""
 DRAG_STEPS = 12
+APPROACH_S = 0.02
+"""Between the approach move (one pixel beside the point) and the move onto it."""
 MOVE_SETTLE_S = 0.04
 """Between moving the pointer and pressing a button: more than a frame at 30 fps."""
 PARK_DELAY_S = 0.1
@@ -273,6 +275,13 @@ class ActionExecutor:
 
     def _click(self, x: int, y: int, button: int, count: int = 1) -> None:
         ax, ay = self._abs(x, y)
+        # Two moves, the last from one pixel beside the point: a toolkit that was busy while the
+        # pointer left (SDL blocked in a delay) keeps the position where the pointer left and
+        # takes the single crossing into its window for no motion at all; the second move
+        # is a plain motion event it cannot miss.
+        self.backend.move(ax + 1, ay)
+        self.backend.sync()
+        self.sleep(APPROACH_S)
         self.backend.move(ax, ay)
         self.backend.sync()
         # A toolkit that reads the pointer position once a frame (SDL) must see the move before

@@ -35,6 +35,7 @@ KIND_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "region_changed": (frozenset(), frozenset({"region"})),
     "pixel": (frozenset({"colour"}), frozenset({"at", "region", "tolerance", "min_share"})),
     "similar": (frozenset({"reference"}), frozenset({"region", "threshold"})),
+    "differs": (frozenset({"reference"}), frozenset({"region", "threshold"})),
     "not_similar_colours": (frozenset({"region"}), frozenset({"min_contrast"})),
     "text": (frozenset({"region", "contains"}), frozenset()),
 }

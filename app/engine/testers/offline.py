@@ -71,6 +71,8 @@ SURFACE_SHARE = 0.25
 """An X widget this large (share of the window) that is no text field is a drawing surface (a
 canvas): the image detector looks inside it as well, as inside a menubar (a bar across the top
 drawn in one window) and inside dialogs and popups without child windows (a posted menu)."""
+LIST_MIN_H = 60
+"""A text field at least this tall holds several lines (a list, an editor): each line is clicked on its own."""
 BAR_RATIO = 4
 JOIN_PX = 6
 BORDER_PX = 3
@@ -119,18 +121,19 @@ def crop(frame: Frame, box: Box) -> Frame:
     return Frame(max(0, x1 - x0), max(0, y1 - y0), part.tobytes(), frame.t)
 
 
-def parts_of(frame: Frame, widget: Widget) -> list[Widget]:
-    """Controls drawn inside one window (a menubar's menus, a canvas's shapes, a menu's items).
+def parts_of(frame: Frame, widget: Widget, least: int = 2) -> list[Widget]:
+    """Controls drawn inside one window (a menubar's menus, a canvas's shapes, a menu's items,
+    a list's rows).
 
-    The region is detected on its own, against its own background; one blob only is the
-    widget's own label, not parts of it, and gives nothing.
+    The region is detected on its own, against its own background; fewer than ``least``
+    blobs (by default: one only, the widget's own label) are not parts of it and give nothing.
     """
     inset = (widget.x0 + BORDER_PX, widget.y0 + BORDER_PX, widget.x1 - BORDER_PX, widget.y1 - BORDER_PX)
     region = crop(frame, inset)  # without the border, whose relief lines would join everything inside
     if region.width < 2 * MIN_WIDGET_PX or region.height < 2 * MIN_WIDGET_PX:
         return []
     boxes = detect_widgets(region, join_px=JOIN_PX)
-    if len(boxes) < 2:
+    if len(boxes) < least:
         return []
     x, y = max(0, inset[0]), max(0, inset[1])
     return [Widget(x + b[0], y + b[1], x + b[2], y + b[3], top=widget.top, source="image") for b in boxes]
@@ -304,9 +307,16 @@ class OfflineExplorer:
             for w in xw:
                 surface = w.area >= SURFACE_SHARE * area
                 menubar = w.y0 <= 2 and w.width >= 0.8 * frame.width and w.width >= BAR_RATIO * w.height
-                parts = parts_of(frame, w) if (surface or menubar) and w not in fields else []
-                if surface or not parts:  # a canvas's own surface may matter; a menubar's empty middle does not
+                if w in fields:
+                    # A list or editor several lines tall: its lines are targets of their own.  A
+                    # click on the middle of a list selects nothing, and keys such as Delete or
+                    # Ctrl+D act on a selected row only.
+                    parts = parts_of(frame, w, least=1) if w.height >= LIST_MIN_H else []
                     widgets.append(w)
+                else:
+                    parts = parts_of(frame, w) if surface or menubar else []
+                    if surface or not parts:  # a canvas's own surface may matter; a menubar's empty middle does not
+                        widgets.append(w)
                 widgets += parts
         else:
             widgets = [Widget(*b, source="image") for b in detect_widgets(frame)]

@@ -1,0 +1,48 @@
+"""The dead-key oracle counts screens, and a blinking caret does not make a screen new.
+
+A perceptual hash flips on a 2-pixel caret, so a key pressed five times on one screen
+while its caret blinked looked like a key dead on five screens (a correct to-do program,
+whose Delete acts on a selected row only, was failed that way)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.engine.judge.oracles import GenericOracles, _Input
+from app.engine.play.observer import Frame
+
+W, H = 120, 80
+
+
+def screen(text_rows: int = 0, caret: bool = False) -> Frame:
+    """A grey window; ``text_rows`` dark 40x8 'lines of text'; a 2x14 caret at x 100."""
+    arr = np.full((H, W, 4), 200, np.uint8)
+    for r in range(text_rows):
+        arr[8 + 12 * r:16 + 12 * r, 10:50, :3] = 30
+    if caret:
+        arr[50:64, 100:102, :3] = 0
+    return Frame(W, H, arr.tobytes(), 0.0)
+
+
+def oracles() -> GenericOracles:
+    found = GenericOracles(target=None, observer=None, declared_keys=('press("delete")',))  # type: ignore[arg-type]
+    found.answering = {"elsewhere": {'press("enter")': 1}}  # other inputs did answer
+    return found
+
+
+def press_delete_on(o: GenericOracles, frames: list[Frame]) -> list:
+    out = []
+    for step, before in enumerate(frames):
+        item = _Input(step, 'press("delete")', float(step), np.zeros((H, W), bool), f"hash-{step}")
+        out += o._check_dead_key(step, item, before)
+    return out
+
+
+def test_caret_blinks_are_one_screen():
+    frames = [screen(1, caret=step % 2 == 0) for step in range(8)]
+    assert press_delete_on(oracles(), frames) == []
+
+
+def test_five_screens_with_different_content_are_five():
+    found = press_delete_on(oracles(), [screen(rows, caret=rows % 2 == 0) for rows in range(5)])
+    assert [(f.kind, f.step, f.evidence["screens"]) for f in found] == [("no-response", 4, 5)]
