@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine.play.actions import (
-    ActionParseError, ActionParser, Click, DoubleClick, Drag, Finish, Hotkey, Press, RightClick, Scroll, Type, Wait,
+    ActionParseError, ActionParser, Click, DoubleClick, Drag, Finish, Hotkey, Press, RightClick, Scroll, Tap, Type, Wait,
     action_from_dict, action_to_call, action_to_dict,
 )
 
@@ -21,6 +21,8 @@ P = ActionParser()
     ("hotkey('ctrl', 'S')", Hotkey(("ctrl", "S"))),
     ('press("Enter")', Press("enter")),
     ('scroll(10, 20, "up", 3)', Scroll(10, 20, "up", 3)),
+    ('tap("space", 6)', Tap("space", 6)),
+    ('{"action": "tap", "key": "up"}', Tap("up", 3)),
     ("wait(0.5)", Wait(0.5)),
     ('finish("fail", "pipes do not collide")', Finish("fail", "pipes do not collide")),
     ('Thought: the button is at the top.\nAction: click(12.6, 3)', Click(13, 3)),
@@ -41,6 +43,7 @@ def test_parses_both_forms(text, expected):
     ("click(__import__('os').system('id'), 1)", "plain numbers or strings"),
     ("click(1, 2", "not closed"),
     ('scroll(1, 2, "sideways")', "direction"),
+    ('tap("space", 21)', "times must be between"),
     ("wait(1e9)", "between"),
     ('finish("maybe")', "verdict"),
     ('press("not a key name at all because it is long")', "not a key name"),
@@ -55,7 +58,7 @@ def test_refuses_with_a_reason(text, fragment):
 
 def test_round_trip_dict_and_call_form():
     for action in (Click(1, 2), Drag(1, 2, 3, 4), Type('a "q"'), Hotkey(("ctrl", "c")), Scroll(1, 2, "left", 2),
-                   Wait(1.5), Finish("pass", "ok"), Press("space"), RightClick(0, 0), DoubleClick(9, 9)):
+                   Wait(1.5), Finish("pass", "ok"), Press("space"), RightClick(0, 0), DoubleClick(9, 9), Tap("space", 4)):
         assert action_from_dict(json.loads(json.dumps(action_to_dict(action)))) == action
         assert P.parse(action_to_call(action)) == action
 
@@ -69,7 +72,7 @@ def test_any_text_gives_an_action_or_a_clear_error(text):
         assert str(exc)
     else:
         assert result.name in {"click", "double_click", "right_click", "drag", "type", "hotkey", "press",
-                               "scroll", "wait", "finish"}
+                               "tap", "scroll", "wait", "finish"}
 
 
 call_names = st.sampled_from(["click", "press", "type", "drag", "scroll", "wait", "finish", "hotkey", "double_click"])

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from app.engine.play.actions import Click, DoubleClick, Drag, Finish, Hotkey, Press, RightClick, Scroll, Type, Wait
+from app.engine.play.actions import Click, DoubleClick, Drag, Finish, Hotkey, Press, RightClick, Scroll, Tap, Type, Wait
 from app.engine.play.executor import make_executor
 from app.engine.play.observer import VisualObserver, changed_bbox
 from app.engine.play.target import TargetProcess
@@ -63,6 +63,18 @@ def test_action_reaches_target(probe, action, expected):
     result = executor.execute(action)
     assert result.outcome == "ok"
     _wait_for(target, expected)
+
+
+def test_a_tap_presses_the_key_each_time(probe):
+    target, executor, _ = probe
+    assert executor.execute(Tap("a", 4)).outcome == "ok"
+    deadline = time.monotonic() + 5
+    def taps():
+        return sum(t.startswith("key a ") for _, _, t in target.lines())
+    while time.monotonic() < deadline and taps() < 4:
+        time.sleep(0.02)
+    time.sleep(0.2)
+    assert taps() == 4
 
 
 def test_type_text_with_shift_and_unicode(probe):

@@ -473,3 +473,50 @@ def test_output_bomb_costs_the_engine_a_bounded_tail(tmp_path):
     out = sandbox.run([sys.executable, "-c", code], sandbox.Jail(tmp_path))
     assert out.returncode == 0 and out.stdout.endswith("END\n")
     assert len(out.stdout) <= sandbox.OUTPUT_CAP_BYTES
+
+
+# -- a model's patch, played during a repair ---------------------------------------------------
+@needs_xvfb
+@needs_bwrap
+def test_a_hostile_model_patch_played_in_a_repair_is_contained(hostile, db_path):
+    """The refiner's patch fixes the bug and also attacks at import: in the unit tests, the import
+    check and the re-test play it reads no key, reaches no listener, writes nothing outside its
+    copy and leaves no process; the bundled app's own folder is unchanged."""
+    from llm_servers import OpenAIServer, Recorded, Reply
+
+    env = (f"import os\nos.environ.update(HOSTILE_TAG={hostile['tag']!r}, HOSTILE_PORT={str(hostile['port'])!r}, "
+           f"HOSTILE_PATHS={os.pathsep.join(str(p) for p in hostile['paths'])!r})\n")
+    payload = env + ATTACK + '\nprint("REPORT " + json.dumps(attack(fill_mb=32)), flush=True)\n'
+    anchor = "from decimal import Decimal, DivisionByZero, InvalidOperation, localcontext\n"
+    patch = ("calc_logic.py\n<<<<<<< SEARCH\n        if op == \"-\":\n            return b - a\n=======\n"
+             "        if op == \"-\":\n            return a - b\n>>>>>>> REPLACE\n\n"
+             f"calc_logic.py\n<<<<<<< SEARCH\n{anchor}=======\n{anchor}{payload}>>>>>>> REPLACE\n")
+
+    def respond(rec: Recorded) -> Reply:
+        if "Now write the patch" in rec.prompt():
+            return Reply(patch, (900, 60))
+        return Reply("apply() returns b - a for '-'.", (1200, 40))
+
+    app_folder = ROOT / "benchmark" / "apps" / "calculator"
+    before = {str(p.relative_to(app_folder)): p.read_bytes() for p in app_folder.rglob("*")
+              if p.is_file() and "__pycache__" not in p.parts}
+    with OpenAIServer() as server:
+        server.responder = respond
+        proc = subprocess.run(
+            [sys.executable, "-m", "app", "repair", "calculator@wrong-subtraction", "--refiner", "llm",
+             "--provider", "compatible", "--model", "fixer", "--base-url", server.base_url, "--max-iterations", "1",
+             "--json", "--db", str(db_path)], capture_output=True, text=True, timeout=400, cwd=ROOT)
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    (it,) = summary["iterations"]
+    assert "return a - b" in it["diff"] and "attack(fill_mb=32)" in it["diff"], it
+    assert it["retest_run"] is not None, it
+    logs = [row["text"] for row in TrajectoryStore(db_path).logs(it["retest_run"])]
+    report = _report(logs)
+    assert report is not None, "the patched program ran in the re-test play"
+    _assert_contained(hostile, report)
+    after = {str(p.relative_to(app_folder)): p.read_bytes() for p in app_folder.rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts}
+    assert after == before, "the bundled app's folder changed"
+    out = proc.stdout + proc.stderr
+    for key in (f"sk-hostile-{hostile['tag']}", f"sk-hostile-ant-{hostile['tag']}", f"hostile-pw-{hostile['tag']}"):
+        assert key not in out

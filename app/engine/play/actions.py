@@ -21,6 +21,7 @@ MAX_TEXT_CHARS = 4096
 MAX_TYPE_CHARS = 512
 MAX_WAIT_SECONDS = 30.0
 MAX_SCROLL_AMOUNT = 50
+MAX_TAPS = 20
 VERDICTS = ("pass", "fail", "uncertain")
 SCROLL_DIRECTIONS = ("up", "down", "left", "right")
 
@@ -78,6 +79,15 @@ class Press:
 
 
 @dataclass(frozen=True)
+class Tap:
+    """One key pressed ``times`` times in quick succession, as a player taps (a bird kept climbing)."""
+
+    key: str
+    times: int = 3
+    name: ClassVar[str] = "tap"
+
+
+@dataclass(frozen=True)
 class Scroll:
     x: int
     y: int
@@ -99,11 +109,11 @@ class Finish:
     name: ClassVar[str] = "finish"
 
 
-Action = Union[Click, DoubleClick, RightClick, Drag, Type, Hotkey, Press, Scroll, Wait, Finish]
+Action = Union[Click, DoubleClick, RightClick, Drag, Type, Hotkey, Press, Tap, Scroll, Wait, Finish]
 
 ACTION_TYPES: dict[str, type] = {
     cls.name: cls
-    for cls in (Click, DoubleClick, RightClick, Drag, Type, Hotkey, Press, Scroll, Wait, Finish)
+    for cls in (Click, DoubleClick, RightClick, Drag, Type, Hotkey, Press, Tap, Scroll, Wait, Finish)
 }
 _ALIASES = {
     "doubleclick": "double_click",
@@ -124,6 +134,7 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "drag": ("x", "y", "x2", "y2"),
     "type": ("text",),
     "press": ("key",),
+    "tap": ("key", "times"),
     "scroll": ("x", "y", "direction", "amount"),
     "wait": ("seconds",),
     "finish": ("verdict", "reason"),
@@ -353,6 +364,15 @@ def _press(values: dict[str, Any]) -> Action:
     return Press(_key(values["key"]))
 
 
+def _tap(values: dict[str, Any]) -> Action:
+    if "key" not in values:
+        raise ActionParseError("tap needs key")
+    times = _int({"times": values.get("times", 3)}, "times", "tap")
+    if not 1 <= times <= MAX_TAPS:
+        raise ActionParseError(f"tap: times must be between 1 and {MAX_TAPS}")
+    return Tap(_key(values["key"]), times)
+
+
 def _scroll(values: dict[str, Any]) -> Action:
     direction = _text(values, "direction", "scroll", limit=8, default="down").lower()
     if direction not in SCROLL_DIRECTIONS:
@@ -388,6 +408,7 @@ _VALIDATORS: dict[str, Any] = {
     "drag": _drag,
     "type": _type,
     "press": _press,
+    "tap": _tap,
     "scroll": _scroll,
     "wait": _wait,
     "finish": _finish,

@@ -19,7 +19,7 @@ from Xlib import error as xerror
 from Xlib.ext import xtest
 
 from app.engine.play.actions import (
-    Action, ActionHistory, Click, DoubleClick, Drag, Finish, Hotkey, Press, RightClick, Scroll, Type, Wait,
+    Action, ActionHistory, Click, DoubleClick, Drag, Finish, Hotkey, Press, RightClick, Scroll, Tap, Type, Wait,
 )
 from app.engine.errors import RunStopped
 from app.engine.play.xwidgets import toplevels
@@ -40,6 +40,10 @@ MOVE_SETTLE_S = 0.04
 PARK_DELAY_S = 0.1
 """After the last button release, the pointer stays this long (a person's pace, several frames)."""
 TYPE_GAP_S = 0.004
+TAP_HOLD_S = 0.05
+TAP_GAP_S = 0.1
+"""A tap: held 50 ms, the next 100 ms later (a player tapping about six times a second; a
+game that reads key events once a frame sees each one)."""
 KEY_ALIASES = {
     "enter": "Return", "return": "Return", "esc": "Escape", "escape": "Escape", "space": "space",
     "tab": "Tab", "backspace": "BackSpace", "delete": "Delete", "del": "Delete", "insert": "Insert",
@@ -356,6 +360,17 @@ class ActionExecutor:
             for k in reversed(keys):
                 b.key(k, False)
             b.sync()
+        elif isinstance(action, Tap):
+            keysym_for(action.key)
+            b.focus()
+            for i in range(action.times):
+                if i:
+                    self.sleep(TAP_GAP_S)
+                b.key(action.key, True)
+                b.sync()
+                self.sleep(TAP_HOLD_S)
+                b.key(action.key, False)
+                b.sync()
         elif isinstance(action, Type):
             b.focus()
             for ch in action.text:

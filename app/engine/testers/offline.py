@@ -29,7 +29,7 @@ import imagehash
 import numpy as np
 from scipy import ndimage
 
-from app.engine.play.actions import Action, Click, Hotkey, Press, Wait, action_to_call
+from app.engine.play.actions import Action, Click, Hotkey, Press, Tap, Wait, action_to_call
 from app.engine.play.observer import Frame, Observation
 from app.engine.play.targetspec import hinted_action
 from app.engine.play.xwidgets import TopLevel, Widget
@@ -50,6 +50,8 @@ something can be clicked: typing that makes every screen new must not starve the
 Save, menus).  Games keep pressing their keys: that is how they are played."""
 RESET_AFTER_UNCHANGED = 3
 """After this many inputs in a row that changed nothing, a known reset (restart key, Home) is tried first."""
+BURST_TAPS = 6
+"""Taps of a game's first hinted key in one step (about a second of play; see Tap)."""
 DEAD_CLICKS = 5
 """Clicks that never changed anything over this many tries, while keys did, are no longer tried."""
 DIALOG_PATIENCE = 3
@@ -207,7 +209,7 @@ def _rect(w: Widget) -> Box:
 
 
 def _is_key(action: Action) -> bool:
-    return isinstance(action, (Press, Hotkey))
+    return isinstance(action, (Press, Hotkey, Tap))
 
 
 def _is_typing(action: Action) -> bool:
@@ -254,6 +256,8 @@ class OfflineExplorer:
         self.states: set[str] = set()
         """Distinct screens seen (unmasked hashes)."""
         self.keys: list[Action] = []
+        self.burst: Tap | None = None
+        """A game's first hinted key tapped several times in a row, offered while the screen moves."""
         self.unchanged_run = 0
         """Steps in a row whose input changed nothing."""
         self.global_tries: dict[Action, int] = defaultdict(int)
@@ -282,6 +286,8 @@ class OfflineExplorer:
     def begin(self, ctx: TesterContext, first: Observation) -> None:
         self.ctx = ctx
         self.keys = [hinted_action(k) for k in ctx.spec.keys]
+        lead = next((k for k in self.keys if isinstance(k, Press)), None)
+        self.burst = Tap(lead.key, BURST_TAPS) if lead is not None and ctx.spec.kind == "game" else None
         self.states.add(state_hash(first.frame))
 
     # -- seeing ----------------------------------------------------------------------
@@ -356,7 +362,7 @@ class OfflineExplorer:
         self._track_dialogs(step, view)
         escape = self._escape(step, view)
         self._escaping = escape is not None
-        decision = escape or self._choose(state, view)
+        decision = escape or self._choose(state, view, moving=not obs.settled)
         self._last = (state, decision.action)
         self.tried[state][decision.action] += 1
         self.global_tries[decision.action] += 1
@@ -405,11 +411,15 @@ class OfflineExplorer:
                                 "a window manager's close button does (WM_DELETE_WINDOW) and waits for it")
         return None  # back off: _choose prefers actions that led to less-visited screens
 
-    def _choose(self, state: str, view: _View) -> Decision:
+    def _choose(self, state: str, view: _View, moving: bool = False) -> Decision:
         assert self.ctx is not None
         clicks: list[Action] = list(view.clicks) if self.click_widgets or not self.keys else []
         fields = view.fields
         keys = list(self.keys)
+        if moving and self.burst is not None:
+            # A real-time game is played by tapping: one key press a step keeps no bird in the air
+            # and never reaches the top of the screen, where a game's own ceiling code runs.
+            keys.append(self.burst)
         d = view.dialog
         if d is not None and not self.dialogs[d.id].escaped:  # explore the new dialog's own controls first
             in_dialog = [a for a in clicks if view.clicks[a].top == d.id]
