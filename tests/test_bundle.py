@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from PIL import Image
 
 from app.engine.trace import bundle_import
 from app.engine.trace.bundle import BundleError, export_bundle, import_bundle
@@ -37,10 +38,12 @@ def run_engine(db: Path) -> int:
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
-    """A real probe_tk run, then a finding, an LLM call, overrides and an undo added through the store."""
+    """A real probe_tk run, then a finding, an LLM call, overrides, an undo and a reference frame (differential
+    play's, a picture no other step shows) added through the store."""
     db = tmp_path_factory.mktemp("source") / "source.db"
     run_id = run_engine(db)
     store = TrajectoryStore(db)
+    store.set_step_reference(run_id, 2, store.put_image(Image.new("RGB", (400, 300), (12, 200, 90))))
     store.add_finding(run_id, {"step": 1, "kind": "freeze", "message": "nothing changed", "evidence": {"log": ["x"]}})
     config = json.loads(store.run(run_id)["config"])
     config["tester_options"] = {"api_key": "sk-live-123", "auth_token": "t0k", "max_tokens": 64}
@@ -92,7 +95,7 @@ def content(store: TrajectoryStore, run_id: int) -> dict[str, Any]:
     judgments = list(store.db.query("SELECT * FROM judgments WHERE run_id = ? ORDER BY id", [run_id]))
     position = {j["id"]: i for i, j in enumerate(judgments)}
     steps = rows("steps", "idx")
-    shas = sorted({s[k] for s in steps for k in ("frame_before", "frame_after") if s[k]})
+    shas = sorted({s[k] for s in steps for k in ("frame_before", "frame_after", "frame_reference") if s[k]})
     run = {k: v for k, v in store.run(run_id).items() if k not in ("id", "config")}
     return {
         "run": run, "steps": steps, "findings": rows("findings"), "logs": rows("target_logs"),
@@ -117,6 +120,9 @@ def test_round_trip_into_a_database_with_an_existing_run(source, exported, targe
     new_id = import_bundle(target, exported)
     assert new_id != 1
     imported, expected = content(target, new_id), content(original, run_id)
+    assert [s["idx"] for s in imported["steps"] if s["frame_reference"]] == [2]  # the reference frame travelled
+    assert len(imported["frames"]) == len({s["frame_after"] for s in imported["steps"]} |
+                                          {s["frame_before"] for s in imported["steps"]}) + 1
     assert json.loads(imported["llm_calls"][0].pop("request")) == {"model": "m"}  # the api_key stayed home
     expected["llm_calls"][0].pop("request")
     assert imported == expected
@@ -261,6 +267,18 @@ def missing_referenced_frame(src: Path, out: Path) -> Path:
     return write_members(out, {**members, "manifest.json": json.dumps(manifest).encode()})
 
 
+def missing_reference_frame(src: Path, out: Path) -> Path:
+    """The frame only a step's ``frame_reference`` shows is left out (and the counts made to agree)."""
+    members = read_members(src)
+    steps = [json.loads(line) for line in members["steps.jsonl"].decode().splitlines()]
+    (sha,) = {s["frame_reference"] for s in steps if s.get("frame_reference")}
+    assert not any(sha in (s["frame_before"], s["frame_after"]) for s in steps)
+    members.pop(f"frames/{sha}.png")
+    manifest = json.loads(members["manifest.json"])
+    manifest["counts"]["frames"] -= 1
+    return write_members(out, {**members, "manifest.json": json.dumps(manifest).encode()})
+
+
 def member_not_listed(src: Path, out: Path) -> Path:
     members = read_members(src)
     manifest = json.loads(members["manifest.json"])
@@ -323,6 +341,7 @@ BAD_BUNDLES: dict[str, tuple[Callable[[Path, Path], Path], str]] = {
     "traversal_in_frames": (traversal_in_frames, "unexpected member"),
     "absolute_member": (absolute_member, "unexpected member"),
     "missing_referenced_frame": (missing_referenced_frame, "lacks"),
+    "missing_reference_frame": (missing_reference_frame, "lacks"),
     "member_not_listed": (member_not_listed, "not listed in the manifest"),
     "bad_json": (bad_json, "not valid JSON"),
     "missing_required_field": (missing_required_field, "outcome"),

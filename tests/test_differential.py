@@ -12,8 +12,10 @@ from PIL import Image, ImageDraw, ImageFont
 
 from app.engine.errors import TargetError
 from app.engine.judge.compare import box_mask, compare, grow
-from app.engine.play.observer import Frame
+from app.engine.play.actions import Finish
+from app.engine.play.observer import Frame, Observation
 from app.engine.play.targetspec import load_spec
+from app.engine.testers.differential import DifferentialTester
 from app.engine.trace.store import TrajectoryStore
 
 from conftest import APPS, ROOT, needs_xvfb
@@ -77,6 +79,29 @@ def test_differential_ignore_is_validated(tmp_path):
         load_spec(folder)
 
 
+def test_the_reference_frame_is_written_once_the_session_recorded_the_step(db_path):
+    """observe() runs before the session commits its step: the frame waits for step_recorded(), the finish too."""
+    store = TrajectoryStore(db_path)
+    run_id = store.create_run(target="calculator", tester="differential")
+    tester = DifferentialTester()
+    tester.attach(store, run_id)
+    tester.ctx = object()  # type: ignore[assignment]  # begin() ran (it needs real programs)
+    tester.ref_obs = [Observation(display("6"), True, 0.0, None, 1)]
+    tester.reference_frames[0] = display("5")
+    tester.unreproducible = "the reference ended"
+    assert isinstance(tester.decide(1, tester.ref_obs[0]).action, Finish)
+    for idx in (0, 1):
+        store.add_step(run_id, idx, {"action": {"action": "press", "key": "5"}, "outcome": "ok",
+                                     "started_at": 1.0, "ended_at": 2.0})
+        tester.step_recorded(idx)
+    tester.step_recorded(2)  # a take-over the reference did not play: nothing to write
+    refs = [store.frame(s["frame_reference"]) for s in store.steps(run_id)]
+    assert [r.image().size for r in refs if r is not None] == [(240, 120), (240, 120)]
+    assert refs[0].sha256 != refs[1].sha256 and not tester.reference_frames  # type: ignore[union-attr]
+    tester.close()
+    store.close()
+
+
 def run_cli(*args: str, db, timeout: float = 300) -> tuple[int, dict, str]:
     proc = subprocess.run([sys.executable, "-m", "app", "test", *args, "--tester", "differential", "--json",
                            "--db", str(db)], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
@@ -106,6 +131,9 @@ def test_a_logic_bug_diverges_with_both_frames_as_evidence(db_path):
     assert store.frame(evidence["reference_frame"]) is not None
     assert store.frame(evidence["candidate_frame"]) is not None
     assert evidence["bbox"][1] < 120  # in the display, at the top of the calculator
+    steps = store.steps(summary["run_id"])  # every step keeps what the reference showed after it (issue 14)
+    assert steps and all(s["frame_reference"] and store.frame(s["frame_reference"]) is not None for s in steps)
+    assert steps[-1]["frame_reference"] != steps[-1]["frame_after"]  # the diverging step shows both
 
 
 @needs_xvfb

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -133,3 +134,46 @@ def test_wide_frames_are_downscaled(tmp_path):
     assert Image.open(io.BytesIO(base64.b64decode(uris[0]))).width == MAX_FRAME_WIDTH
     assert 'viewBox="0 0 1920 1080"' in text and 'x2="1800"' in text
     store.close()
+
+
+def test_a_differential_run_shows_candidate_reference_and_difference_at_every_step(tmp_path):
+    """Steps with a reference frame get a third row: candidate | reference | difference, each picture once."""
+    from app.engine.trace.difference import DIFF_COLOR
+
+    store = TrajectoryStore(tmp_path / "diff.db")
+    run_id = store.create_run(target="calculator", bug="wrong-subtraction", tester="differential")
+    blank = Image.new("RGB", (120, 80), (20, 30, 50))
+    wrong = blank.copy()
+    wrong.paste((240, 240, 240), (30, 20, 60, 40))  # the candidate shows a digit the reference does not
+    shas = {name: store.put_image(img) for name, img in (("blank", blank), ("wrong", wrong))}
+    for idx, (after, reference) in enumerate((("blank", "blank"), ("wrong", "blank"))):
+        store.add_step(run_id, idx, {"action": {"action": "click", "x": 5, "y": 5}, "outcome": "ok",
+                                     "frame_before": shas["blank"], "frame_after": shas[after],
+                                     "started_at": 1.0 + idx, "ended_at": 1.5 + idx})
+        store.set_step_reference(run_id, idx, shas[reference])
+    store.add_step(run_id, 2, {"action": {"action": "click", "x": 5, "y": 5}, "outcome": "ok",  # a take-over
+                               "frame_before": shas["wrong"], "frame_after": shas["wrong"], "actor": "human",
+                               "started_at": 3.0, "ended_at": 3.5})
+    store.finish_run(run_id, status="completed", verdict="fail", reason="diverged")
+    text = write_html_report(store, run_id, tmp_path / "diff.html").read_text()
+    store.close()
+
+    sections = re.split(r'<section class=step id="step-', text)[1:]
+    assert len(sections) == 3
+    for section in sections[:2]:
+        triple = re.search(r"<div class=triple>(.*?)</div>\n", section, re.S)
+        assert triple is not None
+        assert re.findall(r"<figcaption>([^<]+)</figcaption>", triple.group(1)) == ["candidate", "reference",
+                                                                                   "difference"]
+    assert "<div class=triple>" not in sections[2]  # the reference did not play a take-over
+    # Each difference picture is embedded once: two pairs, two pictures (plus the two frames).
+    uris = re.findall(r"\.f(diff\w+|\w{16})\{background-image:url\(\"data:image/png;base64,([A-Za-z0-9+/=]+)",
+                      text)
+    diffs = {key: Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB") for key, data in uris
+             if key.startswith("diff")}
+    assert len(uris) == 4 and len(diffs) == 2
+    same = diffs[f"diff{shas['blank'][:8]}{shas['blank'][:8]}"]
+    assert DIFF_COLOR not in {same.getpixel((x, y)) for x in range(0, 120, 7) for y in range(0, 80, 7)}
+    marked = np.array(diffs[f"diff{shas['wrong'][:8]}{shas['blank'][:8]}"])
+    red = np.all(marked == DIFF_COLOR, axis=2)
+    assert red[20:40, 30:60].all() and red.sum() == 30 * 20  # exactly the differing region

@@ -90,3 +90,36 @@ def test_corrupt_foreign_and_newer_files_give_one_sentence(tmp_path):
 def test_unknown_run_is_a_clear_error(db_path):
     with pytest.raises(StoreError, match="no run 42"):
         TrajectoryStore(db_path).run(42)
+
+
+def test_a_schema_4_database_gains_reference_frames(tmp_path):
+    """A file written before reference frames (schema 4) is migrated on opening; its steps read as before."""
+    import sqlite_utils
+
+    from app.engine.trace.store import MIGRATIONS
+
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old)
+    db = sqlite_utils.Database(conn)
+    for migration in MIGRATIONS[:4]:
+        migration(db)
+    conn.execute("PRAGMA user_version = 4")
+    conn.execute("INSERT INTO runs (target, tester, started_at) VALUES ('t', 'offline', 1.0)")
+    conn.execute("INSERT INTO steps (run_id, idx, action, outcome, started_at, ended_at) "
+                 "VALUES (1, 0, '{\"action\": \"wait\", \"seconds\": 1}', 'ok', 1.0, 2.0)")
+    conn.commit()
+    conn.close()
+
+    store = TrajectoryStore(old)
+    assert store.schema_version == SCHEMA_VERSION
+    assert "frame_reference" in store.db.table("steps").columns_dict
+    step = store.step(1, 0)
+    assert step["frame_reference"] is None and step["action"] == {"action": "wait", "seconds": 1}
+    assert not store.has_reference_frames(1)
+    with store.transaction():
+        sha = store.put_frame(2, 2, bytes(16))
+    store.set_step_reference(1, 0, sha)
+    assert store.steps(1)[0]["frame_reference"] == sha and store.has_reference_frames(1)
+    with pytest.raises(StoreError, match="no step 7 of run 1"):
+        store.set_step_reference(1, 7, sha)
+    store.close()

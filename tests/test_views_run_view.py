@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from PIL import Image
 from test_views_support import isolated_settings, make_synthetic_run, needs_xvfb, probe_db, probe_db_template  # noqa: F401
 
 from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtGui import QColor, QImage  # noqa: E402
 from PySide6.QtWidgets import QInputDialog  # noqa: E402
 
+from app.engine.trace.difference import DIFF_COLOR  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.run.replay_controller import MAX_DELAY_S, MIN_DELAY_S, ReplayController  # noqa: E402
 from app.views.run.run_view import RunView  # noqa: E402
-from app.views.run.steps_model import StepsModel  # noqa: E402
+from app.views.run.steps_model import BADGE_ROLE, StepsModel  # noqa: E402
+from app.views.widgets.verdict_style import VERDICT_COLORS  # noqa: E402
 from app.views.run.override_dialog import OverrideDialog  # noqa: E402
 from app.views.run.verdict_view import AUTHOR_KEY, VerdictView  # noqa: E402
 from app.views.widgets.identity import identity  # noqa: E402
@@ -226,4 +231,88 @@ def test_replay_drives_the_run_view(run_view, qtbot, tmp_path):
         run_view.replay.toggle(run_view.current_row())
     assert run_view.current_row() == 3
     assert run_view.timeline.currentIndex().data(Qt.ItemDataRole.DisplayRole).startswith("#3")
+    store.close()
+
+
+# -- a differential run: candidate | reference | difference ------------------------------------------------
+DIFF_SIZE = (160, 100)
+BACKGROUND = (20, 30, 50)
+
+
+def _picture(*boxes: tuple[int, int, int, int, tuple[int, int, int]]) -> Image.Image:
+    image = Image.new("RGB", DIFF_SIZE, BACKGROUND)
+    for x0, y0, x1, y1, color in boxes:
+        image.paste(color, (x0, y0, x1, y1))
+    return image
+
+
+def _rgb(image) -> np.ndarray:
+    """A QImage as an H×W×3 RGB array."""
+    rgb = image.convertToFormat(QImage.Format.Format_RGB888)
+    w, h, line = rgb.width(), rgb.height(), rgb.bytesPerLine()
+    return np.frombuffer(rgb.constBits(), np.uint8, count=line * h).reshape(h, line)[:, :w * 3].reshape(h, w, 3).copy()
+
+
+def _red_region(image) -> np.ndarray:
+    return np.all(_rgb(image) == DIFF_COLOR, axis=2)
+
+
+def _region(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+    mask = np.zeros((DIFF_SIZE[1], DIFF_SIZE[0]), dtype=bool)
+    mask[y0:y1, x0:x1] = True
+    return mask
+
+
+def test_a_differential_run_shows_candidate_reference_and_difference(run_view, qtbot, tmp_path):
+    """Three labelled panes follow the keyboard; the difference marks exactly the pixels that differ."""
+    store = TrajectoryStore(tmp_path / "d.db")
+    run_id = store.create_run(target="calculator", bug="wrong-subtraction", tester="differential", seed=2,
+                              window_width=DIFF_SIZE[0], window_height=DIFF_SIZE[1])
+    digit = (240, 240, 240)
+    pictures = {  # (candidate after the step, the reference after it, where they differ)
+        0: (_picture(), _picture(), None),
+        1: (_picture((20, 10, 50, 40, digit)), _picture((20, 10, 50, 40, digit)), None),
+        2: (_picture((20, 10, 50, 40, digit), (90, 60, 130, 90, digit)), _picture((20, 10, 50, 40, digit)),
+            (90, 60, 130, 90)),
+    }
+    shas = {}
+    for idx, (candidate, reference, _) in pictures.items():
+        shas[idx] = (store.put_image(candidate), store.put_image(reference))
+        diverged = [{"step": idx, "kind": "diverged", "message": "the candidate shows what the reference does not",
+                     "evidence": {"bbox": [90, 60, 130, 90]}}] if idx == 2 else []
+        store.add_step(run_id, idx, {"action": {"action": "click", "x": 30 + idx, "y": 20}, "outcome": "ok",
+                                     "frame_before": shas[idx - 1][0] if idx else shas[0][0],
+                                     "frame_after": shas[idx][0], "findings": ["diverged"] if diverged else None,
+                                     "started_at": 1.0 + idx, "ended_at": 1.5 + idx}, diverged)
+        store.set_step_reference(run_id, idx, shas[idx][1])
+    store.finish_run(run_id, status="completed", verdict="fail", reason="diverged")
+    plain = make_synthetic_run(store, 3, distinct_frames=2)
+
+    run_view.set_store(store)
+    run_view.open_run(run_id)
+    assert run_view.before.isHidden() and run_view.reference.isVisible() and run_view.difference.isVisible()
+    assert [v.title() for v in (run_view.after, run_view.reference, run_view.difference)] == \
+        ["Candidate", "Reference", "Difference"]
+    run_view.timeline.setFocus()
+    for idx, (candidate, reference, differs) in pictures.items():
+        if idx:
+            qtbot.keyClick(run_view.timeline, Qt.Key.Key_Down)  # the keyboard moves all three panes
+        assert run_view.current_row() == idx
+        assert np.array_equal(_rgb(run_view.after.image()), np.asarray(candidate))
+        assert np.array_equal(_rgb(run_view.reference.image()), np.asarray(reference))
+        qtbot.waitUntil(lambda: run_view.difference.image() is not None, timeout=3000)
+        red = _red_region(run_view.difference.image())
+        assert np.array_equal(red, _region(*differs) if differs else np.zeros_like(red)), f"step {idx}"
+        assert not (_rgb(run_view.difference.image()) == _rgb(run_view.after.image())).all()  # greyed
+
+    badge, color = run_view.model.index(2, 0).data(BADGE_ROLE)  # the divergence is marked like any failure
+    assert badge == "diverged" and color == QColor(VERDICT_COLORS["fail"])
+    made = run_view.differences.computed
+    qtbot.keyClick(run_view.timeline, Qt.Key.Key_Up)
+    assert run_view.difference.image() is not None and run_view.differences.computed == made  # kept
+
+    run_view.open_run(plain)  # a run without reference frames looks as before
+    assert run_view.before.isVisible() and run_view.reference.isHidden() and run_view.difference.isHidden()
+    assert run_view.after.title() == "After" and run_view.before.image() is not None
+    run_view.differences.wait_idle()
     store.close()

@@ -436,6 +436,9 @@ class Session:
             }, [f.row() for f in findings])
         self.steps += 1
         self.findings.extend(findings)
+        recorded = getattr(self.tester, "step_recorded", None)  # testers that add to the row (a reference frame)
+        if recorded is not None:
+            recorded(idx)
         self.bus.publish(StepRecorded(self.run_id, idx, action_to_dict(decision.action), outcome, h_after,
                                       after.changed_bbox, after.settle_ms))
         for f in findings:

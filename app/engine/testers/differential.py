@@ -1,13 +1,18 @@
 """Differential play: the candidate and its reference get the same seed and the same inputs.
 
 The reference is played twice, on private displays of its own, beside the
-candidate.  Each step's action is chosen once, by exploring the first
-reference (the offline explorer's choices), and sent to all three programs;
+candidate.  Each step's action is chosen once and sent to all three programs:
+first the steps of the reference's ``[[script]]`` cases that apply to the
+seed (their expectations are not needed), then by exploring the first
+reference (the offline explorer's choices);
 their settled frames are compared (:mod:`app.engine.judge.compare`).  What
 the two reference runs disagree on, and what the reference changes by
 itself, is *noise* and never counts.  The first behavioural difference that
 survives a closer look (the reference watched for a second, nearest frame)
 ends the run with a ``diverged`` finding holding both frames and the region.
+Every step also records the first reference run's frame beside the
+candidate's (the step's ``frame_reference``), so the workbench and the report
+show a run as candidate | reference | difference at every step.
 A reference that cannot reproduce itself makes the run ``uncertain``, never a
 candidate bug.
 
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -43,6 +49,8 @@ NOISE_WATCH_S = 1.0
 CONFIRM_SAMPLE_S = 0.05
 UNREPRODUCIBLE_SHARE = 0.25
 """Two reference runs that differ over this share of the window do not reproduce each other."""
+MAX_IGNORED_SHARE = 0.5
+"""A screen whose noise (grown) covers more than this share of the window is not compared."""
 
 
 class DifferentialTester:
@@ -65,8 +73,14 @@ class DifferentialTester:
         self.unreproducible = ""
         self.compared = 0
         self.animating = 0
+        self.masked = 0
+        self.scripted: deque[tuple[Action, str]] = deque()
+        """The steps of the reference's ``[[script]]`` cases for this seed, played before exploring."""
         self.store: TrajectoryStore | None = None
         self.run_id: int | None = None
+        self.reference_frames: dict[int, Frame] = {}
+        """The first reference run's frame after each step not yet recorded: the session commits a step
+        after :meth:`observe`, so the frame waits here for :meth:`step_recorded`."""
         self._lock = threading.Lock()
 
     def attach(self, store: TrajectoryStore, run_id: int, control: RunControl | None = None) -> None:
@@ -108,6 +122,10 @@ class DifferentialTester:
                                      (self.ref_obs[0].frame.width, self.ref_obs[0].frame.height),
                                      target=self.players[0])
         self.explorer.begin(explorer_ctx, self.ref_obs[0])
+        cases = [c for c in ref_spec.script if c.seed is None or c.seed == ctx.seed]
+        for n, case in enumerate(cases, 1):
+            for i, action in enumerate(case.steps, 1):
+                self.scripted.append((action, f"step {i}/{len(case.steps)} of scripted case {n} ({case.label})"))
 
     def _learn_noise(self, seconds: float) -> None:
         """What the reference changes by itself, and where its two runs differ, is noise."""
@@ -125,8 +143,12 @@ class DifferentialTester:
         self._self_check(a.capture(), b.capture())
 
     def _add_noise(self, mask: np.ndarray | None) -> None:
+        """Add what changed by itself.  A change over a quarter of the window is a new scene (the
+        program still drawing its first screen, a level that ends), not noise: masked, it would
+        hide every later difference and the run would pass having compared nothing."""
         if mask is not None and self.noise is not None and mask.shape == self.noise.shape:
-            self.noise |= mask
+            if mask.mean() <= UNREPRODUCIBLE_SHARE:
+                self.noise |= mask
 
     def _self_check(self, a: Frame, b: Frame) -> None:
         """Two runs of the reference, same seed, same inputs: what differs is noise — unless it is everything."""
@@ -150,9 +172,18 @@ class DifferentialTester:
     def decide(self, step: int, obs: Observation) -> Decision:
         assert self.ctx is not None, "begin() first"
         if self.diverged is not None or self.unreproducible:
+            if self.ref_obs:  # a finish sends no input: the reference still shows what it showed
+                self.reference_frames[step] = self.ref_obs[0].frame
             return Decision(Finish(FAIL if self.diverged else UNCERTAIN),
                             "differential: " + (self.diverged.message if self.diverged else self.unreproducible))
-        choice = self.explorer.decide(step, self.ref_obs[0])
+        if self.scripted:
+            # A rubric's steps reach the states its author cared about (a won game, a long sum);
+            # the expectations are not needed: the reference shows what is right.
+            action, where = self.scripted.popleft()
+            self.explorer.forget_last()
+            choice = Decision(action, f"the reference's {where}")
+        else:
+            choice = self.explorer.decide(step, self.ref_obs[0])
         self.pending = self.pool.submit(self._play_reference, choice.action)
         return Decision(choice.action, f"differential ({len(self.players)} reference runs): {choice.rationale}")
 
@@ -189,6 +220,7 @@ class DifferentialTester:
         ref_before = self.ref_obs[0].frame
         self.ref_obs = self.pending.result()
         self.pending = None
+        self.reference_frames[step] = self.ref_obs[0].frame
         self.explorer.observe(step, ref_before, decision, self.ref_obs[0], outcome)
         if any(p.target is None or not p.target.alive() for p in self.players):
             self.unreproducible = "the reference program ended during the run; the rest cannot be compared"
@@ -212,8 +244,11 @@ class DifferentialTester:
             self.animating += 1
             return
         candidate = observed.frame
-        self.compared += 1
         shape = (candidate.height, candidate.width)
+        if self._ignored(shape).mean() > MAX_IGNORED_SHARE:
+            self.masked += 1  # what changes by itself covers most of the window: nothing left to compare
+            return
+        self.compared += 1
         found = compare(candidate, self._references(), self._ignored(shape))
         if found is None:
             return
@@ -265,6 +300,15 @@ class DifferentialTester:
         self.diverged = finding
         self.findings.append(finding)
 
+    def step_recorded(self, step: int) -> None:
+        """Called by the session once step ``step`` is committed: its row gets the reference's frame."""
+        frame = self.reference_frames.pop(step, None)
+        if frame is None or self.store is None or self.run_id is None:
+            return
+        with self.store.transaction():
+            sha = self.store.put_frame(frame.width, frame.height, frame.bgrx)
+            self.store.set_step_reference(self.run_id, step, sha)
+
     def take_findings(self) -> list[Finding]:
         """Findings raised since the last call (the session records them with the step)."""
         out, self.findings = self.findings, []
@@ -278,11 +322,14 @@ class DifferentialTester:
         elif self.unreproducible:
             overall = (UNCERTAIN, self.unreproducible)
         elif self.compared == 0:
-            overall = (UNCERTAIN, "nothing was compared with the reference: "
-                       + (f"the window was moving at all {self.animating} steps (only settled screens are compared)"
-                          if self.animating else "no step was played"))
+            why = (f"the window was moving at all {self.animating} steps (only settled screens are compared)"
+                   if self.animating else
+                   f"what the reference changes by itself covered most of the window at all {self.masked} steps"
+                   if self.masked else "no step was played")
+            overall = (UNCERTAIN, "nothing was compared with the reference: " + why)
         else:
             moving = f"; {self.animating} moving screens not compared" if self.animating else ""
+            moving += f"; {self.masked} screens mostly self-changing, not compared" if self.masked else ""
             overall = (PASS, f"behaved as the reference did: {self.compared} settled screens compared after the "
                              f"same inputs over {steps} steps, no behavioural difference "
                              f"(what two reference runs disagree on is not compared){moving}")

@@ -368,6 +368,10 @@ class OfflineExplorer:
         self.global_tries[decision.action] += 1
         return decision
 
+    def forget_last(self) -> None:
+        """Another chose the step just played (a scripted step): its result is not this explorer's."""
+        self._last = None
+
     def _track_dialogs(self, step: int, view: _View) -> None:
         open_ids = {t.id for t in view.others}
         for gone in set(self.dialogs) - open_ids:

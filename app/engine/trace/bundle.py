@@ -1,7 +1,8 @@
 """Trace bundles: one run as a self-contained zip that another database can import.
 
 A bundle holds the run's rows exactly as stored (JSON-text columns stay text, so
-a round trip is lossless), every frame its steps show as ``frames/<sha256>.png``
+a round trip is lossless), every frame its steps show (before, after and, for
+differential play, the reference's) as ``frames/<sha256>.png``
 (the frame's content address, not the file hash), the run's film as
 ``films/<seq>.mkv`` and ``.idx`` (:mod:`app.engine.trace.bundle_films`) and a ``manifest.json`` that
 names the format, the schema the rows follow, row counts and the sha256 of every
@@ -27,7 +28,7 @@ from PIL import Image
 from app import __version__
 from app.engine.trace.atomic_file import atomic_path
 from app.engine.trace.bundle_format import (
-    BUNDLE_FORMAT, BUNDLE_VERSION, COUNT_KEYS, FRAME_FORMAT, MANIFEST, TABLES, BundleError,
+    BUNDLE_FORMAT, BUNDLE_VERSION, COUNT_KEYS, FRAME_FORMAT, MANIFEST, STEP_FRAMES, TABLES, BundleError,
 )
 from app.engine.trace.bundle_films import exportable, write_films
 from app.engine.trace.bundle_import import import_bundle
@@ -50,7 +51,7 @@ def export_bundle(store: TrajectoryStore, run_id: int, path: str | Path) -> Path
         for call in rows["llm_calls.jsonl"]:
             call["request"] = _strip_secrets(call.get("request"))
         rows["films.json"] = exportable(store, rows["films.json"])
-        stored = sorted({s[k] for s in rows["steps.jsonl"] for k in ("frame_before", "frame_after") if s.get(k)})
+        stored = sorted({s[k] for s in rows["steps.jsonl"] for k in STEP_FRAMES if s.get(k)})
         addresses = _content_addresses(store.conn, stored)
         _readdress(rows, addresses)
         shas = {new: old for old, new in addresses.items()}  # content address -> a stored frame with that picture
@@ -113,7 +114,7 @@ def _readdress(rows: dict[str, list[dict[str, Any]]], addresses: dict[str, str])
     if not moved:
         return
     for step in rows["steps.jsonl"]:
-        for key in ("frame_before", "frame_after"):
+        for key in STEP_FRAMES:
             if step.get(key) in moved:
                 step[key] = moved[step[key]]
     for call in rows["llm_calls.jsonl"]:

@@ -23,8 +23,8 @@ from typing import Any, Iterator
 from app.engine.errors import StoreError
 from app.engine.trace.bundle_films import FilmFiles, FilmMember, check_films, member_limit
 from app.engine.trace.bundle_format import (
-    AGAIN, BUNDLE_FORMAT, BUNDLE_VERSION, COUNT_KEYS, FRAME_FORMAT, FRAME_MEMBER_RE, MANIFEST, OPTIONAL_MEMBERS, TABLES,
-    BundleError,
+    AGAIN, BUNDLE_FORMAT, BUNDLE_VERSION, COUNT_KEYS, FRAME_FORMAT, FRAME_MEMBER_RE, MANIFEST, OPTIONAL_MEMBERS,
+    STEP_FRAMES, TABLES, BundleError,
 )
 from app.engine.trace.bundle_reader import FrameInfo, Limits, MemberReader, check_frame
 from app.engine.trace.bundle_reader import short as _short, size as _size, why as _why
@@ -355,7 +355,7 @@ def _check_step(step: dict[str, Any], idxs: set[Any], frames: dict[str, FrameInf
     if idx in idxs:
         raise BundleError(f"{path} is damaged (two steps share an index); {AGAIN}.")
     idxs.add(idx)
-    for key in ("frame_before", "frame_after"):
+    for key in STEP_FRAMES:
         sha = step.get(key)
         if sha is not None and sha not in frames:
             raise BundleError(f"{path} is damaged (step {str(idx)[:20]} shows frame {str(sha)[:12]}, "

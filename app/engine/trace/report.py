@@ -4,7 +4,9 @@ Each distinct frame is embedded once, as a CSS class holding a base64 data URI,
 and every step refers to it by class, so a run that revisits a screen does not
 grow the file.  Actions are drawn as an SVG overlay in frame coordinates (the
 ``viewBox`` is the stored frame's size), so they stay in place however the
-browser scales the picture.  All text from the database goes through
+browser scales the picture.  A differential run's steps show candidate |
+reference | difference (:mod:`app.engine.trace.difference`), each difference
+picture embedded once too.  All text from the database goes through
 :func:`html.escape`; the file loads nothing from the network.
 """
 
@@ -25,6 +27,7 @@ from PIL import Image
 from app import __version__
 from app.engine.play.actions import ActionParseError, action_from_dict, action_to_call
 from app.engine.trace.atomic_file import atomic_path
+from app.engine.trace.difference import picture_difference
 from app.engine.trace.report_clips import ClipMaker
 from app.engine.errors import UserError
 from app.engine.trace.store import TrajectoryStore
@@ -33,8 +36,6 @@ MAX_FRAME_WIDTH = 800
 """Frames wider than this are downscaled (to this width) before they are embedded."""
 JPEG_QUALITY = 80
 """Quality of downscaled frames; frames that fit are embedded as their stored PNG."""
-DIFF_TOLERANCE = 48
-"""Per-channel difference shown as differing in a divergence picture (as differential play judges)."""
 EVIDENCE_CHARS = 2000
 """Longest finding evidence shown; the bundle keeps all of it."""
 POINTER = "#e5484d"
@@ -261,17 +262,28 @@ def _step_html(step: dict[str, Any], findings: list[dict[str, Any]], logs: list[
     before = frames.figure(step.get("frame_before"), "before", _action_svg(action, unit), _key_badge(action, step))
     after = frames.figure(step.get("frame_after"), "after", _bbox_svg(step.get("changed_bbox")), "")
     changed = "no visible change" if not step.get("changed_bbox") else "changed region outlined"
+    reference = _reference_html(step, frames)
     return (
         f'<section class=step id="step-{idx}"><h3><a href="#step-{idx}">#{idx}</a> <code>{_e(_caption(step))}</code> '
         f'<span class=actor>{_e(step.get("actor"))}</span> <span class="outcome o-{_e(step["outcome"])}">'
         f'{_e(step["outcome"])}</span> {badges}</h3>\n'
         f"<p class=rationale>{_e(step.get('rationale') or '')}</p>\n"
         f"<p class=timing>{_e(' · '.join(timing))} · {changed}</p>\n"
-        f"<div class=pair>{before}{after}</div>\n"
+        f"<div class=pair>{before}{after}</div>\n{reference}"
         + "".join(_divergence_html(f, frames) for f in findings if f.get("kind") == "diverged")
         + "".join(_glitch_html(f, frames) for f in findings if f.get("kind") == "glitch") +
         f"{'<ul class=findings>' + items + '</ul>' if items else ''}{_log_pre(logs, t0)}</section>"
     )
+
+
+def _reference_html(step: dict[str, Any], frames: _FrameSheet) -> str:
+    """Differential play's every step: candidate (the step's after) | reference | difference; "" without one."""
+    ref = step.get("frame_reference")
+    cand = step.get("frame_after")
+    if not ref or not cand:
+        return ""
+    return (f"<div class=triple>{frames.figure(cand, 'candidate', '', '')}{frames.figure(ref, 'reference', '', '')}"
+            f"{frames.difference(cand, ref, '')}</div>\n")
 
 
 def _divergence_html(finding: dict[str, Any], frames: _FrameSheet) -> str:
@@ -384,6 +396,8 @@ class _FrameSheet:
         self.store = store
         self.rules: dict[str, str] = {}
         self.sizes: dict[str, tuple[int, int]] = {}
+        self.differences: dict[str, tuple[int, int]] = {}
+        """Difference pictures embedded so far (``diff`` + both addresses' heads) and their sizes."""
 
     def width(self, sha: str | None) -> int:
         """The stored width of a frame (0 when there is none), embedding it on first use."""
@@ -403,22 +417,22 @@ class _FrameSheet:
         )
 
     def difference(self, a: str, b: str, overlay: str) -> str:
-        """A figure of frame ``a`` greyed, with the pixels that differ from ``b`` in red."""
-        fa, fb = self.store.frame(a), self.store.frame(b)
-        if fa is None or fb is None or (fa.width, fa.height) != (fb.width, fb.height):
-            return "<figure><figcaption>difference</figcaption><div class=noframe>sizes differ</div></figure>"
-        ia = np.asarray(fa.image().convert("RGB"), dtype=np.int16)
-        ib = np.asarray(fb.image().convert("RGB"), dtype=np.int16)
-        differs = np.abs(ia - ib).max(axis=2) > DIFF_TOLERANCE
-        grey = (ia.mean(axis=2, keepdims=True) * 0.35 + 160).clip(0, 255).repeat(3, axis=2)
-        grey[differs] = (220, 30, 30)
-        image = Image.fromarray(grey.astype(np.uint8), "RGB")
+        """A figure of frame ``a`` greyed, with the pixels that differ from ``b`` in red
+        (:mod:`app.engine.trace.difference`); each pair is computed and embedded once."""
         key = f"diff{a[:8]}{b[:8]}"
-        buf = io.BytesIO()
-        image.save(buf, format="PNG")
-        uri = f"data:image/png;base64,{base64.b64encode(buf.getvalue()).decode('ascii')}"
-        self.rules[key] = f'.f{key}{{background-image:url("{uri}")}}'
-        w, h = image.size
+        if key not in self.differences:
+            fa, fb = self.store.frame(a), self.store.frame(b)
+            found = picture_difference(np.asarray(fa.image()), np.asarray(fb.image())) \
+                if fa is not None and fb is not None else None
+            if found is None:
+                return "<figure><figcaption>difference</figcaption><div class=noframe>sizes differ</div></figure>"
+            image = Image.fromarray(found.picture, "RGB")
+            buf = io.BytesIO()
+            image.save(buf, format="PNG")
+            uri = f"data:image/png;base64,{base64.b64encode(buf.getvalue()).decode('ascii')}"
+            self.rules[key] = f'.f{key}{{background-image:url("{uri}")}}'
+            self.differences[key] = image.size
+        w, h = self.differences[key]
         return (f'<figure style="max-width:{min(w, MAX_FRAME_WIDTH)}px"><figcaption>difference</figcaption>'
                 f'<div class="frame f{key}" style="aspect-ratio:{w}/{h}" role=img aria-label="difference frame">'
                 f'<svg viewBox="0 0 {w} {h}" preserveAspectRatio="none">{overlay}</svg></div></figure>')
@@ -468,7 +482,8 @@ table{border-collapse:collapse;width:100%;background:var(--card);border:1px soli
 th,td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line);vertical-align:top;font-size:14px}
 th{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
 details{margin:8px 0}summary{cursor:pointer;color:var(--muted)}
-.triple{display:grid;grid-template-columns:repeat(3,1fr);gap:10px;margin:8px 0}
+.triple{display:grid;grid-template-columns:repeat(3,1fr);gap:10px;margin:8px 0}.triple.zoom{grid-template-columns:1fr}
+.triple.zoom figure{max-width:100%!important}
 .findings{padding-left:22px}.findings li{margin:4px 0}
 .clip{margin:6px 0 10px;max-width:380px}.clip img{display:block;max-width:100%;border:1px solid var(--line);border-radius:4px}
 .clip figcaption{text-transform:none;letter-spacing:0}
@@ -516,7 +531,7 @@ _JS = """
     history.replaceState(null, '', '#' + steps[i].id);
   });
   document.querySelectorAll('.frame').forEach(function(f){
-    f.addEventListener('click', function(){ f.closest('.pair').classList.toggle('zoom'); });
+    f.addEventListener('click', function(){ f.closest('.pair, .triple').classList.toggle('zoom'); });
   });
 })();
 """

@@ -243,7 +243,17 @@ def _migration_4(db: sqlite_utils.Database) -> None:
         )
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3, _migration_4]
+def _migration_5(db: sqlite_utils.Database) -> None:
+    """Steps remember what the reference program showed after them (issue 14, differential play).
+
+    ``frame_reference`` is a frame's content address like ``frame_after``; NULL for every
+    step of a run that had no reference and for a step the reference did not play (a take-over)."""
+    if "frame_reference" not in db.table("steps").columns_dict:
+        db.execute("ALTER TABLE steps ADD COLUMN frame_reference TEXT REFERENCES frames(sha256)")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3, _migration_4,
+                                                             _migration_5]
 SCHEMA_VERSION = len(MIGRATIONS)
 _IN_FORCE = ("SELECT j.verdict FROM judgments j WHERE j.run_id = r.id AND j.source = '{source}' "
              "AND j.criterion IS NULL AND j.undoes IS NULL AND NOT EXISTS (SELECT 1 FROM judgments u "
@@ -562,6 +572,23 @@ class TrajectoryStore:
             self.db.table("steps").insert(row)
             for finding in findings:
                 self._insert_finding(run_id, finding)
+
+    def set_step_reference(self, run_id: int, idx: int, sha256: str) -> None:
+        """Record the reference program's frame after step ``idx`` (a stored frame's address).
+
+        Differential play learns it as the step is observed, before the session commits the
+        step, so it is written afterwards in a short transaction of its own."""
+        with self.transaction():
+            cur = self.conn.execute("UPDATE steps SET frame_reference = ? WHERE run_id = ? AND idx = ?",
+                                    [sha256, run_id, idx])
+            if cur.rowcount == 0:
+                raise StoreError(f"There is no step {idx} of run {run_id} in {self.path} to give a reference frame; "
+                                 "record the step first.")
+
+    def has_reference_frames(self, run_id: int) -> bool:
+        """Does any step of the run carry a reference frame (a differential run)?"""
+        return self.conn.execute("SELECT 1 FROM steps WHERE run_id = ? AND frame_reference IS NOT NULL LIMIT 1",
+                                 [run_id]).fetchone() is not None
 
     def add_finding(self, run_id: int, finding: dict[str, Any]) -> None:
         with self.transaction():

@@ -1,5 +1,9 @@
 """RunView: one run — film strip, time axis, action timeline, before/after frames, details, findings, verdict.
 
+A differential run (its steps carry the reference program's frame) shows three
+panes instead of before | after: candidate (the step's after) | reference |
+difference, the difference made off the GUI thread by a :class:`DifferenceMaker`.
+
 The timeline and the film strip share one :class:`StepsModel` and one
 selection, so moving in either moves both.  The time axis (:class:`ScrubView`)
 scrubs the run's film between steps: the picture at the playhead, decoded off
@@ -20,6 +24,7 @@ from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout
 
 from app.engine.play.events import StepRecorded
 from app.engine.trace.film_reader import FilmReader
+from app.views.run.difference_maker import DifferenceMaker, difference_key
 from app.views.run.film_player import FilmPlayer
 from app.views.run.film_strip_view import FilmStripView
 from app.views.run.scrub_view import ScrubView
@@ -45,6 +50,7 @@ def _moment(finding: dict[str, Any]) -> float | None:
     return float(t) if isinstance(t, (int, float)) else None
 
 DETAILS_TAB, FINDINGS_TAB, VERDICT_TAB = 0, 1, 2
+AFTER_TITLE, CANDIDATE_TITLE = "After", "Candidate"
 
 
 class RunView(QWidget):
@@ -61,6 +67,10 @@ class RunView(QWidget):
         self._findings: list[dict[str, Any]] = []
         self._live_run_id: int | None = None
         self._live_state: str | None = None
+        self._with_reference = False
+        """Does the open run carry reference frames (three panes: candidate | reference | difference)?"""
+        self._difference_key = ""
+        """The difference the difference pane waits for or shows."""
         self.frames = FrameCache()
         self.model = StepsModel(self, frames=self.frames)
         self.replay = ReplayController(self.model, self)
@@ -74,7 +84,10 @@ class RunView(QWidget):
         self.scrub = ScrubView(self)
         self.player = FilmPlayer(self)
         self.before = FrameView("Before", self)
-        self.after = FrameView("After", self)
+        self.after = FrameView(AFTER_TITLE, self)
+        self.reference = FrameView("Reference", self)
+        self.difference = FrameView("Difference", self)
+        self.differences = DifferenceMaker(self)
         self.live = LiveView(self)
         self.details = StepDetailsView(self, frames=self.frames)
         self.findings = FindingsView(self)
@@ -83,7 +96,11 @@ class RunView(QWidget):
         pair = QSplitter(Qt.Orientation.Horizontal, self)
         pair.addWidget(self.before)
         pair.addWidget(self.after)
+        pair.addWidget(self.reference)
+        pair.addWidget(self.difference)
         pair.setChildrenCollapsible(False)
+        self.reference.hide()
+        self.difference.hide()
         self.center = QStackedWidget(self)
         self.center.addWidget(pair)
         self.center.addWidget(self.live)
@@ -120,11 +137,13 @@ class RunView(QWidget):
         self.header.sig_page_requested.connect(self._on_header_page_requested)
         self.scrub.sig_time_scrubbed.connect(self._on_scrub_time_scrubbed)
         self.player.sig_frame_decoded.connect(self._on_player_frame_decoded)
+        self.differences.sig_difference_made.connect(self._on_differences_difference_made)
 
     # -- opening -----------------------------------------------------------------------------
     def set_store(self, store: Any) -> None:
         self.store = store
         self.frames.set_source(store)
+        self.differences.clear()
         self.open_run(None)
 
     def open_run(self, run_id: int | None) -> None:
@@ -140,6 +159,7 @@ class RunView(QWidget):
         self.model.set_findings(self._findings)
         self._update_findings_tab()
         self.verdict.set_run(store if self.run is not None else None, run_id)
+        self._set_reference_panes(self._has_reference_frames())
         self.refresh_header()
         self._load_film()
         live = run_id is not None and run_id == self._live_run_id
@@ -231,7 +251,7 @@ class RunView(QWidget):
         self.go_to_row(self.model.available - 1)
 
     def zoom_to_fit(self) -> None:
-        for view in (self.before, self.after, self.live):
+        for view in (self.before, self.after, self.reference, self.difference, self.live):
             view.zoom_to_fit()
 
     def show_page(self, page: int) -> None:
@@ -280,22 +300,94 @@ class RunView(QWidget):
         step = self.model.step_at(row)
         if step is None:
             empty = "This run has no steps." if self.run is not None else "No run selected."
-            self.before.set_frame(None, placeholder=empty)
-            self.after.set_frame(None, placeholder=empty)
+            for view in (self.before, self.after, self.reference, self.difference):
+                view.set_frame(None, placeholder=empty)
             self.details.show_step(None, empty=empty)
             self.sig_step_changed.emit(-1)
             return
         caption = action_caption(step.get("action"))
-        self.before.set_frame(self.frames.image(step.get("frame_before")), action=step.get("action"),
-                              subtitle=f"#{step['idx']} {caption}")
         bbox = step.get("changed_bbox")
-        self.after.set_frame(self.frames.image(step.get("frame_after")), bbox=bbox,
-                             subtitle="changed region highlighted" if bbox else "no visible change")
+        changed = "changed region highlighted" if bbox else "no visible change"
+        if step.get("frame_reference") and not self._with_reference:
+            self._set_reference_panes(True)  # a live differential run's first reference frame
+        if self._with_reference:  # "before" is hidden: the action is drawn on the candidate
+            self.after.set_frame(self.frames.image(step.get("frame_after")), action=step.get("action"), bbox=bbox,
+                                 subtitle=f"#{step['idx']} {caption} · {changed}")
+            self._show_reference(step)
+        else:
+            self.before.set_frame(self.frames.image(step.get("frame_before")), action=step.get("action"),
+                                  subtitle=f"#{step['idx']} {caption}")
+            self.after.set_frame(self.frames.image(step.get("frame_after")), bbox=bbox, subtitle=changed)
         self.details.show_step(step, [f for f in self._findings if f.get("step") == step["idx"]], self._logs(step),
                                calls=self._llm_calls(step))
         self.scrub.select_span(step.get("started_at"), step.get("ended_at"))
         self.replay.sync(row)
         self.sig_step_changed.emit(row)
+
+    # -- a differential run: candidate | reference | difference ---------------------------------------
+    def _has_reference_frames(self) -> bool:
+        if self.store is None or self.run is None:
+            return False
+        try:
+            return bool(self.store.has_reference_frames(self.run["id"]))
+        except sqlite3.Error as exc:  # a database from before reference frames, opened read-only
+            log.warning("could not look for reference frames: %s", exc)
+            return False
+
+    def _set_reference_panes(self, on: bool) -> None:
+        """Three panes (candidate | reference | difference) for a run with reference frames, else before | after."""
+        self._with_reference = on
+        self.before.setVisible(not on)
+        self.reference.setVisible(on)
+        self.difference.setVisible(on)
+        self.after.set_title(CANDIDATE_TITLE if on else AFTER_TITLE)
+
+    def _show_reference(self, step: dict[str, Any]) -> None:
+        """The step's reference frame, and its difference from the candidate (made now, or kept from before)."""
+        ref = step.get("frame_reference") or self._reread_reference(step)
+        candidate, reference = self.frames.image(step.get("frame_after")), self.frames.image(ref)
+        if reference is None:
+            self.reference.set_frame(None, placeholder="The reference did not play this step.")
+        else:
+            self.reference.set_frame(reference, subtitle="after the same input")
+        if candidate is None or reference is None or not ref:
+            self._difference_key = ""
+            self.difference.set_frame(None, placeholder="No difference: a frame is missing.")
+            return
+        self._difference_key = difference_key(step["frame_after"], ref)
+        if self.differences.made(self._difference_key) is not None:
+            self._show_difference()
+        else:
+            self.difference.set_frame(None, placeholder="Making the difference…")
+            self.differences.request(self._difference_key, candidate, reference)
+
+    def _reread_reference(self, step: dict[str, Any]) -> str | None:
+        """A row read just before its reference frame was written (another process's run) learns it now."""
+        if self.store is None or self.run_id is None:
+            return None
+        try:
+            fresh = self.store.step(self.run_id, int(step["idx"]))
+        except sqlite3.Error as exc:
+            log.warning("could not re-read step %s: %s", step.get("idx"), exc)
+            return None
+        ref = fresh.get("frame_reference") if fresh else None
+        if ref:
+            step["frame_reference"] = ref
+        return ref if isinstance(ref, str) else None
+
+    def _show_difference(self) -> None:
+        made = self.differences.made(self._difference_key)
+        if made is None:
+            return
+        if made.image is None:
+            self.difference.set_frame(None, placeholder=made.why_none)
+            return
+        what = f"{made.pixels} pixels differ (red)" if made.pixels else "no pixel differs"
+        self.difference.set_frame(made.image, subtitle=what)
+
+    def _on_differences_difference_made(self, key: str) -> None:
+        if key == self._difference_key and self._with_reference:
+            self._show_difference()
 
     def _logs(self, step: dict[str, Any]) -> list[dict[str, Any]]:
         if self.store is None or self.run_id is None or step.get("started_at") is None:

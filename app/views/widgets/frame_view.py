@@ -63,6 +63,14 @@ class FrameView(QWidget):
     def image(self) -> QImage | None:
         return self._image
 
+    def title(self) -> str:
+        return self._title
+
+    def set_title(self, title: str) -> None:
+        """Rename the pane (the run view's "After" is "Candidate" in a differential run)."""
+        self._title = title
+        self.update()
+
     def sizeHint(self) -> QSize:
         return QSize(480, 360)
 
@@ -153,14 +161,16 @@ class FrameView(QWidget):
         fm = QFontMetricsF(font)
         p.drawText(QRectF(MARGIN, 4, self.width() - 2 * MARGIN, 20),
                    Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self._title)
+        zoom = f"{self.scale() * 100:.0f} %" if self._image is not None else ""
         if self._subtitle:
             small = QFont(self.font())
             p.setFont(small)
             p.setPen(PLACEHOLDER_COLOR)
             x = MARGIN + fm.horizontalAdvance(self._title) + 10
-            p.drawText(QRectF(x, 4, self.width() - x - MARGIN, 20),
-                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self._subtitle)
-        zoom = f"{self.scale() * 100:.0f} %" if self._image is not None else ""
+            room = self.width() - x - MARGIN - (QFontMetricsF(small).horizontalAdvance(zoom) + 10 if zoom else 0)
+            text = QFontMetricsF(small).elidedText(self._subtitle, Qt.TextElideMode.ElideRight, max(0.0, room))
+            p.drawText(QRectF(x, 4, max(0.0, room), 20), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                       text)
         if zoom:
             p.setFont(QFont(self.font()))
             p.setPen(PLACEHOLDER_COLOR)
