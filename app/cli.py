@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--max-steps", type=int, default=None, help="at most this many steps (default 30)")
     t.add_argument("--seed", type=SEED, default=0)
     t.add_argument("--reference", default=None, metavar="REF_DIR",
-                   help="differential tester: the program to compare with (default for APP@BUG: APP itself)")
+                   help="differential tester, and script's similar_to_reference: the program to compare with "
+                        "(default for APP@BUG: APP itself)")
     t.add_argument("--freeze-while-thinking", dest="freeze", action=argparse.BooleanOptionalAction, default=None,
                    help="stop the target (SIGSTOP) while the tester decides (default: on for --tester llm on games)")
     t.add_argument("--slice-ms", type=int, default=None, metavar="MS",
@@ -187,8 +188,8 @@ def cmd_test(args: argparse.Namespace) -> int:
     if llm_options and args.tester != "llm":
         raise UserError("--provider, --model and --base-url apply only to --tester llm.")
     if args.reference is not None:
-        if args.tester != "differential":
-            raise UserError("--reference applies only to --tester differential.")
+        if args.tester not in ("differential", "script"):
+            raise UserError("--reference applies only to --tester differential and --tester script.")
         llm_options = {"reference": args.reference}
     max_steps = args.max_steps if args.max_steps is not None else (UNBOUNDED_STEPS if args.duration else 30)
     config = RunConfig(target=args.target, tester=args.tester, display=args.display,

@@ -15,6 +15,8 @@ Kinds (fields in :data:`app.engine.play.scriptspec.KIND_FIELDS`):
   ``region`` to the same region of the reference PNG is at least ``threshold``.
 - ``differs``: the opposite of ``similar``: the SSIM is *below* ``threshold`` (the region does not
   show what the reference picture shows, e.g. a watch that does not read 00:00).
+- ``similar_to_reference``: ``similar`` against the live reference program's frame after the same
+  step (:mod:`app.engine.testers.live_reference`), so no picture is committed or recorded.
 - ``not_similar_colours``: the WCAG contrast ratio between the two dominant
   colours of ``region`` is at least ``min_contrast`` (catches white-on-white text).
 - ``text``: OCR of ``region`` contains ``contains``: one line, upscaled, read up to three ways
@@ -174,10 +176,31 @@ class ExpectationChecker:
         self.refs = refs
         self._refs: dict[str, tuple[RGB | None, str]] = {}
 
-    def check(self, exp: Expectation, before: Frame | None, after: Frame) -> Measurement:
+    def check(self, exp: Expectation, before: Frame | None, after: Frame,
+              reference: Frame | None = None) -> Measurement:
+        """``reference``: the live reference program's frame after the same step (``similar_to_reference``)."""
+        if exp.kind == "similar_to_reference":
+            return self._similar_to_reference(exp.params, after, reference)
         method = getattr(self, "_" + exp.kind)
         result: Measurement = method(exp.params, before, after)
         return result
+
+    def _similar_to_reference(self, p: dict[str, Any], after: Frame, reference: Frame | None) -> Measurement:
+        if reference is None:
+            return Measurement("uncertain", None, "the reference program's frame after this step is not known")
+        region = p.get("region")
+        if (reference.width, reference.height) != (after.width, after.height):
+            return Measurement("fail", {"size": [reference.width, reference.height]},
+                               f"the window is {after.width}x{after.height}, the reference program's "
+                               f"{reference.width}x{reference.height}")
+        a, b = crop(rgb(after), region), crop(rgb(reference), region)
+        if a is None or b is None:
+            return Measurement("uncertain", None, "the region lies outside the window")
+        score = ssim(a, b)
+        need = p.get("threshold", DEFAULT_THRESHOLD)
+        return Measurement("pass" if score >= need else "fail", round(score, 4),
+                           f"SSIM {score:.3f} of region {region or 'whole window'} to the reference program's "
+                           f"frame after the same steps (need {need:g}; played live beside this run)")
 
     def reference_path(self, exp: Expectation) -> Path:
         return self.folder / str(exp.params["reference"])

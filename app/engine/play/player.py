@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from app.engine.play.desktop import DesktopCapture, Hold
 from app.engine.play.desktop_input import DesktopBackend, DesktopExecutor
+from app.engine.play.actions import Action, Wait
 from app.engine.play.display import XDisplay
 from app.engine.play.executor import ActionExecutor, make_executor
 from app.engine.play.observer import Observation, VisualObserver
@@ -76,6 +77,19 @@ class Player:
     def settle(self, cap_s: float, quiet_s: float) -> Observation:
         assert self.observer is not None
         return self.observer.settle(cap_s=cap_s, quiet_s=quiet_s)
+
+    def act(self, action: Action, before: Observation) -> Observation:
+        """Send one action and settle, as the session does for the candidate: a moving window gets
+        the shorter cap, a wait only its own settle (what a second program played in step needs)."""
+        assert self.executor is not None and self.observer is not None
+        timing = self.spec.timing
+        self.executor.execute(action)
+        if isinstance(action, Wait):
+            return self.observer.settle(before.frame, cap_s=timing.settle_cap_ms / 1000,
+                                        quiet_s=timing.quiet_ms / 1000)
+        cap = timing.animated_cap_ms / 1000 if not before.settled else timing.settle_cap_ms / 1000
+        return self.observer.settle(before.frame, cap_s=cap, quiet_s=timing.quiet_ms / 1000,
+                                    react_s=timing.react_ms / 1000)
 
     def stop(self, flush: Callable[[TargetProcess], None] | None = None) -> None:
         # Closing an X connection to a server that died raises; the program must be shut down all the same.

@@ -36,6 +36,7 @@ KIND_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "pixel": (frozenset({"colour"}), frozenset({"at", "region", "tolerance", "min_share"})),
     "similar": (frozenset({"reference"}), frozenset({"region", "threshold"})),
     "differs": (frozenset({"reference"}), frozenset({"region", "threshold"})),
+    "similar_to_reference": (frozenset(), frozenset({"region", "threshold"})),
     "not_similar_colours": (frozenset({"region"}), frozenset({"min_contrast"})),
     "text": (frozenset({"region", "contains"}), frozenset()),
 }

@@ -34,7 +34,7 @@ from app.engine.errors import UserError
 from app.engine.judge.compare import Divergence, box_mask, compare, difference_mask, grow, significant
 from app.engine.judge.oracles import FAILING_KINDS, Finding
 from app.engine.judge.verdict import FAIL, PASS, UNCERTAIN, Evidence, Verdict, decide
-from app.engine.play.actions import Action, Finish, Wait
+from app.engine.play.actions import Action, Finish
 from app.engine.play.control import RunControl
 from app.engine.play.display import ISOLATED, XDisplay, open_display
 from app.engine.play.observer import Frame, Observation
@@ -189,23 +189,11 @@ class DifferentialTester:
 
     def _play_reference(self, action: Action) -> list[Observation]:
         """Send the action to both reference runs at once and settle each."""
-        timing = self.players[0].spec.timing
-
-        def one(player: Player, before: Observation) -> Observation:
-            assert player.executor is not None and player.observer is not None
-            player.executor.execute(action)
-            if isinstance(action, Wait):
-                return player.observer.settle(before.frame, cap_s=timing.settle_cap_ms / 1000,
-                                              quiet_s=timing.quiet_ms / 1000)
-            cap = timing.animated_cap_ms / 1000 if not before.settled else timing.settle_cap_ms / 1000
-            return player.observer.settle(before.frame, cap_s=cap, quiet_s=timing.quiet_ms / 1000,
-                                          react_s=timing.react_ms / 1000)
-
         threads: list[threading.Thread] = []
         results: list[Observation | None] = [None] * len(self.players)
 
         def run(i: int) -> None:
-            results[i] = one(self.players[i], self.ref_obs[i])
+            results[i] = self.players[i].act(action, self.ref_obs[i])
 
         for i in range(len(self.players)):
             threads.append(threading.Thread(target=run, args=(i,), daemon=True))

@@ -40,6 +40,7 @@ from app.engine.judge.oracles import Finding
 from app.engine.judge import verdict as rule
 from app.engine.play.scriptspec import Expectation, ScriptCase
 from app.engine.play.targetspec import TargetSpec
+from app.engine.testers.live_reference import LiveReference
 from app.engine.testers.base import Decision, TesterContext, Verdict
 
 POLL_S = 0.15
@@ -91,8 +92,12 @@ class _Plan:
 class ScriptTester:
     name = "script"
 
-    def __init__(self, record_refs: bool = False, poll_s: float = POLL_S, record_dir: Path | None = None) -> None:
+    def __init__(self, record_refs: bool = False, poll_s: float = POLL_S, record_dir: Path | None = None,
+                 reference: str | None = None) -> None:
         self.record_refs = record_refs
+        self.reference_arg = reference
+        """``--reference``: the program ``similar_to_reference`` compares with (default: the known-good one)."""
+        self.live: LiveReference | None = None
         self.record_dir = record_dir
         """Where record mode saves the pictures (default: the played folder)."""
         self.poll_s = poll_s
@@ -126,6 +131,10 @@ class ScriptTester:
                 self.plan.skipped[ci] = f"the case was written for seed {case.seed}, this run uses seed {ctx.seed}"
                 continue
             self.plan.steps.extend((ci, si) for si in range(len(case.steps)))
+        played = [c for ci, c in enumerate(spec.script) if ci not in self.plan.skipped]
+        if not self.record_refs and any(e.kind == "similar_to_reference" for c in played for e in c.expect):
+            self.live = LiveReference.for_target(spec, ctx.seed, self.reference_arg)
+            self.live.start()
 
     def decide(self, step: int, obs: Observation) -> Decision:
         self._issued = decision = self._decide()
@@ -146,6 +155,8 @@ class ScriptTester:
         self.pos += 1
         self.current = (ci, si)
         case = self._case(ci)
+        if self.live is not None:
+            self.live.send(case.steps[si])  # the reference program plays the same step meanwhile
         return Decision(case.steps[si], news + f"script case {ci + 1} ({case.label}) step {si + 1}/{len(case.steps)}")
 
     def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None:
@@ -181,7 +192,17 @@ class ScriptTester:
             self.recorded.append(str(path))
             self.recorded_refs[name] = str(path)
             return Measurement("pass", None, f"recorded {exp.params['reference']}")
+        if exp.kind == "similar_to_reference":
+            if self.record_refs:
+                return Measurement("pass", None, "nothing to record: compared with the live reference program")
+            return self.checker.check(exp, before, after, self.live.frame() if self.live is not None else None)
         return self.checker.check(exp, before, after)
+
+    def close(self) -> None:
+        """Stop the live reference program, if one was played (the session calls this at the end)."""
+        if self.live is not None:
+            self.live.close()
+            self.live = None
 
     def _references(self, spec: TargetSpec, seed: int) -> ReferenceResolver | None:
         """The resolver of the run's reference pictures; records them first when it should."""
