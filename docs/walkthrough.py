@@ -1,6 +1,6 @@
 """The issue-17 walkthrough: the workbench under Xvfb with a window manager, driven by keys, photographed.
 
-    python docs/walkthrough.py [--out docs/screenshots] [--work DIR] [--only repair,labelling,fit,fit150]
+    python docs/walkthrough.py [--out docs/screenshots] [--work DIR] [--only repair,labelling,fit,fit150,differential]
 
 Each scenario runs in a child process of its own, on a private Xvfb with
 openbox, with the workbench on ``QT_QPA_PLATFORM=xcb``; key presses are
@@ -18,6 +18,13 @@ whole screen is saved after each stage (PNG, each under 300 KB):
 - ``fit`` (1280×800) and ``fit150`` (1920×1080 at ``QT_SCALE_FACTOR=1.5``):
   the main window with a run open and the repair window, each checked to lie
   fully inside the screen's available area.
+- ``differential`` (1440×900: at 1280×800 the three panes cut their
+  subtitles): a differential run of calculator@wrong-subtraction (seed 0)
+  played, opened by keys (Space in the run list, → to the step where it
+  diverged, Ctrl+B to give the panes the run list's width) and photographed:
+  candidate | reference | difference with the differing pixels in red, and the
+  timeline with the step badged ``diverged``
+  (``python docs/walkthrough.py --only differential`` makes just this one).
 
 ``--work`` keeps the databases between runs (the twenty runs take a few
 minutes to play); the scenarios exit non-zero when a check fails.
@@ -39,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 SCENARIOS = {"repair": ((1280, 800), "1"), "labelling": ((1280, 800), "1"), "fit": ((1280, 800), "1"),
-             "fit150": ((1920, 1080), "1.5")}
+             "fit150": ((1920, 1080), "1.5"), "differential": ((1440, 900), "1")}
 """Scenario → (screen size, QT_SCALE_FACTOR)."""
 MAX_PNG_BYTES = 300_000
 BUG = "tiles2048@crash-on-restart"
@@ -49,6 +56,8 @@ FAILING = ("calculator@buttons-dead", "converter@swap-typo", "flappy@crash-on-fi
            "stopwatch@controls-dead", "tiles2048@keys-ignored", "tiles2048@crash-on-restart", "tiles2048@blank-window",
            "todo@delete-crash", "memory@clicks-ignored", "tictactoe@freeze-on-occupied", "snake@freeze-on-game-over")
 STEPS = 12
+DIFFERENTIAL = ("calculator@wrong-subtraction", "--tester", "differential", "--seed", "0", "--max-steps", "8")
+"""A differential run that diverges at step 5: the calculator shows -6 for 9 - 3."""
 
 
 def main() -> int:
@@ -384,6 +393,56 @@ class Scenario:
             self.fits(win.repair.window, "the repair window")
             self.shot(f"repair-fit{suffix}.png")
             win.repair.close()
+        win.close()
+
+    def scenario_differential(self) -> None:
+        from PySide6.QtCore import Qt
+
+        from app.views.run.difference_maker import difference_key
+
+        db = self.work / "differential.db"
+        _remove_db(db)
+        proc = subprocess.run([sys.executable, "-m", "app", "test", *DIFFERENTIAL, "--json", "--db", str(db)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300,
+                              env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+        said = proc.stdout.strip().splitlines()[-1][:160] if proc.stdout.strip() else proc.stderr[-300:]
+        print(f"played {DIFFERENTIAL[0]} (differential): {said}", flush=True)
+        win = self.main_window(db)
+        self.wait(lambda: win.browser.model.rowCount() > 0, 10, what="the run in the list")
+        runs = win.store.runs()
+        diverged = next((f["step"] for f in win.store.findings(int(runs[0]["id"])) if f["kind"] == "diverged"),
+                        None) if runs else None
+        self.check(diverged is not None, f"the run diverged (at step {diverged})")
+        if diverged is None:
+            win.close()
+            return
+        rv = win.run_view
+        win.browser.table.setFocus()  # the run list: focus puts its cursor on the (only) run, Space selects it
+        self.settle(0.2)
+        self.key(Qt.Key.Key_Space, widget=win.browser.table)  # (Space pauses only a live run: none here)
+        self.wait(lambda: rv.run_id is not None, 10, what="the run to open")
+        self.check(rv.reference.isVisible() and rv.difference.isVisible() and not rv.before.isVisible()
+                   and rv.after.title() == "Candidate", "a differential run shows candidate | reference | difference")
+        for _ in range(rv.model.available):  # → to the step where it diverged
+            step = rv.model.step_at(rv.current_row())
+            if step is None or step["idx"] >= diverged:
+                break
+            self.key(Qt.Key.Key_Right)
+        step = rv.model.step_at(rv.current_row())
+        self.check(step is not None and step["idx"] == diverged, f"→ reached step #{diverged}")
+        if step is None or not step.get("frame_reference"):
+            self.problems.append("the diverged step has no reference frame")
+            win.close()
+            return
+        key = difference_key(step["frame_after"], step["frame_reference"])
+        self.wait(lambda: rv.differences.made(key) is not None, 10, what="the difference")
+        made = rv.differences.made(key)
+        self.check(made is not None and made.image is not None and made.pixels > 0,
+                   f"the difference shows {made.pixels if made else 0} pixels in red")
+        self.check("diverged" in rv.model.kinds_of(step), "the timeline badges the step 'diverged'")
+        self.key(Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)  # Ctrl+B: the run list away, the panes wider
+        self.check(not win.browser.isVisible(), "Ctrl+B hid the run list")
+        self.shot("differential-run.png")
         win.close()
 
 
