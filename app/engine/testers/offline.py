@@ -556,6 +556,8 @@ class OfflineExplorer:
             return "hinted hotkey"
         if isinstance(action, Press):
             return "hinted key"
+        if isinstance(action, Tap):
+            return f"hinted key tapped {action.times}× (a real-time game is played by tapping)"
         widget = view.clicks.get(action)
         if widget is None:
             return "grid point"
