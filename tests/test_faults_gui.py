@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,6 +61,21 @@ def test_sigterm_ends_the_workbench_with_a_dialog_open(when: str) -> None:
     assert result["seconds"] < 3 and result["seen"] == ["dialog open", "dialog closed"]
 
 
+def wait_until_idle(pid: int, quiet_s: float = 0.6, limit_s: float = 30.0) -> None:
+    """Until the process has used no CPU for ``quiet_s``: started up and waiting for input.
+    (A fixed sleep is too short on a loaded machine, where the GUI's imports alone take seconds.)"""
+    proc = psutil.Process(pid)
+    deadline = time.monotonic() + limit_s
+    last, since = -1.0, time.monotonic()
+    while time.monotonic() < deadline:
+        used = sum(proc.cpu_times()[:2])
+        if used != last:
+            last, since = used, time.monotonic()
+        elif last > 0.5 and time.monotonic() - since >= quiet_s:
+            return
+        time.sleep(0.1)
+
+
 def test_the_gui_command_quits_on_sigterm_while_a_message_box_is_up(tmp_path: Path) -> None:
     """A damaged database opens a modal message before the main loop; SIGTERM must still end the program."""
     db = tmp_path / "damaged.db"
@@ -68,7 +84,7 @@ def test_the_gui_command_quits_on_sigterm_while_a_message_box_is_up(tmp_path: Pa
     proc = subprocess.Popen([sys.executable, "-m", "app", "gui", "--db", str(db)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(3)
+        wait_until_idle(proc.pid)  # the modal message is up: the program waits in its event loop
         assert proc.poll() is None
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=10)

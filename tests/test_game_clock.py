@@ -20,7 +20,12 @@ STEPS = 5
 
 
 class SlowTester(OfflineExplorer):
-    """The offline explorer with a model's latency."""
+    """The offline explorer with a model's latency (and no taps: a tap's own second of play is
+    acting, not thinking, and would blur what this measures)."""
+
+    def begin(self, ctx, first) -> None:
+        super().begin(ctx, first)
+        self.burst = None
 
     def decide(self, step: int, obs: Observation) -> Decision:
         time.sleep(THINK_S)
