@@ -193,14 +193,8 @@ class ExpectationChecker:
             return Measurement("fail", {"size": [reference.width, reference.height]},
                                f"the window is {after.width}x{after.height}, the reference program's "
                                f"{reference.width}x{reference.height}")
-        a, b = crop(rgb(after), region), crop(rgb(reference), region)
-        if a is None or b is None:
-            return Measurement("uncertain", None, "the region lies outside the window")
-        score = ssim(a, b)
-        need = p.get("threshold", DEFAULT_THRESHOLD)
-        return Measurement("pass" if score >= need else "fail", round(score, 4),
-                           f"SSIM {score:.3f} of region {region or 'whole window'} to the reference program's "
-                           f"frame after the same steps (need {need:g}; played live beside this run)")
+        return _ssim_measure(crop(rgb(after), region), crop(rgb(reference), region), p,
+                             "the reference program's frame after the same steps", "played live beside this run")
 
     def reference_path(self, exp: Expectation) -> Path:
         return self.folder / str(exp.params["reference"])
@@ -276,13 +270,7 @@ class ExpectationChecker:
         else:
             return Measurement("uncertain", None, f"the window is {after.width}x{after.height} but the reference "
                                                   f"{p['reference']} is {ref.shape[1]}x{ref.shape[0]}")
-        if a is None or b is None or a.shape != b.shape:
-            return Measurement("uncertain", None, "the region lies outside the window")
-        score = ssim(a, b)
-        need = p.get("threshold", DEFAULT_THRESHOLD)
-        return Measurement("pass" if score >= need else "fail", round(score, 4),
-                           f"SSIM {score:.3f} of region {region or 'whole window'} to {p['reference']} "
-                           f"(need {need:g}; {origin})")
+        return _ssim_measure(a, b, p, str(p["reference"]), origin)
 
     def _not_similar_colours(self, p: dict[str, Any], before: Frame | None, after: Frame) -> Measurement:
         region = crop(rgb(after), p["region"])
@@ -320,6 +308,17 @@ class ExpectationChecker:
         return Measurement("fail", reads[0][1] if reads else "",
                            f"OCR of region {p['region']} reads {shown}"
                            f"{f' ({len(reads)} ways)' if len(reads) > 1 else ''}; expected it to contain {want!r}")
+
+
+def _ssim_measure(a: RGB | None, b: RGB | None, p: dict[str, Any], against: str, origin: str) -> Measurement:
+    """SSIM of a region against a picture of it: pass at ``threshold`` or more."""
+    if a is None or b is None or a.shape != b.shape:
+        return Measurement("uncertain", None, "the region lies outside the window")
+    score = ssim(a, b)
+    need = p.get("threshold", DEFAULT_THRESHOLD)
+    return Measurement("pass" if score >= need else "fail", round(score, 4),
+                       f"SSIM {score:.3f} of region {p.get('region') or 'whole window'} to {against} "
+                       f"(need {need:g}; {origin})")
 
 
 def dark_on_light(region: RGB) -> np.ndarray:

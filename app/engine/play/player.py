@@ -7,7 +7,8 @@ reference (twice) with others, on their own private displays.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable
+from concurrent.futures import Future
+from typing import Any, Callable, Iterable
 
 from app.engine.play.desktop import DesktopCapture, Hold
 from app.engine.play.desktop_input import DesktopBackend, DesktopExecutor
@@ -106,3 +107,18 @@ class Player:
                 flush(self.target)
 
     close = stop
+
+
+def stop_programs(players: Iterable[Player], displays: Iterable[XDisplay], pending: Future[Any] | None = None,
+                  scratch: Any = None) -> None:
+    """Stop programs a tester plays beside the candidate: let an action still being played end
+    (at most 10 s), stop each program, close each display, delete the scratch copy (``cleanup()``)."""
+    if pending is not None:
+        with contextlib.suppress(Exception):
+            pending.result(timeout=10)
+    for player in players:
+        player.stop()
+    for display in displays:
+        display.close()
+    if scratch is not None:
+        scratch.cleanup()

@@ -38,7 +38,7 @@ from app.engine.play.actions import Action, Finish
 from app.engine.play.control import RunControl
 from app.engine.play.display import ISOLATED, XDisplay, open_display
 from app.engine.play.observer import Frame, Observation
-from app.engine.play.player import Player
+from app.engine.play.player import Player, stop_programs
 from app.engine.play.targetspec import ResolvedTarget, TargetSpec, resolve_target
 from app.engine.testers.base import Decision, TesterContext
 from app.engine.testers.offline import OfflineExplorer
@@ -327,19 +327,6 @@ class DifferentialTester:
     def close(self) -> None:
         """Stop the reference programs and their displays (the session calls this at the end of a run)."""
         with self._lock:
-            if self.pending is not None:
-                try:
-                    self.pending.result(timeout=10)
-                except Exception:
-                    pass
-                self.pending = None
-            for player in self.players:
-                player.stop()
-            self.players = []
-            for display in self.displays:
-                display.close()
-            self.displays = []
-            if self.resolved is not None:
-                self.resolved.cleanup()
-                self.resolved = None
+            stop_programs(self.players, self.displays, self.pending, self.resolved)
+            self.pending, self.players, self.displays, self.resolved = None, [], [], None
             self.pool.shutdown(wait=False)

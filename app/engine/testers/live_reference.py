@@ -15,7 +15,7 @@ from app.engine.errors import UserError
 from app.engine.play.actions import Action
 from app.engine.play.display import ISOLATED, XDisplay, open_display
 from app.engine.play.observer import Frame, Observation
-from app.engine.play.player import Player
+from app.engine.play.player import Player, stop_programs
 from app.engine.play.targetspec import ResolvedTarget, TargetSpec, resolve_target
 
 
@@ -76,19 +76,7 @@ class LiveReference:
         return self.obs.frame if self.obs is not None else None
 
     def close(self) -> None:
-        if self.pending is not None:
-            try:
-                self.pending.result(timeout=10)
-            except Exception:
-                pass
-            self.pending = None
-        if self.player is not None:
-            self.player.stop()
-            self.player = None
-        if self.display is not None:
-            self.display.close()
-            self.display = None
-        if self.resolved is not None:
-            self.resolved.cleanup()
-            self.resolved = None
+        players, displays = [self.player] if self.player else [], [self.display] if self.display else []
+        stop_programs(players, displays, self.pending, self.resolved)
+        self.pending = self.player = self.display = self.resolved = None
         self.pool.shutdown(wait=False)
