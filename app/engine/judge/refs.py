@@ -185,7 +185,7 @@ def reference_names(cases: Iterable[ScriptCase], seed: int | None = None) -> lis
     plays, if given).  A ``differs`` picture is recorded by a ``similar`` of another case."""
     out: list[str] = []
     for case in cases:
-        if seed is not None and case.seed is not None and case.seed != seed:
+        if seed is not None and not case.applies_to(seed):
             continue
         for exp in case.expect:
             if exp.kind in ("similar", "differs") and exp.params["reference"] not in out:

@@ -74,6 +74,10 @@ class ScriptCase:
     def label(self) -> str:
         return self.name or self.criterion
 
+    def applies_to(self, seed: int) -> bool:
+        """Whether a run with ``seed`` plays this case (one written for no seed holds for every seed)."""
+        return self.seed is None or self.seed == seed
+
 
 def parse_script(raw: object, criteria_ids: set[str], where: str) -> tuple[ScriptCase, ...]:
     """Validate the raw ``script`` array; every problem is a TargetError naming the case."""

@@ -122,7 +122,7 @@ class DifferentialTester:
                                      (self.ref_obs[0].frame.width, self.ref_obs[0].frame.height),
                                      target=self.players[0])
         self.explorer.begin(explorer_ctx, self.ref_obs[0])
-        cases = [c for c in ref_spec.script if c.seed is None or c.seed == ctx.seed]
+        cases = [c for c in ref_spec.script if c.applies_to(ctx.seed)]
         for n, case in enumerate(cases, 1):
             for i, action in enumerate(case.steps, 1):
                 self.scripted.append((action, f"step {i}/{len(case.steps)} of scripted case {n} ({case.label})"))
@@ -233,11 +233,12 @@ class DifferentialTester:
             return
         candidate = observed.frame
         shape = (candidate.height, candidate.width)
-        if self._ignored(shape).mean() > MAX_IGNORED_SHARE:
+        ignored = self._ignored(shape)
+        if ignored.mean() > MAX_IGNORED_SHARE:
             self.masked += 1  # what changes by itself covers most of the window: nothing left to compare
             return
         self.compared += 1
-        found = compare(candidate, self._references(), self._ignored(shape))
+        found = compare(candidate, self._references(), ignored)
         if found is None:
             return
         # A closer look before calling it: a caret or a clock may just have been in another
@@ -248,7 +249,7 @@ class DifferentialTester:
         watched = [self.pool.submit(self._watch, o, NOISE_WATCH_S) for o in observers if o is not None]
         own = self._watch(candidate_observer, NOISE_WATCH_S) if candidate_observer is not None else [candidate]
         seen = self._references() + [f for w in watched for f in w.result()]
-        ignored = self._ignored(shape)
+        ignored = self._ignored(shape)  # again: the closer look learnt more noise
         best = None
         for frame in [candidate, *own]:
             found = compare(frame, seen, ignored)
