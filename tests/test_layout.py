@@ -16,7 +16,7 @@ APP = Path(__file__).resolve().parents[1] / "app"
 
 # package -> the app packages it may import (itself always allowed)
 ENGINE_ALLOWED: dict[str, set[str]] = {
-    "app.engine.play": {"app.engine.errors"},
+    "app.engine.play": {"app.engine.errors", "app.pysyntax"},
     "app.engine.judge": {"app.engine.errors", "app.engine.play"},
     "app.engine.trace": {"app.engine.errors", "app.engine.play.actions", "app.engine.play.events", "app", "app.paths"},
     "app.engine.study": {"app.engine.errors", "app.engine.trace", "app.engine.play.actions"},
@@ -42,14 +42,22 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _is_module(dotted: str) -> bool:
+    path = APP.parent.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
 def _imports() -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for path in APP.rglob("*.py"):
         names: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names.add(node.module)
-                names.update(f"{node.module}.{a.name}" for a in node.names)
+                subs = {f"{node.module}.{a.name}" for a in node.names}
+                # ``from pkg import module`` depends on the module, not on all of pkg
+                if not all(_is_module(s) for s in subs):
+                    names.add(node.module)
+                names.update(subs)
             elif isinstance(node, ast.Import):
                 names.update(a.name for a in node.names)
         out[_module_name(path)] = {n for n in names if n == "app" or n.startswith("app.")}
@@ -114,3 +122,19 @@ def test_every_package_says_what_lives_there_and_what_it_may_import() -> None:
     for init in APP.rglob("__init__.py"):
         doc = ast.get_docstring(ast.parse(init.read_text())) or ""
         assert doc.strip(), f"{init} has no docstring"
+
+
+def test_python_is_parsed_only_through_the_thread_safe_parser() -> None:
+    """CPython 3.11's AST converter is not safe in two threads at once (app/pysyntax.py)."""
+    bad = []
+    for path in APP.rglob("*.py"):
+        if path.name == "pysyntax.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                f = node.func
+                if isinstance(f, ast.Attribute) and f.attr == "parse" and getattr(f.value, "id", "") == "ast":
+                    bad.append(f"{path.relative_to(APP)}:{node.lineno} ast.parse")
+                if isinstance(f, ast.Name) and f.id == "compile":
+                    bad.append(f"{path.relative_to(APP)}:{node.lineno} compile")
+    assert not bad, bad

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from app import pysyntax
 from app.commands.repair import build_loop, materialise
 from app.engine.play.display import ISOLATED
 from app.engine.play.targetspec import BugInfo, list_apps, load_bugs
@@ -124,7 +125,7 @@ def test_the_leak_detector_would_catch_a_description():
 
 # -- the stand-in play ------------------------------------------------------------------------------------
 def _first_function(source: str) -> tuple[int, str]:
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(pysyntax.parse(source)):  # beside repairs in other threads
         if isinstance(node, ast.FunctionDef):
             return node.lineno, node.name
     return 1, "<module>"

@@ -16,6 +16,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Union
 
+from app import pysyntax
+
 MAX_TEXT_CHARS = 4096
 """Longest model reply the parser looks at; longer text is refused, not truncated."""
 MAX_TYPE_CHARS = 512
@@ -221,7 +223,7 @@ class ActionParser:
             raise ActionParseError(f"the call to {name}( is not closed with ')'")
         source = "f" + text[open_at : close_at + 1]
         try:
-            node = ast.parse(source, mode="eval").body
+            node = pysyntax.parse(source, mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             raise ActionParseError(f"the arguments of {name}(...) are not valid literals") from exc
         if not isinstance(node, ast.Call):

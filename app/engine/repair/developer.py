@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from app import pysyntax
 from app.engine.errors import UserError
 from app.engine.repair.chat import ChatModel, ChatTurn, load_prompt
 from app.engine.repair.oracle_guard import OracleGuard
@@ -85,7 +86,7 @@ def _parse_signature(signature: str) -> tuple[str, list[str]]:
     if not text.endswith(":"):
         text += ":"
     try:
-        fn = ast.parse(text + "\n    pass\n").body[0]
+        fn = pysyntax.parse(text + "\n    pass\n").body[0]
     except SyntaxError:
         raise DeveloperError(f"{signature!r} is not a Python function signature; write it like 'def f(a, b):'.") \
             from None
@@ -98,7 +99,7 @@ def _extract_function(answer: str, name: str, params: list[str]) -> str:
     blocks = CODE_BLOCK.findall(answer) or [answer]
     for block in blocks:
         try:
-            tree = ast.parse(block)
+            tree = pysyntax.parse(block)
         except SyntaxError:
             continue
         fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
@@ -115,7 +116,7 @@ def _place(existing: str, code: str, name: str) -> str:
     """``existing`` with the top-level ``def name`` replaced by ``code``, or ``code`` appended."""
     if existing.strip():
         try:
-            tree = ast.parse(existing)
+            tree = pysyntax.parse(existing)
         except SyntaxError:
             tree = None
         if tree is not None:

@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass
 from typing import Iterable
 
+from app import pysyntax
 from app.engine.repair.sandbox import Executor, Limits, Workspace
 
 TRACE_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)'
@@ -170,7 +171,7 @@ def static_locations(workspace: Workspace, kind: str, files: list[str], extra_wo
     for rel in files:
         try:
             source = workspace.read_text(rel)
-            tree = ast.parse(source)
+            tree = pysyntax.parse(source)
         except (OSError, SyntaxError):
             continue
         lines = source.splitlines()
@@ -234,7 +235,7 @@ def tested_modules(workspace: Workspace) -> set[str]:
     for rel in workspace.files((".py",)):
         if rel.split("/")[-1].startswith("test_"):
             try:
-                tree = ast.parse(workspace.read_text(rel))
+                tree = pysyntax.parse(workspace.read_text(rel))
             except (SyntaxError, UnicodeDecodeError):
                 continue
             for node in ast.walk(tree):

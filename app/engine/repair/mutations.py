@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
+from app import pysyntax
+
 COMPARE_FLIPS: dict[type, tuple[type, ...]] = {
     ast.Lt: (ast.LtE, ast.Gt, ast.GtE), ast.LtE: (ast.Lt, ast.GtE, ast.Gt), ast.Gt: (ast.GtE, ast.Lt, ast.LtE),
     ast.GtE: (ast.Gt, ast.LtE, ast.Lt), ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,), ast.Is: (ast.IsNot,),
@@ -129,7 +131,7 @@ class Mutator:
 
     def __init__(self, path: str, source: str, module_names: Callable[[str], list[str]] | None = None) -> None:
         self.ed = SourceEditor(path, source)
-        self.tree = ast.parse(source)
+        self.tree = pysyntax.parse(source)
         self.path = path
         self.module_names = module_names or (lambda name: [])
         self.parents: dict[ast.AST, ast.AST] = {}

@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from app import pysyntax
 from app.engine.repair.checks import Gate
 from app.engine.repair.diagnosis import Diagnosis
 from app.engine.repair.localize import (
@@ -162,7 +163,7 @@ class OfflineRefiner:
             used: dict[str, set[str]] = {}
             for path in workspace.files((".py",)):
                 try:
-                    used[path] = referenced_names(ast.parse(workspace.read_text(path)), workspace.read_text(path))
+                    used[path] = referenced_names(pysyntax.parse(workspace.read_text(path)), workspace.read_text(path))
                 except (SyntaxError, UnicodeDecodeError):
                     used[path] = set()
             for path in program:

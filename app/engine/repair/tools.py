@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from app import pysyntax
 from app.engine.repair.sandbox import Executor, Limits, Workspace
 
 MAX_SEARCH_HITS = 40
@@ -131,7 +132,7 @@ class Validator:
         syntax_errors = []
         for rel in py:
             try:
-                trees[rel] = ast.parse(workspace.read_text(rel), filename=rel)
+                trees[rel] = pysyntax.parse(workspace.read_text(rel), filename=rel)
             except SyntaxError as exc:
                 syntax_errors.append(f"{rel}:{exc.lineno}:{exc.offset}: SyntaxError: {exc.msg}")
         report.stages.append(StageResult("syntax", not syntax_errors, "\n".join(syntax_errors)))
@@ -140,7 +141,7 @@ class Validator:
         compile_errors = []
         for rel, tree in trees.items():
             try:
-                compile(tree, rel, "exec")
+                pysyntax.compile_tree(tree, rel, "exec")
             except (SyntaxError, ValueError) as exc:
                 compile_errors.append(f"{rel}: {type(exc).__name__}: {exc}")
         report.stages.append(StageResult("compile", not compile_errors, "\n".join(compile_errors)))

@@ -1,0 +1,28 @@
+"""Python source to syntax trees, one thread at a time.
+
+CPython 3.11 keeps the AST converter's recursion depth in one per-interpreter counter: two
+threads building or compiling trees at once (a repair in a worker thread while another parses)
+can end in ``SystemError: AST constructor recursion depth mismatch`` (CPython gh-106905, fixed
+in 3.12.x). Every parse and tree compile in the app goes through this lock.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+from types import CodeType
+
+_LOCK = threading.Lock()
+
+
+def parse(source: str, filename: str = "<unknown>", mode: str = "exec") -> ast.AST:
+    """``ast.parse`` under the lock."""
+    with _LOCK:
+        return ast.parse(source, filename=filename, mode=mode)
+
+
+def compile_tree(tree: ast.AST, filename: str, mode: str = "exec") -> CodeType:
+    """``compile`` of a tree under the lock."""
+    with _LOCK:
+        return compile(tree, filename, mode)
+
