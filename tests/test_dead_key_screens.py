@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.engine.judge.oracles import GenericOracles, _Input
-from app.engine.play.observer import Frame
+from app.engine.play.observer import Frame, Observation
 
 W, H = 120, 80
 
@@ -46,3 +46,32 @@ def test_caret_blinks_are_one_screen():
 def test_five_screens_with_different_content_are_five():
     found = press_delete_on(oracles(), [screen(rows, caret=rows % 2 == 0) for rows in range(5)])
     assert [(f.kind, f.step, f.evidence["screens"]) for f in found] == [("no-response", 4, 5)]
+
+
+class _Running:
+    """A target that is alive and prints nothing."""
+
+    def lines(self, start: int = 0) -> list:
+        return []
+
+    def alive(self) -> bool:
+        return True
+
+
+def _play_delete(covered: bool, monkeypatch) -> list:
+    o = oracles()
+    o.target = _Running()  # type: ignore[assignment]
+    monkeypatch.setattr(o, "_check_unresponsive", lambda step: [])  # no repaint probe without a display
+    found = []
+    for step, rows in enumerate(range(6)):
+        before = screen(rows)
+        found += o.check_step(step, "press", before, Observation(before, True, 10.0, None, 1),
+                              action_key='press("delete")', covered=covered)
+    return found
+
+
+def test_a_key_pressed_while_a_dialog_had_the_keyboard_is_no_evidence(monkeypatch):
+    """Keys sent while the program's dialog or popup is open go to it (jotter's About box): those
+    presses say nothing about the main window's Delete."""
+    assert _play_delete(True, monkeypatch) == []
+    assert [f.kind for f in _play_delete(False, monkeypatch)] == ["no-response"]

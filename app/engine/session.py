@@ -331,8 +331,8 @@ class Session:
         react_s, quiet_s = timing.react_ms / 1000, timing.quiet_ms / 1000
         rng = random.Random(cfg.seed)
         endings = EpisodeEndings()
-        tester.begin(TesterContext(spec, cfg.seed, cfg.max_steps, rng, (obs.frame.width, obs.frame.height),
-                                   target=play), obs)
+        ctx = TesterContext(spec, cfg.seed, cfg.max_steps, rng, (obs.frame.width, obs.frame.height), target=play)
+        tester.begin(ctx, obs)
         for finding in _tester_findings(tester):
             self._record(finding)
             if finding.fatal:
@@ -367,6 +367,10 @@ class Session:
                 if not now.same_as(before):
                     oracles.note_idle(before, now)
                     before = now
+            call = action_to_call(decision.action)
+            # A declared key pressed while a dialog or popup of the program is open goes to that
+            # window: it says nothing about whether the main window answers it.
+            covered = call in oracles.declared_keys and ctx.windows is not None and bool(ctx.windows.others())
             result = executor.execute(decision.action)
             if isinstance(decision.action, Finish):
                 self._commit_step(actor, decision, result.outcome, before, obs, started, decide_ms, result.act_ms, [])
@@ -378,10 +382,10 @@ class Session:
                 cap = cap_animated if oracles.animated else cap_static
                 after = observer.settle(before, cap_s=cap, quiet_s=quiet_s, react_s=react_s,
                                         moving_s=cap_animated)
-            findings = oracles.check_step(self.steps, decision.action.name, before, after,
-                                          action_key=action_to_call(decision.action))
+            findings = oracles.check_step(self.steps, decision.action.name, before, after, action_key=call,
+                                          covered=covered)
             if not isinstance(decision.action, Wait):
-                endings.note_input(action_to_call(decision.action))
+                endings.note_input(call)
             endings.note_frame(before)
             endings.note_frame(after.frame)
             if self._film is not None:

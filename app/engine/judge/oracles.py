@@ -139,8 +139,10 @@ class GenericOracles:
 
     # -- after each action --------------------------------------------------
     def check_step(self, step: int, action_name: str, before: Frame, obs: Observation,
-                   action_key: str | None = None) -> list[Finding]:
-        """Judge one step.  ``action_key`` tells inputs apart (e.g. ``click(10, 20)``); default the name."""
+                   action_key: str | None = None, covered: bool = False) -> list[Finding]:
+        """Judge one step.  ``action_key`` tells inputs apart (e.g. ``click(10, 20)``); default the name.
+        ``covered``: another window of the program (a dialog, a popup) had the keys when the input was
+        sent, so it is no evidence about a declared key of the main window."""
         findings = self._common(obs.frame, step)
         if any(f.fatal for f in findings):
             return findings
@@ -168,7 +170,7 @@ class GenericOracles:
                 if self._answered(item):
                     self.answering.setdefault(item.screen, {})[item.action] = item.step
                 findings += self._check_no_response(step, obs.frame)
-                if not findings and item.action in self.declared_keys:
+                if not findings and item.action in self.declared_keys and not covered:
                     findings += self._check_dead_key(step, item, before)
         return findings
 

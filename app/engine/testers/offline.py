@@ -29,7 +29,7 @@ import imagehash
 import numpy as np
 from scipy import ndimage
 
-from app.engine.play.actions import Action, Click, Hotkey, Press, Tap, Wait, action_to_call
+from app.engine.play.actions import Action, Click, Hotkey, Press, Tap, Type, Wait, action_to_call
 from app.engine.play.observer import Frame, Observation
 from app.engine.play.targetspec import hinted_action
 from app.engine.play.xwidgets import TopLevel, Widget
@@ -50,6 +50,11 @@ something can be clicked: typing that makes every screen new must not starve the
 Save, menus).  Games keep pressing their keys: that is how they are played."""
 RESET_AFTER_UNCHANGED = 3
 """After this many inputs in a row that changed nothing, a known reset (restart key, Home) is tried first."""
+SAMPLE_WORD = "abc"
+"""What the explorer types as a person would: into a text field in sight, or onto a screen that
+answered nothing lately (a game's name form waits for letters, not for its play keys)."""
+TYPE_AFTER_UNCHANGED = 3
+"""Inputs in a row that changed nothing before the sample word is offered on a screen without text fields."""
 BURST_TAPS = 6
 """Taps of a game's first hinted key in one step (about a second of play; see Tap)."""
 DEAD_CLICKS = 5
@@ -209,11 +214,13 @@ def _rect(w: Widget) -> Box:
 
 
 def _is_key(action: Action) -> bool:
-    return isinstance(action, (Press, Hotkey, Tap))
+    return isinstance(action, (Press, Hotkey, Tap, Type))
 
 
 def _is_typing(action: Action) -> bool:
-    """A key that types a character: it needs a text widget with the keyboard focus."""
+    """A key that types a character (or a word): it needs a text widget with the keyboard focus."""
+    if isinstance(action, Type):
+        return True
     return isinstance(action, Press) and (action.key == "space" or (len(action.key) == 1 and action.key.isprintable()))
 
 
@@ -424,6 +431,14 @@ class OfflineExplorer:
             # A real-time game is played by tapping: one key press a step keeps no bird in the air
             # and never reaches the top of the screen, where a game's own ceiling code runs.
             keys.append(self.burst)
+        word = Type(SAMPLE_WORD)
+        typed_in = fields and self.ctx.spec.kind == "app" and not self.responses[word] and self.global_tries[word] < 3
+        if typed_in or (not moving and self.unchanged_run >= TYPE_AFTER_UNCHANGED):
+            # People type words: a to-do list gets a task to tick, a name form its name.  Hinted keys
+            # alone never add content (Enter on an empty entry adds nothing).  Once a word has landed
+            # (or went nowhere three times: a calculator's read-only display) it is offered again
+            # only where nothing else answers.
+            keys.append(word)
         d = view.dialog
         if d is not None and not self.dialogs[d.id].escaped:  # explore the new dialog's own controls first
             in_dialog = [a for a in clicks if view.clicks[a].top == d.id]
@@ -439,7 +454,8 @@ class OfflineExplorer:
         pool: list[Action] = keys + clicks
         balance = ""
         if clicks and self.key_run >= MAX_KEY_RUN and self._balance_keys():
-            pool, balance = clicks, f"; a click after {self.key_run} keys in a row"
+            # (the sample word takes its turn with the clicks: it fills a form, as a click does)
+            pool, balance = [word] * (word in keys) + clicks, f"; a click after {self.key_run} keys in a row"
         stuck = self._stuck()
         if self.pending_key is not None and self.pending_key in pool:
             action, least, kind = self.pending_key, self._count(state, self.pending_key), "hinted key after the focus click"
@@ -490,10 +506,16 @@ class OfflineExplorer:
             known = self.results.get((state, a))
             return self.visits[known] if known is not None else 0
 
+        loop = set(self.recent) | {state}
+
         def leaves(a: Action) -> int:
-            """0: known to lead to another screen; 1: not tried here; 2: known to stay on this one."""
+            """0: known to lead to another screen; 1: not tried here; 2: known to stay on this one.
+            When stuck, a screen of the loop itself counts as staying: a Quit button whose program
+            restarts on the same title screen leads nowhere new, however often it is clicked."""
             known = self.results.get((state, a))
-            return 1 if known is None else int(known == state) * 2
+            if known is None:
+                return 1
+            return 2 if known == state or (stuck and known in loop) else 0
 
         # A reset waits while the screen answers; when the last few inputs changed nothing (a game's
         # final board that only its restart key leaves), it is what to try first.
@@ -513,7 +535,7 @@ class OfflineExplorer:
                 pool = [a for a in pool if a not in stay]
                 least = min(counts[a] for a in pool)
             pool = [a for a in pool if counts[a] == least]
-            keys_first = [a for a in pool if _is_key(a) and a not in resets]
+            keys_first = [a for a in pool if _is_key(a) and not isinstance(a, Type) and a not in resets]
             if keys_first and least == 0 and (self.key_run < MAX_KEY_RUN or not self._balance_keys()):
                 pool = keys_first
 
@@ -528,7 +550,7 @@ class OfflineExplorer:
                 reset = int(a in resets)
                 # In an app, a key that has not answered anywhere yet is tried first on each new screen:
                 # one dead key (an Enter that adds nothing) shows only over many screens.
-                unanswered = int(not (app and _is_key(a) and self.responses[a] == 0))
+                unanswered = int(not (app and _is_key(a) and not isinstance(a, Type) and self.responses[a] == 0))
                 # Button-sized widgets before glyph-sized blobs: a menu's Play button is found before
                 # every letter of its high-score table has been clicked.
                 widget = view_clicks.get(a)
@@ -558,6 +580,8 @@ class OfflineExplorer:
             return "hinted key"
         if isinstance(action, Tap):
             return f"hinted key tapped {action.times}× (a real-time game is played by tapping)"
+        if isinstance(action, Type):
+            return "a sample word typed (text fields in sight, or nothing else answered lately)"
         widget = view.clicks.get(action)
         if widget is None:
             return "grid point"
