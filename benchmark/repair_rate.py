@@ -50,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 from app.engine.bench.executors import CommandResult, CommandTask, RayExecutor, summary_line  # noqa: E402
 from app.engine.bench.provenance import describe_commit, measured_on  # noqa: E402
 from app.engine.bench.ray_tasks import DB, SCRATCH  # noqa: E402
+from app import pysyntax  # noqa: E402
 from app.paths import default_db  # noqa: E402
 from app.engine.bench.split import SPLITS, split_of  # noqa: E402
 from app.engine.errors import UserError  # noqa: E402
@@ -67,7 +68,8 @@ def same_as_reference(repaired: Path, reference: Path) -> bool:
         if not other.is_file():
             return False
         try:
-            if ast.dump(ast.parse(src.read_text())) != ast.dump(ast.parse(other.read_text())):
+            # (rows are made in worker threads: parse under the app's lock, see app/pysyntax.py)
+            if ast.dump(pysyntax.parse(src.read_text())) != ast.dump(pysyntax.parse(other.read_text())):
                 return False
         except SyntaxError:
             return False
