@@ -34,24 +34,27 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.engine.bench import children  # noqa: E402
 from app.engine.bench.executors import CommandResult, CommandTask, RayExecutor, summary_line  # noqa: E402
 from app.engine.bench.provenance import describe_commit, measured_on  # noqa: E402
 from app.engine.bench.ray_tasks import DB, SCRATCH  # noqa: E402
 from app import pysyntax  # noqa: E402
 from app.paths import default_db  # noqa: E402
+from app.engine.bench.jobs import run_parallel  # noqa: E402
 from app.engine.bench.split import SPLITS, split_of  # noqa: E402
 from app.engine.errors import UserError  # noqa: E402
 from app.engine.play.targetspec import list_apps, load_bugs  # noqa: E402
@@ -76,6 +79,10 @@ def same_as_reference(repaired: Path, reference: Path) -> bool:
     return True
 
 
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def repair_args(app: Path, bug: str, args: argparse.Namespace, db: str, out: str) -> list[str]:
     """``playcoder repair`` of one variant (after ``python -m app``)."""
     return ["repair", f"{app.name}@{bug}", "--json", "--db", db, "--out", out, "--refiner", args.refiner,
@@ -87,11 +94,22 @@ def run_variant(app: Path, bug: str, args: argparse.Namespace, tmp: Path, index:
     out = tmp / f"variant-{index:03d}"
     cmd = [sys.executable, "-m", "app", *repair_args(app, bug, args, str(tmp / f"{out.name}.db"), str(out))]
     t0 = time.monotonic()
+    # Its own process group, dying with us, stopped on Ctrl-C or SIGTERM (as bench detect's runs are).
+    proc = children.spawn(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc is None:
+        return variant_row(app, bug, "", "the benchmark was interrupted before this repair started", -1, 0.0, out)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=VARIANT_TIMEOUT_S, cwd=ROOT)
-        stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
+        stdout, stderr = proc.communicate(timeout=VARIANT_TIMEOUT_S)
+        code = proc.returncode
     except subprocess.TimeoutExpired:
+        children.stop_all([proc])
+        proc.communicate()
         stdout, stderr, code = "", f"the repair took longer than {VARIANT_TIMEOUT_S} s", -1
+    except BaseException:
+        children.stop_all([proc])
+        raise
+    finally:
+        children.forget(proc)
     return variant_row(app, bug, stdout, stderr, code, time.monotonic() - t0, out)
 
 
@@ -216,6 +234,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --executor ray: the database the runs are imported into (default: $PLAYCODER_DB "
                              "or the user data dir)")
     args = parser.parse_args(argv)
+    # Ctrl-C and SIGTERM stop the running repairs, even when started in the background (where a
+    # shell starts it with SIGINT ignored).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupted)
     apps = [a for a in list_apps() if args.apps is None or a.name in args.apps]
     variants = [(app, bug.id) for app in apps for bug in load_bugs(app)]
     measured = measured_on()  # the code as it was when the repairs started
@@ -233,8 +255,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(exc, file=sys.stderr)
                 return 2
         else:
-            with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-                rows = list(pool.map(one, enumerate(variants)))
+            try:
+                rows = run_parallel([functools.partial(one, item) for item in enumerate(variants)], max(1, args.jobs))
+            except KeyboardInterrupt:
+                print("repair_rate: interrupted; the running repairs were stopped and no table was written.",
+                      file=sys.stderr)
+                return 130
     summary = {"refiner": args.refiner, "max_iterations": args.max_iterations, "max_steps": args.max_steps,
                "wall_seconds": round(time.monotonic() - t0, 1), "measured_on": measured, "counting": COUNTING,
                "executor": played,

@@ -197,3 +197,17 @@ def test_an_interrupt_python_would_drop_is_delivered_again() -> None:
                          timeout=30)
     assert out.stdout.split() == ["interrupted"], out.stdout + out.stderr
     assert "Exception ignored" not in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("sig", ["TERM", "INT"])
+def test_a_signal_to_repair_rate_alone_stops_its_repairs(sig: str, tmp_path: Path) -> None:
+    """Sent to the benchmark's own pid (a background job, a service manager): its running repairs,
+    each in its own process group, are stopped too; no table is written."""
+    md = tmp_path / "repair.md"
+    report = harness("--signal", sig, "--to", "pid", "--after", "8", "--", sys.executable, "-m",
+                     "benchmark.repair_rate", "--apps", "calculator", "--jobs", "2", "--max-iterations", "1",
+                     "--md", str(md), timeout=180)
+    assert_clean_end(report, (130,), "repair_rate: interrupted; the running repairs were stopped and no table "
+                                     "was written.")
+    assert report["descendants_at_signal"] >= 3  # two repairs and what they started
+    assert not md.exists()
