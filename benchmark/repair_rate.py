@@ -168,6 +168,7 @@ def markdown(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     lines = [f"## repair rate — refiner `{summary['refiner']}`, at most {summary['max_iterations']} iterations, "
              f"max {summary['max_steps']} steps, {summary['wall_seconds']:.0f} s wall", "",
              f"Measured on {describe_commit(summary['measured_on'])}; {COUNTING}.", "",
+             *([f"Command: `{summary['command']}`", ""] if summary.get("command") else []),
              "| half | variants | fixed | not fixed | not detected | no answer | repair rate | same as reference "
              "| refused patches |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, t in [*summary["by_split"].items(), ("all", summary["totals"])]:
@@ -263,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 130
     summary = {"refiner": args.refiner, "max_iterations": args.max_iterations, "max_steps": args.max_steps,
                "wall_seconds": round(time.monotonic() - t0, 1), "measured_on": measured, "counting": COUNTING,
+               "command": " ".join(["python -m benchmark.repair_rate", *(sys.argv[1:] if argv is None else argv)]),
                "executor": played,
                "totals": totals(rows), "by_split": {name: totals([r for r in rows if r["split"] == name])
                                                    for name in SPLITS}}
