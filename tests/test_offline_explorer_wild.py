@@ -153,3 +153,20 @@ def test_image_fields_are_found_where_no_window_tree_helps():
     assert (40, 20, 260, 130) in boxes and (40, 150, 260, 176) in boxes
     assert looks_like_field(frame, Widget(40, 150, 260, 176))
     assert not looks_like_field(frame, Widget(0, 0, 36, 36))  # the grey background is no field
+
+
+def test_title_letters_are_glyphs_and_buttons_are_not():
+    """A game's title drawn in big letters is no row of buttons: its blobs are mostly background."""
+    import numpy as np
+
+    from app.engine.play.observer import Frame
+    from app.engine.testers.offline import glyph_like
+
+    img = np.full((200, 300, 4), 0x20, dtype=np.uint8)  # a dark window ...
+    img[20:60, 20:52, :3] = 0xF0  # ... a letter 'O' 32x40: a ring ...
+    img[28:52, 28:44, :3] = 0x20
+    img[120:170, 60:260, :3] = (0x48, 0x58, 0xA0)  # ... and a filled Play button with its label
+    img[135:155, 140:180, :3] = 0xF0
+    frame = Frame(300, 200, img.tobytes(), 0.0)
+    assert glyph_like(frame, (20, 20, 52, 60))
+    assert not glyph_like(frame, (60, 120, 260, 170))

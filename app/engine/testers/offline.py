@@ -37,6 +37,9 @@ from app.engine.judge.oracles import Finding
 from app.engine.judge.verdict import Evidence, decide
 from app.engine.testers.base import Decision, TesterContext, Verdict
 
+GLYPH_BG_SHARE = 0.2
+"""A detected blob whose box is at least this much window background is a glyph, not a button
+(title letters: 0.3-0.65; filled buttons: under 0.05)."""
 BUTTON_MIN_W = 24
 BUTTON_MIN_H = 16
 """A detected widget at least this big is taken for a control (a button), smaller for a glyph."""
@@ -118,6 +121,18 @@ def detect_widgets(frame: Frame, join_px: int = 0) -> list[Box]:
         boxes.append((xs.start * DOWNSAMPLE, ys.start * DOWNSAMPLE, xs.stop * DOWNSAMPLE, ys.stop * DOWNSAMPLE))
     boxes.sort(key=lambda b: (b[1], b[0]))
     return boxes[:MAX_WIDGETS]
+
+
+def glyph_like(frame: Frame, box: Box) -> bool:
+    """Whether a detected blob is drawn straight onto the window's background (a letter of a title,
+    a line of text) rather than filled (a button, a card, a tile): much of its box is background."""
+    arr = frame.array()[:, :, :3].astype(np.int16)
+    flat = (arr[::DOWNSAMPLE, ::DOWNSAMPLE] // 16).reshape(-1, 3)
+    dominant = np.bincount(flat[:, 0] * 256 + flat[:, 1] * 16 + flat[:, 2]).argmax()
+    bg = np.array([dominant // 256, (dominant // 16) % 16, dominant % 16]) * 16 + 8
+    x0, y0, x1, y1 = box
+    inside = arr[y0:y1, x0:x1]
+    return inside.size > 0 and float((np.abs(inside - bg).max(axis=2) <= BACKGROUND_TOLERANCE).mean()) >= GLYPH_BG_SHARE
 
 
 def crop(frame: Frame, box: Box) -> Frame:
@@ -236,6 +251,8 @@ class _View:
     fields: list[Widget]
     clicks: dict[Action, Widget]
     others: list[TopLevel]
+    glyphs: frozenset[Action] = frozenset()
+    """Clicks on image-detected blobs drawn straight onto the background (letters, not buttons)."""
     """The target's other top-level windows (dialogs, popups), bottom to top."""
 
     @property
@@ -346,7 +363,9 @@ class OfflineExplorer:
         clicks: dict[Action, Widget] = {}
         for w in widgets:
             clicks.setdefault(Click(*w.center), w)
-        return _View(widgets, fields, clicks, others)
+        glyphs = frozenset(a for a, w in clicks.items() if w.source == "image" and w.cls != "field"
+                           and glyph_like(frame, _rect(w)))
+        return _View(widgets, fields, clicks, others, glyphs)
 
     def _state(self, frame: Frame, view: _View) -> str:
         state = state_hash(frame)
@@ -501,6 +520,7 @@ class OfflineExplorer:
         counts = {a: self._count(state, a) for a in pool}
         least = min(counts.values())
         view_clicks = self._view.clicks if self._view is not None else {}
+        glyphs = self._view.glyphs if self._view is not None else frozenset()
 
         def seen(a: Action) -> int:
             known = self.results.get((state, a))
@@ -554,7 +574,8 @@ class OfflineExplorer:
                 # Button-sized widgets before glyph-sized blobs: a menu's Play button is found before
                 # every letter of its high-score table has been clicked.
                 widget = view_clicks.get(a)
-                small = int(widget is not None and (widget.width < BUTTON_MIN_W or widget.height < BUTTON_MIN_H))
+                small = int(widget is not None and (widget.width < BUTTON_MIN_W or widget.height < BUTTON_MIN_H
+                                                    or a in glyphs))
                 return (reset - int(a in reset_now), unanswered, dead, small,
                         0 if _is_key(a) else self.global_tries[a], seen(a))
         best = min(rank(a) for a in pool)
