@@ -11,8 +11,15 @@ from __future__ import annotations
 import ast
 import threading
 from types import CodeType
+from typing import Literal, overload
 
 _LOCK = threading.Lock()
+
+
+@overload
+def parse(source: str, filename: str = ..., mode: Literal["exec"] = ...) -> ast.Module: ...
+@overload
+def parse(source: str, filename: str = ..., *, mode: Literal["eval"]) -> ast.Expression: ...
 
 
 def parse(source: str, filename: str = "<unknown>", mode: str = "exec") -> ast.AST:
@@ -21,7 +28,7 @@ def parse(source: str, filename: str = "<unknown>", mode: str = "exec") -> ast.A
         return ast.parse(source, filename=filename, mode=mode)
 
 
-def compile_tree(tree: ast.AST, filename: str, mode: str = "exec") -> CodeType:
+def compile_tree(tree: ast.Module, filename: str, mode: str = "exec") -> CodeType:
     """``compile`` of a tree under the lock."""
     with _LOCK:
         return compile(tree, filename, mode)

@@ -445,7 +445,7 @@ class OfflineExplorer:
         assert self.ctx is not None
         clicks: list[Action] = list(view.clicks) if self.click_widgets or not self.keys else []
         fields = view.fields
-        keys = list(self.keys)
+        keys: list[Action] = list(self.keys)
         if moving and self.burst is not None:
             # A real-time game is played by tapping: one key press a step keeps no bird in the air
             # and never reaches the top of the screen, where a game's own ceiling code runs.
@@ -555,7 +555,7 @@ class OfflineExplorer:
                 pool = [a for a in pool if a not in stay]
                 least = min(counts[a] for a in pool)
             pool = [a for a in pool if counts[a] == least]
-            keys_first = [a for a in pool if _is_key(a) and not isinstance(a, Type) and a not in resets]
+            keys_first: list[Action] = [a for a in pool if _is_key(a) and not isinstance(a, Type) and a not in resets]
             if keys_first and least == 0 and (self.key_run < MAX_KEY_RUN or not self._balance_keys()):
                 pool = keys_first
 
