@@ -501,6 +501,7 @@ def _oracles(play: Player, timing: Timing, control: RunControl, before: GenericO
     oracles = GenericOracles(play.target, play.observer, sleep=control.sleep, timing=timing, declared_keys=declared)
     if before is not None:
         oracles.answering, oracles.pressed_on = before.answering, before.pressed_on
+        oracles.visible_answers = before.visible_answers
         oracles.declared_keys = before.declared_keys
     return oracles
 

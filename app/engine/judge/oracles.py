@@ -108,6 +108,8 @@ class GenericOracles:
         self.idle: np.ndarray | None = None
         self.recent: deque[_Input] = deque(maxlen=max(RECENT_KEPT, self.timing.no_response_tries))
         self._verified_at = -1
+        self.visible_answers: set[str] = set()
+        """Inputs that changed the window beyond a caret somewhere in the run (for the dead-key rule)."""
         self.answering: dict[str, dict[str, int]] = {}
         """Per screen (a perceptual hash): the inputs the program answered there at some point of the run."""
         self._log_seen = 0
@@ -169,6 +171,8 @@ class GenericOracles:
                 self.recent.append(item)
                 if self._answered(item):
                     self.answering.setdefault(item.screen, {})[item.action] = item.step
+                    if self._beyond_caret(item.change):
+                        self.visible_answers.add(item.action)
                 findings += self._check_no_response(step, obs.frame)
                 if not findings and item.action in self.declared_keys and not covered:
                     findings += self._check_dead_key(step, item, before)
@@ -249,7 +253,11 @@ class GenericOracles:
     def _other_screen(self, a: Frame, b: Frame) -> bool:
         """Whether two still frames show different screens: more than what changes by itself,
         a blinking caret or a one-line underline (a perceptual hash flips on those)."""
-        mask = changed_mask(a, b)
+        return self._beyond_caret(changed_mask(a, b))
+
+    def _beyond_caret(self, mask: np.ndarray | None) -> bool:
+        """Whether a change is more than what changes by itself and more than a caret or a thin line:
+        over :data:`SCREEN_MIN_PX` pixels spanning at least :data:`SCREEN_MIN_SIDE` each way."""
         if mask is None:
             return True
         idle = self.idle
@@ -271,8 +279,8 @@ class GenericOracles:
             screens.append(before)
         if not self.timing.dead_key_screens or len(screens) < self.timing.dead_key_screens:
             return []
-        if any(item.action in answered for answered in self.answering.values()):
-            return []
+        if item.action in self.visible_answers:
+            return []  # (a caret that moved or blinked after the key, under load, is no answer)
         if not any(self.answering.values()):
             return []  # nothing answers at all: the window-wide check above judges that
         self.declared_keys -= {item.action}  # said once
