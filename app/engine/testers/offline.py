@@ -91,6 +91,13 @@ TEXT_CLASSES = ("entry", "text", "tentry", "spinbox", "tspinbox", "combobox", "t
 Box = tuple[int, int, int, int]
 
 
+def _background(arr: np.ndarray) -> np.ndarray:
+    """The window's dominant colour (quantised to 16 levels a channel, the bin's middle)."""
+    flat = (arr // 16).reshape(-1, 3)
+    dominant = np.bincount(flat[:, 0] * 256 + flat[:, 1] * 16 + flat[:, 2]).argmax()
+    return np.array([dominant // 256, (dominant // 16) % 16, dominant % 16]) * 16 + 8
+
+
 def detect_widgets(frame: Frame, join_px: int = 0) -> list[Box]:
     """Boxes (x0, y0, x1, y1) of regions that stand out from the dominant colour.
 
@@ -99,11 +106,7 @@ def detect_widgets(frame: Frame, join_px: int = 0) -> list[Box]:
     ``join_px``: blobs this close side by side are one (the letters of a word).
     """
     arr = frame.array()[::DOWNSAMPLE, ::DOWNSAMPLE, :3].astype(np.int16)
-    flat = (arr // 16).reshape(-1, 3)
-    keys = flat[:, 0] * 256 + flat[:, 1] * 16 + flat[:, 2]
-    dominant = np.bincount(keys).argmax()
-    bg = np.array([dominant // 256, (dominant // 16) % 16, dominant % 16]) * 16 + 8
-    mask = np.abs(arr - bg).max(axis=2) > BACKGROUND_TOLERANCE
+    mask = np.abs(arr - _background(arr)).max(axis=2) > BACKGROUND_TOLERANCE
     if join_px > 0:
         mask = ndimage.binary_dilation(mask, structure=np.ones((1, 2 * (join_px // DOWNSAMPLE) + 1), dtype=bool))
     labels, count = ndimage.label(mask)
@@ -127,9 +130,7 @@ def glyph_like(frame: Frame, box: Box) -> bool:
     """Whether a detected blob is drawn straight onto the window's background (a letter of a title,
     a line of text) rather than filled (a button, a card, a tile): much of its box is background."""
     arr = frame.array()[:, :, :3].astype(np.int16)
-    flat = (arr[::DOWNSAMPLE, ::DOWNSAMPLE] // 16).reshape(-1, 3)
-    dominant = np.bincount(flat[:, 0] * 256 + flat[:, 1] * 16 + flat[:, 2]).argmax()
-    bg = np.array([dominant // 256, (dominant // 16) % 16, dominant % 16]) * 16 + 8
+    bg = _background(arr[::DOWNSAMPLE, ::DOWNSAMPLE])
     x0, y0, x1, y1 = box
     inside = arr[y0:y1, x0:x1]
     return inside.size > 0 and float((np.abs(inside - bg).max(axis=2) <= BACKGROUND_TOLERANCE).mean()) >= GLYPH_BG_SHARE
