@@ -98,6 +98,10 @@ def _background(arr: np.ndarray) -> np.ndarray:
     return np.array([dominant // 256, (dominant // 16) % 16, dominant % 16]) * 16 + 8
 
 
+def frame_background(frame: Frame) -> np.ndarray:
+    return _background(frame.array()[::DOWNSAMPLE, ::DOWNSAMPLE, :3].astype(np.int16))
+
+
 def detect_widgets(frame: Frame, join_px: int = 0) -> list[Box]:
     """Boxes (x0, y0, x1, y1) of regions that stand out from the dominant colour.
 
@@ -126,13 +130,13 @@ def detect_widgets(frame: Frame, join_px: int = 0) -> list[Box]:
     return boxes[:MAX_WIDGETS]
 
 
-def glyph_like(frame: Frame, box: Box) -> bool:
+def glyph_like(frame: Frame, box: Box, bg: np.ndarray | None = None) -> bool:
     """Whether a detected blob is drawn straight onto the window's background (a letter of a title,
-    a line of text) rather than filled (a button, a card, a tile): much of its box is background."""
-    arr = frame.array()[:, :, :3].astype(np.int16)
-    bg = _background(arr[::DOWNSAMPLE, ::DOWNSAMPLE])
+    a line of text) rather than filled (a button, a card, a tile): much of its box is background.
+    ``bg``: the frame's :func:`frame_background`, when the caller tests several boxes of one frame."""
+    bg = frame_background(frame) if bg is None else bg
     x0, y0, x1, y1 = box
-    inside = arr[y0:y1, x0:x1]
+    inside = frame.array()[y0:y1, x0:x1, :3].astype(np.int16)
     return inside.size > 0 and float((np.abs(inside - bg).max(axis=2) <= BACKGROUND_TOLERANCE).mean()) >= GLYPH_BG_SHARE
 
 
@@ -364,8 +368,9 @@ class OfflineExplorer:
         clicks: dict[Action, Widget] = {}
         for w in widgets:
             clicks.setdefault(Click(*w.center), w)
-        glyphs = frozenset(a for a, w in clicks.items() if w.source == "image" and w.cls != "field"
-                           and glyph_like(frame, _rect(w)))
+        detected = {a: w for a, w in clicks.items() if w.source == "image" and w.cls != "field"}
+        bg = frame_background(frame) if detected else None  # once a frame, not once a blob
+        glyphs = frozenset(a for a, w in detected.items() if glyph_like(frame, _rect(w), bg))
         return _View(widgets, fields, clicks, others, glyphs)
 
     def _state(self, frame: Frame, view: _View) -> str:
