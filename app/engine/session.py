@@ -148,7 +148,10 @@ class Session:
             # The private screen is the declared size: a full-screen program gets exactly `size`.
             screen = spec.size if cfg.display == ISOLATED else DEFAULT_SCREEN
             display = open_display(cfg.display, screen)
-            play = self._play = Player(spec, display, cfg.seed, self.control.sleep, hold=self.control.hold)
+            # A tester that plays other programs beside the candidate in lockstep (differential play)
+            # puts the candidate on a frame gate too.
+            play = self._play = Player(spec, display, cfg.seed, self.control.sleep, hold=self.control.hold,
+                                       gated=bool(getattr(tester, "lockstep", False)))
             self._start_target(play)
             self._loop(spec, tester, play)
             status = "completed"
@@ -299,12 +302,12 @@ class Session:
         timing = spec.timing
         cap_static = self._settle_cap(spec)
         quiet_s = timing.quiet_ms / 1000
-        oracles = _oracles(play, timing, self.control)
+        oracles = _oracles(play, timing)
         obs = play.settle(cap_static, quiet_s)
         for finding in oracles.check_start(obs):
             if self._ends_episode(spec, finding):
                 self._new_episode(play, finding)
-                oracles = _oracles(play, timing, self.control)
+                oracles = _oracles(play, timing)
                 obs = play.settle(cap_static, quiet_s)
                 oracles.check_start(obs)
                 break
@@ -375,7 +378,10 @@ class Session:
             if isinstance(decision.action, Finish):
                 self._commit_step(actor, decision, result.outcome, before, obs, started, decide_ms, result.act_ms, [])
                 return
-            if clock.enabled:
+            if play.lockstep:
+                # On the frame gate: the game plays its frames after the input and stands still.
+                after = play.look(before, play.look_s())
+            elif clock.enabled:
                 # The game runs for its slice of time after the action, then is looked at.
                 after = observer.settle(before, cap_s=slice_s, quiet_s=2 * slice_s + 1)
             else:
@@ -405,7 +411,7 @@ class Session:
             if episode_end is not None and not any(f.fatal for f in findings):
                 self._captured += observer.captured
                 self._new_episode(play, episode_end)
-                oracles = _oracles(play, timing, self.control, before=oracles)
+                oracles = _oracles(play, timing, before=oracles)
                 obs = play.settle(cap_static, quiet_s)
                 for finding in oracles.check_start(obs):
                     self._record(finding)
@@ -493,12 +499,13 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 
-def _oracles(play: Player, timing: Timing, control: RunControl, before: GenericOracles | None = None) -> GenericOracles:
+def _oracles(play: Player, timing: Timing, before: GenericOracles | None = None) -> GenericOracles:
     """The generic oracles of one episode; what earlier episodes learnt about answers is kept."""
     assert play.target is not None and play.observer is not None
     spec = play.spec
     declared = tuple(action_to_call(hinted_action(k)) for k in spec.keys) if spec.kind == "app" else ()
-    oracles = GenericOracles(play.target, play.observer, sleep=control.sleep, timing=timing, declared_keys=declared)
+    # The player's pause: on a frame gate, the oracles' waits are frames the program plays.
+    oracles = GenericOracles(play.target, play.observer, sleep=play.pause, timing=timing, declared_keys=declared)
     if before is not None:
         oracles.answering, oracles.pressed_on = before.answering, before.pressed_on
         oracles.visible_answers = before.visible_answers

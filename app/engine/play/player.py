@@ -1,12 +1,16 @@
 """Player: one program being played on one display — its process, observer and executor, restartable.
 
 The session plays the candidate with one; the differential tester plays the
-reference (twice) with others, on their own private displays.
+reference (twice) with others, on their own private displays.  A ``gated``
+player puts a pygame game on a frame gate (:mod:`app.engine.play.gate`): its
+pauses, its looks and its oracles' waits are frames the game plays, so every
+program played in lockstep stands still at the same frame when it is looked at.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from concurrent.futures import Future
 from typing import Any, Callable, Iterable
 
@@ -15,7 +19,8 @@ from app.engine.play.desktop_input import DesktopBackend, DesktopExecutor
 from app.engine.play.actions import Action, Wait
 from app.engine.play.display import XDisplay
 from app.engine.play.executor import ActionExecutor, make_executor
-from app.engine.play.observer import Observation, VisualObserver
+from app.engine.play.gate import FrameGate
+from app.engine.play.observer import Frame, Observation, VisualObserver, changed_bbox
 from app.engine.play.target import TargetProcess, WindowInfo
 from app.engine.play.targetspec import TargetSpec
 
@@ -24,10 +29,14 @@ class Player:
     """A program on a display; ``start`` (again after an exit) gives its window."""
 
     def __init__(self, spec: TargetSpec, display: XDisplay, seed: int,
-                 sleep: Callable[[float], None], hold: Hold | None = None) -> None:
+                 sleep: Callable[[float], None], hold: Hold | None = None, gated: bool = False) -> None:
         """``hold``: on the user's desktop, how the run pauses when the target cannot be seen or
-        reached (:meth:`RunControl.hold`); without it such a run ends with the reason as an error."""
+        reached (:meth:`RunControl.hold`); without it such a run ends with the reason as an error.
+        ``gated``: on a private display, put a pygame game on a frame gate (lockstep play)."""
         self.hold = hold
+        self.gated = gated and display.isolated
+        self.gate: FrameGate | None = None
+        """The frame gate holding this program now; None when it runs on the wall clock."""
         self.spec = spec
         self.display = display
         self.seed = seed
@@ -37,8 +46,12 @@ class Player:
         self.executor: ActionExecutor | None = None
 
     def start(self) -> WindowInfo:
-        target = self.target = TargetProcess(self.spec, self.display, self.seed)
+        gate = FrameGate() if self.gated else None
+        self.gate = None
+        target = self.target = TargetProcess(self.spec, self.display, self.seed, gate=gate)
         win = target.wait_for_window()
+        if gate is not None and gate.engage(target.alive):
+            self.gate = gate
 
         def geometry() -> tuple[int, int, int, int]:
             w = target.window if target.window is not None else win
@@ -49,7 +62,7 @@ class Player:
             return win
         self.observer = VisualObserver(self.display.name, geometry)
         self.executor = make_executor(self.display.name, self.display.isolated, win.id, geometry, self.display.size,
-                                      sleep=self.sleep, hold_s=self.spec.timing.hold_ms / 1000)
+                                      sleep=self.pause, hold_s=self.spec.timing.hold_ms / 1000)
         self.executor.park()  # Xvfb puts the pointer mid-screen: over a centred button, which would glow
         return win
 
@@ -75,8 +88,48 @@ class Player:
         assert self.target is not None
         return self.target.xconn()
 
+    def pause(self, seconds: float) -> None:
+        """The player's sleep: on the gate, the frames of that time played (a stop still ends it)."""
+        if self.gate is not None and self.gate.active:
+            self.sleep(0)
+            self.gate.sleep(seconds)
+        else:
+            self.sleep(seconds)
+
+    @property
+    def lockstep(self) -> bool:
+        """Is the program standing still on its frame gate between looks?"""
+        return self.gate is not None and self.gate.active
+
+    @property
+    def frames(self) -> int:
+        """Frames the gated program has played since it started (0 off the gate)."""
+        return self.gate.frames if self.gate is not None else 0
+
+    def catch_up(self, frames: int) -> None:
+        """Let a gated program play until it has played ``frames`` frames in all (no input)."""
+        if self.gate is not None and self.gate.active and frames > self.gate.frames:
+            self.gate.advance(frames - self.gate.frames)
+
+    def look_s(self) -> float:
+        """Game time played between an input and the look, on the gate: a game is looked at when a
+        moving window would be (it must not run away from the player); an app when it has settled."""
+        timing = self.spec.timing
+        return (timing.animated_cap_ms if self.spec.kind == "game" else timing.settle_cap_ms) / 1000
+
+    def look(self, before: Frame | None, seconds: float) -> Observation:
+        """On the gate: play ``seconds`` of game time, then look once (the program stands still)."""
+        assert self.observer is not None and self.gate is not None
+        t0 = time.monotonic()
+        self.gate.advance(self.gate.frames_for(seconds))
+        frame = self.observer.capture()
+        box = changed_bbox(before, frame) if before is not None else None
+        return Observation(frame, True, (time.monotonic() - t0) * 1000.0, box, 1)
+
     def settle(self, cap_s: float, quiet_s: float) -> Observation:
         assert self.observer is not None
+        if self.lockstep:
+            return self.look(None, 0)
         return self.observer.settle(cap_s=cap_s, quiet_s=quiet_s)
 
     def act(self, action: Action, before: Observation) -> Observation:
@@ -85,6 +138,8 @@ class Player:
         assert self.executor is not None and self.observer is not None
         timing = self.spec.timing
         self.executor.execute(action)
+        if self.lockstep:
+            return self.look(before.frame, self.look_s())
         if isinstance(action, Wait):
             return self.observer.settle(before.frame, cap_s=timing.settle_cap_ms / 1000,
                                         quiet_s=timing.quiet_ms / 1000)

@@ -137,6 +137,8 @@ class Jail:
     """PYTHONPATH starts with the program folder (where the copy runs), so tests in subfolders import its modules."""
     confine: bool = True
     """False forces the fallback even where bubblewrap runs (benchmarks, tests of the fallback)."""
+    pass_fds: tuple[int, ...] = ()
+    """Pipe ends the program inherits (the frame gate's); nothing else of the engine's is open in it."""
 
 
 # -- environment ---------------------------------------------------------------------
@@ -401,7 +403,7 @@ def _start_confined(bwrap: str, argv: list[str], jail: Jail, stdin: int | None, 
         number = re.sub(r"^(?:unix)?:(\d+).*$", r"\1", jail.display)
         cookie = xauthority_entries(os.environ.get("XAUTHORITY") or os.path.expanduser("~/.Xauthority"), number)
     info_r, info_w = os.pipe()
-    fds = [info_w]
+    fds = [info_w, *jail.pass_fds]
     xauth_r: int | None = None
     try:
         if cookie:  # a pipe holds it (< 64 KiB): bwrap copies it into the sandbox, no file on the host
@@ -463,7 +465,8 @@ def _start_fallback(argv: list[str], jail: Jail, stdin: int | None, marker: str)
         env[MARKER_ENV] = marker
         prefix = network_prefix() if jail.network == NETWORK_NONE else []
         popen = subprocess.Popen([*prefix, *argv], cwd=copy, env=env, stdin=stdin, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, preexec_fn=_limiter(jail.limits, True))
+                                 stderr=subprocess.PIPE, pass_fds=jail.pass_fds,
+                                 preexec_fn=_limiter(jail.limits, True))
     except OSError as exc:
         scratch.cleanup()
         raise SandboxError(f"could not start {' '.join(argv)} ({exc}); check the command.") from exc

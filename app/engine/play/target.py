@@ -31,6 +31,7 @@ from Xlib.xobject.drawable import Window
 from app.engine.play import sandbox
 from app.engine.play.display import XDisplay
 from app.engine.errors import TargetError, UserError
+from app.engine.play.gate import FrameGate
 from app.engine.play.targetspec import TargetSpec
 
 WINDOW_POLL_S = 0.05
@@ -70,8 +71,10 @@ class TargetProcess:
     """A running target: its process, output lines and top-level window."""
 
     def __init__(self, spec: TargetSpec, display: XDisplay, seed: int = 0,
-                 on_log: Callable[[LogLine], None] | None = None) -> None:
+                 on_log: Callable[[LogLine], None] | None = None, gate: FrameGate | None = None) -> None:
+        """``gate``: put a pygame game on this frame gate (differential play's lockstep)."""
         self.spec = spec
+        self.gate = gate
         self.display = display
         self.seed = seed
         self._on_log = on_log
@@ -79,13 +82,21 @@ class TargetProcess:
         self._lock = threading.Lock()
         self._readers: list[threading.Thread] = []
         command = [sys.executable if part in ("python", "python3") else part for part in spec.command]
-        jail = sandbox.Jail(spec.folder, display=display.name, network=spec.network,
-                            env=target_environment(spec, display.name, seed), limits=sandbox.TARGET_LIMITS,
-                            read_only=(SEEDING_DIR,))
+        env = target_environment(spec, display.name, seed)
+        if gate is not None:
+            env.update(gate.env())
+        jail = sandbox.Jail(spec.folder, display=display.name, network=spec.network, env=env,
+                            limits=sandbox.TARGET_LIMITS, read_only=(SEEDING_DIR,),
+                            pass_fds=gate.child_fds() if gate is not None else ())
         try:
             self.sandboxed = sandbox.start(command, jail)
         except UserError as exc:
+            if gate is not None:
+                gate.close()
             raise TargetError(f"could not start {' '.join(command)} in {spec.folder}: {str(exc).rstrip('.')}.") from exc
+        finally:
+            if gate is not None:
+                gate.started()
         self.proc = self.sandboxed.popen
         self.confined = self.sandboxed.confined
         """False when bubblewrap could not run here (said once on stderr): only limits contain the target."""
@@ -140,6 +151,8 @@ class TargetProcess:
 
     def shutdown(self) -> int | None:
         code = self.sandboxed.stop(STOP_GRACE_S)
+        if self.gate is not None:
+            self.gate.close()
         self.drain_output(1.0)
         if self._x is not None:
             try:

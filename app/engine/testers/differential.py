@@ -16,12 +16,22 @@ show a run as candidate | reference | difference at every step.
 A reference that cannot reproduce itself makes the run ``uncertain``, never a
 candidate bug.
 
+Games play in lockstep (:mod:`app.engine.play.gate`): a pygame game, the
+candidate and both reference runs, is held on a frame gate, each input is
+sent while all three stand still, and before each comparison every program
+plays up to the same frame count.  Their pictures are then of the same frame
+of the same game, so a moving game is compared at every step like a settled
+window, and the reference runs must agree pixel for pixel.  A program that is
+not on the gate (Tk, Qt, a game that paces itself otherwise) is compared when
+settled, as before.
+
 For ``APP@BUG`` the reference is the bundled APP itself (the unpatched
 folder); otherwise ``--reference REF_DIR``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import deque
@@ -49,12 +59,16 @@ NOISE_WATCH_S = 1.0
 CONFIRM_SAMPLE_S = 0.05
 UNREPRODUCIBLE_SHARE = 0.25
 """Two reference runs that differ over this share of the window do not reproduce each other."""
+EPISODE_END_S = 3.0
+"""When the reference ends by design, how long the candidate has to end too."""
 MAX_IGNORED_SHARE = 0.5
 """A screen whose noise (grown) covers more than this share of the window is not compared."""
 
 
 class DifferentialTester:
     name = "differential"
+    lockstep = True
+    """The session puts the candidate on a frame gate (a game is then played in lockstep with the references)."""
 
     def __init__(self, reference: str | None = None) -> None:
         self.reference_arg = reference
@@ -82,6 +96,11 @@ class DifferentialTester:
         """The first reference run's frame after each step not yet recorded: the session commits a step
         after :meth:`observe`, so the frame waits here for :meth:`step_recorded`."""
         self._lock = threading.Lock()
+        self.lockstep_frame = 0
+        """The frame count all programs stood at when last compared on the frame gate."""
+        self.lockstep_compared = 0
+        self.episodes = 1
+        """Episodes of the reference: a declared end (exit_ok, code 0) starts the next one, as for the candidate."""
 
     def attach(self, store: TrajectoryStore, run_id: int, control: RunControl | None = None) -> None:
         """Called by the session once the run row exists: evidence frames go to its store."""
@@ -104,7 +123,7 @@ class DifferentialTester:
             for _ in range(2):
                 display = open_display(ISOLATED, ref_spec.size)
                 self.displays.append(display)
-                self.players.append(Player(ref_spec, display, ctx.seed, time.sleep))
+                self.players.append(Player(ref_spec, display, ctx.seed, time.sleep, gated=True))
             starts = [self.pool.submit(p.start) for p in self.players]
             for f in starts:
                 f.result()
@@ -184,6 +203,7 @@ class DifferentialTester:
             choice = Decision(action, f"the reference's {where}")
         else:
             choice = self.explorer.decide(step, self.ref_obs[0])
+        self._sync()
         self.pending = self.pool.submit(self._play_reference, choice.action)
         return Decision(choice.action, f"differential ({len(self.players)} reference runs): {choice.rationale}")
 
@@ -211,10 +231,48 @@ class DifferentialTester:
         self.reference_frames[step] = self.ref_obs[0].frame
         self.explorer.observe(step, ref_before, decision, self.ref_obs[0], outcome)
         if any(p.target is None or not p.target.alive() for p in self.players):
+            self._reference_ended(step)
+            return
+        if not self._in_lockstep():  # in lockstep the check is made at the common frame
+            self._self_check(self.ref_obs[0].frame, self.ref_obs[1].frame)
+        self._judge(step, after)
+
+    def _reference_ended(self, step: int) -> None:
+        """The reference ended after this input.  Where its end is declared (``exit_ok``, code 0) it is an
+        episode's end: the candidate must end too, and all start again (as the session restarts the
+        candidate); any other end cannot be compared past."""
+        assert self.resolved is not None
+        codes = [p.target.returncode if p.target is not None else None for p in self.players]
+        if not (self.resolved.spec.exit_ok and all(c == 0 for c in codes)):
             self.unreproducible = "the reference program ended during the run; the rest cannot be compared"
             return
-        self._self_check(self.ref_obs[0].frame, self.ref_obs[1].frame)
-        self._judge(step, after)
+        candidate = self._candidate()
+        target = candidate.target if candidate is not None else None
+        deadline = time.monotonic() + EPISODE_END_S
+        while target is not None and target.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if target is not None and target.alive():
+            assert candidate is not None and candidate.observer is not None
+            self._diverge(step, candidate.observer.capture(), Divergence(
+                (0, 0, 0, 0), 0, 0.0, self.ref_obs[0].frame,
+                "the reference program ended after this input (exit code 0, a declared end); the candidate "
+                f"was still running {EPISODE_END_S:.0f} s later"))
+            return
+        ref_spec = self.resolved.spec
+        cap, quiet = ref_spec.timing.settle_cap_ms / 1000, ref_spec.timing.quiet_ms / 1000
+        for player in self.players:
+            player.stop()
+        for f in [self.pool.submit(p.start) for p in self.players]:
+            f.result()
+        self.ref_obs = [f.result() for f in [self.pool.submit(p.settle, cap, quiet) for p in self.players]]
+        self.episodes += 1
+        self.reference_frames[step] = self.ref_obs[0].frame
+
+    def _sync(self) -> None:
+        """Before an input: programs on the gate stand at the same frame (a restarted candidate's
+        oracles let it play frames at its start)."""
+        if self._in_lockstep():
+            self._same_frame()
 
     def _references(self) -> list[Frame]:
         frames: list[Frame] = []
@@ -223,8 +281,32 @@ class DifferentialTester:
                 frames.extend(player.observer.frames)
         return frames
 
+    def _candidate(self) -> Player | None:
+        player = getattr(self.ctx, "player", None)
+        return player if isinstance(player, Player) else None
+
+    def _in_lockstep(self) -> bool:
+        candidate = self._candidate()
+        return candidate is not None and candidate.lockstep and all(p.lockstep for p in self.players)
+
+    def _same_frame(self) -> tuple[Frame, list[Frame]]:
+        """Every program plays up to the same frame count (the candidate's oracles may have let it play
+        more), then each is looked at once, standing still."""
+        candidate = self._candidate()
+        assert candidate is not None and candidate.observer is not None
+        everyone = [candidate, *self.players]
+        frames = max(p.frames for p in everyone)
+        for p in everyone:
+            p.catch_up(frames)
+        refs = [p.observer.capture() for p in self.players if p.observer is not None]
+        self.lockstep_frame = frames
+        return candidate.observer.capture(), refs
+
     def _judge(self, step: int | None, observed: Observation) -> None:
         if self.unreproducible or self.diverged is not None:
+            return
+        if self._in_lockstep():
+            self._judge_lockstep(step)
             return
         if not observed.settled or not all(o.settled for o in self.ref_obs):
             # A moving window runs on the wall clock: three programs started at different
@@ -259,6 +341,29 @@ class DifferentialTester:
                 best = found
         assert best is not None
         self._diverge(step, candidate, best)
+
+    def _judge_lockstep(self, step: int | None) -> None:
+        """Same frame, same inputs: the two reference runs must agree, and the candidate with them."""
+        candidate, refs = self._same_frame()
+        # The explorer goes on from the reference as it stands now; the step shows that frame.
+        self.ref_obs = [dataclasses.replace(o, frame=f) for o, f in zip(self.ref_obs, refs)]
+        if step is not None and refs:
+            self.reference_frames[step] = refs[0]
+        if len(refs) == 2:
+            self._self_check(*refs)
+            if self.unreproducible:
+                self.unreproducible += f" (on the frame gate, at frame {self.lockstep_frame})"
+                return
+        shape = (candidate.height, candidate.width)
+        ignored = self._ignored(shape)
+        if ignored.mean() > MAX_IGNORED_SHARE:
+            self.masked += 1
+            return
+        self.compared += 1
+        self.lockstep_compared += 1
+        found = compare(candidate, refs, ignored)
+        if found is not None:
+            self._diverge(step, candidate, found)
 
     def _watch(self, observer: Any, seconds: float) -> list[Frame]:
         """Frames of one program over ``seconds`` with no input; what changes is added to the noise."""
@@ -317,7 +422,9 @@ class DifferentialTester:
                    if self.masked else "no step was played")
             overall = (UNCERTAIN, "nothing was compared with the reference: " + why)
         else:
-            moving = f"; {self.animating} moving screens not compared" if self.animating else ""
+            moving = (f"; {self.lockstep_compared} of them in lockstep on the frame gate (same frame, up to frame "
+                      f"{self.lockstep_frame})") if self.lockstep_compared else ""
+            moving += f"; {self.animating} moving screens not compared" if self.animating else ""
             moving += f"; {self.masked} screens mostly self-changing, not compared" if self.masked else ""
             overall = (PASS, f"behaved as the reference did: {self.compared} settled screens compared after the "
                              f"same inputs over {steps} steps, no behavioural difference "

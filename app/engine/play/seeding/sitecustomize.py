@@ -4,10 +4,21 @@ The engine puts this folder first on the program's PYTHONPATH, so Python runs
 it at start-up (``site`` imports ``sitecustomize``).  It seeds ``random`` from
 PLAYCODER_SEED at once and numpy's global generator the moment the program
 imports ``numpy.random`` (numpy is never imported here), then runs the
-``sitecustomize`` that would otherwise have run.  What it cannot pin: the
-wall clock (``time.time``, frame timing), threads and their scheduling, OS
-entropy read directly (``os.urandom``, ``secrets``), and generators a program
-creates with its own fresh seed (``random.Random()``, ``numpy.random.default_rng()``).
+``sitecustomize`` that would otherwise have run.
+
+With PLAYCODER_FRAME_GATE (two inherited pipe ends, "READ_FD,WRITE_FD") it
+also puts a pygame game on the engine's frame gate (:mod:`app.engine.play.gate`):
+``pygame.time.Clock.tick`` ends each frame by taking one frame of credit the
+engine granted, and waits for more when there is none, so several programs
+played side by side stand still at the same frame; ``tick`` then returns the
+frame's nominal length and ``pygame.time.get_ticks`` counts game time in
+frames, so a game that moves by elapsed time moves the same in every run.
+
+What it cannot pin: the wall clock read directly (``time.time``,
+``time.monotonic``), threads and their scheduling, OS entropy read directly
+(``os.urandom``, ``secrets``), generators a program creates with its own fresh
+seed (``random.Random()``, ``numpy.random.default_rng()``), and the frames of
+a program that does not pace itself with pygame's Clock.
 """
 
 from __future__ import annotations
@@ -15,6 +26,7 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import os
+import select
 import sys
 from types import ModuleType
 from typing import Any, Sequence
@@ -57,6 +69,136 @@ class _SeedNumpyOnImport:
         return spec
 
 
+HELLO = 0
+"""The byte a gated program writes when it imports pygame.time (the engine then waits for its first frame)."""
+
+
+class _FrameGate:
+    """The program's end of the engine's frame gate: one byte of credit per frame."""
+
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.read_fd, self.write_fd = read_fd, write_fd
+        self.credit = 0
+        self.open = True
+        os.set_blocking(read_fd, False)
+
+    def frame(self, fps: float) -> None:
+        """End a frame: take one credit, or tell the engine we stand still (our fps) and wait for more."""
+        if not self.open:
+            return
+        try:
+            if self.credit == 0:
+                self.credit = self._read()
+                if self.credit == 0:
+                    os.write(self.write_fd, bytes([max(1, min(255, round(fps or 60)))]))
+                    while self.credit == 0 and self.open:
+                        select.select([self.read_fd], [], [])
+                        self.credit = self._read()
+            if self.credit:
+                self.credit -= 1
+        except OSError:
+            self.open = False  # the engine is gone: run on the wall clock
+
+    def _read(self) -> int:
+        try:
+            data = os.read(self.read_fd, 65536)
+        except BlockingIOError:
+            return 0
+        if not data:
+            self.open = False  # the engine let go of the game: it runs freely from here
+        return len(data)
+
+
+def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
+    """Replace ``Clock`` and ``get_ticks`` in pygame.time by their gated versions."""
+    real_clock = getattr(module, "Clock")
+    real_ticks = getattr(module, "get_ticks")
+    game_ms = [0.0]
+    gated = [False]
+
+    class Clock:
+        def __init__(self) -> None:
+            self._real = real_clock()
+            self._ms = 0.0
+            self._fps = 0.0
+
+        def _tick(self, framerate: float = 0, busy: bool = False) -> int:
+            if not gate.open:
+                self._ms = float(self._real.tick_busy_loop(framerate) if busy else self._real.tick(framerate))
+                return int(self._ms)
+            gated[0] = True
+            gate.frame(framerate)
+            self._fps = float(framerate or 60)
+            self._ms = 1000.0 / self._fps
+            game_ms[0] += self._ms
+            return int(round(self._ms))
+
+        def tick(self, framerate: float = 0) -> int:
+            return self._tick(framerate)
+
+        def tick_busy_loop(self, framerate: float = 0) -> int:
+            return self._tick(framerate, busy=True)
+
+        def get_time(self) -> int:
+            return int(round(self._ms))
+
+        def get_rawtime(self) -> int:
+            return int(round(self._ms))
+
+        def get_fps(self) -> float:
+            return self._fps if gate.open else float(self._real.get_fps())
+
+    def get_ticks() -> int:
+        return int(game_ms[0]) if gated[0] else int(real_ticks())
+
+    setattr(module, "Clock", Clock)
+    setattr(module, "get_ticks", get_ticks)
+
+
+class _GatePygameOnImport:
+    """A meta-path finder that gates pygame.time right after the program imports it."""
+
+    def __init__(self, gate: _FrameGate) -> None:
+        self.gate = gate
+
+    def find_spec(self, name: str, path: Sequence[str] | None = None,
+                  target: ModuleType | None = None) -> Any:
+        if name != "pygame.time":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        loader: Any = spec.loader
+        gate = self.gate
+        exec_module = loader.exec_module
+
+        def exec_and_gate(module: ModuleType) -> None:
+            exec_module(module)
+            try:
+                _gate_pygame(module, gate)
+                os.write(gate.write_fd, bytes([HELLO]))
+            except Exception:
+                gate.open = False
+
+        loader.exec_module = exec_and_gate
+        return spec
+
+
+def _open_gate(raw: str) -> None:
+    try:
+        read_fd, write_fd = (int(x) for x in raw.split(","))
+        os.fstat(read_fd)
+        os.fstat(write_fd)
+    except (ValueError, OSError):
+        return
+    # A program the game starts must not inherit the gate's pipes or its variable.
+    os.environ.pop("PLAYCODER_FRAME_GATE", None)
+    os.set_inheritable(read_fd, False)
+    os.set_inheritable(write_fd, False)
+    sys.meta_path.insert(0, _GatePygameOnImport(_FrameGate(read_fd, write_fd)))
+
+
 def _chain() -> None:
     """Run the next sitecustomize on the path (a distribution's own), as Python would have."""
     rest = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
@@ -70,6 +212,9 @@ _raw = os.environ.get("PLAYCODER_SEED")
 if _raw is not None and _raw.lstrip("-").isdigit():
     _seed_random(int(_raw))
     sys.meta_path.insert(0, _SeedNumpyOnImport(int(_raw)))
+_gate = os.environ.get("PLAYCODER_FRAME_GATE")
+if _gate:
+    _open_gate(_gate)
 try:
     _chain()
 except Exception:

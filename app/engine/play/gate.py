@@ -1,0 +1,147 @@
+"""The frame gate: programs played side by side stand still at the same frame.
+
+Differential play compares a candidate game with its reference.  On the wall
+clock, three programs started at different moments show different moments of
+a moving game, so a moving screen could not be compared.  On the gate they
+cannot differ by timing: a pygame game whose ``Clock.tick`` is gated (the
+seeding ``sitecustomize`` does it, without touching the game's code) takes one
+byte of credit per frame from a pipe and, when there is none, writes its frame
+rate on a second pipe and waits.  The engine grants the same number of frames
+to every program, sends each input while all of them stand still, and looks
+once each has used its frames up: the pictures are of the same frame.
+
+A program that never imports ``pygame.time`` is not gated (the engine learns
+it at once: no hello byte); one that imports it but never ticks is let go
+after :data:`FIRST_FRAME_S`.  Letting go closes the credit pipe: the program
+runs on the wall clock from then on, as it would without the gate.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import time
+from typing import Callable
+
+ENV = "PLAYCODER_FRAME_GATE"
+HELLO = 0
+"""Written by the program when it imports pygame.time (must match the sitecustomize)."""
+HELLO_S = 0.3
+"""How long after its window appears a program has to say it is a pygame program."""
+FIRST_FRAME_S = 5.0
+"""How long a pygame program has to reach its first frame before it is let go."""
+FRAME_GRACE_S = 3.0
+"""On top of the granted frames' own time: how long a program may take to use them up."""
+
+
+class FrameGate:
+    """The engine's end of one program's gate (one per program start)."""
+
+    def __init__(self) -> None:
+        self._credit_r, self._credit_w = os.pipe()
+        self._ack_r, self._ack_w = os.pipe()
+        self.fps = 0.0
+        self.frames = 0
+        """Frames granted and used so far."""
+        self.active = False
+        self.lost = ""
+        """Why the gate stopped holding the program (it did not use its frames in time), or ''."""
+        self._open = True
+
+    # -- starting ------------------------------------------------------------------
+    def env(self) -> dict[str, str]:
+        return {ENV: f"{self._credit_r},{self._ack_w}"}
+
+    def child_fds(self) -> tuple[int, int]:
+        """The ends the program inherits."""
+        return (self._credit_r, self._ack_w)
+
+    def started(self) -> None:
+        """The program has its ends: close the engine's copies (so a dead program reads as EOF)."""
+        for fd in (self._credit_r, self._ack_w):
+            _close(fd)
+        self._credit_r = self._ack_w = -1
+
+    def engage(self, alive: Callable[[], bool] = lambda: True) -> bool:
+        """After the program's window appeared: is it on the gate, standing at its first frame?"""
+        if not self._wait_byte(HELLO_S, hello=True):
+            self.release()
+            return False
+        end = time.monotonic() + FIRST_FRAME_S
+        while time.monotonic() < end and alive():
+            if self._wait_byte(0.1):
+                self.active = True
+                return True
+        self.release()
+        return False
+
+    # -- playing -------------------------------------------------------------------
+    def frames_for(self, seconds: float) -> int:
+        """Whole frames for ``seconds`` of game time (at least one)."""
+        return max(1, round(seconds * (self.fps or 60)))
+
+    def advance(self, frames: int) -> bool:
+        """Let the program play ``frames`` frames and wait until it stands still again."""
+        if not self.active or frames <= 0:
+            return self.active
+        try:
+            os.write(self._credit_w, b"\x01" * frames)
+        except OSError:
+            self.active, self.lost = False, "the program closed its frame gate (it ended)"
+            return False
+        limit = frames / (self.fps or 60) + FRAME_GRACE_S
+        if not self._wait_byte(limit):
+            self.active = False
+            self.lost = (f"the program did not play {frames} frames within {limit:.1f} s (busy outside its "
+                         "frame loop, or ended); it runs on the wall clock from here")
+            self.release()
+            return False
+        self.frames += frames
+        return True
+
+    def sleep(self, seconds: float) -> None:
+        """What an executor's pause means for a gated program: the frames of that time, played."""
+        if self.active:
+            self.advance(self.frames_for(seconds))
+        else:
+            time.sleep(seconds)
+
+    def release(self) -> None:
+        """Let the program go: it runs on the wall clock from now on (its credit pipe reads EOF)."""
+        self.active = False
+        if self._credit_w >= 0:
+            _close(self._credit_w)
+            self._credit_w = -1
+
+    def close(self) -> None:
+        self.release()
+        for fd in (self._ack_r, self._credit_r, self._ack_w):
+            if fd >= 0:
+                _close(fd)
+        self._ack_r = self._credit_r = self._ack_w = -1
+
+    def _wait_byte(self, timeout: float, hello: bool = False) -> bool:
+        """Wait for the program's next byte: the hello (``hello``) or a frame-rate byte."""
+        end = time.monotonic() + timeout
+        while self._ack_r >= 0:
+            left = end - time.monotonic()
+            ready, _, _ = select.select([self._ack_r], [], [], max(0.0, left))
+            if not ready:
+                return False
+            data = os.read(self._ack_r, 1)
+            if not data:
+                return False  # the program ended
+            if data[0] == HELLO:
+                if hello:
+                    return True
+                continue
+            self.fps = float(data[0])
+            return True
+        return False
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
