@@ -2,7 +2,8 @@
 
 Differential play's oracle.  A difference is *behaviour* only when it survives
 what is not: anti-aliasing and sub-pixel text (a per-channel tolerance and a
-2×2 opening that drops one-pixel seams), self-changing pixels (the *noise*
+2×2 opening that drops one-pixel seams; a faint difference counts only where
+it fills an area), self-changing pixels (the *noise*
 mask: what the reference changes by itself, or differs between two runs of
 the reference with the same seed), regions the target declares
 nondeterministic, and animation timing (the candidate is compared with the
@@ -21,7 +22,12 @@ from scipy import ndimage
 from app.engine.play.observer import Frame
 
 CHANNEL_TOLERANCE = 48
-"""Per-channel difference below this is rendering noise (anti-aliasing, sub-pixel text)."""
+"""Per-channel difference below this is rendering noise (anti-aliasing, sub-pixel text) — on an edge."""
+FAINT_TOLERANCE = 10
+"""A fainter difference counts where it fills an area (:data:`FAINT_BLOCK`): a white list grown over a
+light-grey footer differs by 17 in every pixel, a button tinted by hover by 10–20."""
+FAINT_BLOCK = 6
+"""The square a faint difference must fill: wider than any text stroke, so sub-pixel text never does."""
 NOISE_DILATE_PX = 2
 """Noise regions grow by this much: a caret blinks a pixel or two around where it was seen."""
 MIN_BLOB_PX = 30
@@ -44,11 +50,19 @@ class Divergence:
 
 
 def difference_mask(a: Frame, b: Frame) -> np.ndarray | None:
-    """Pixels that differ beyond rendering noise; None when the sizes differ."""
+    """Pixels that differ beyond rendering noise; None when the sizes differ.
+
+    A pixel differs when a channel differs by more than :data:`CHANNEL_TOLERANCE`, or by more than
+    :data:`FAINT_TOLERANCE` inside an area the faint difference fills (a low-contrast layout or
+    colour change: white on white is still a bug)."""
     if (a.width, a.height) != (b.width, b.height):
         return None
     diff = np.abs(a.array()[:, :, :3].astype(np.int16) - b.array()[:, :, :3].astype(np.int16)).max(axis=2)
-    return np.asarray(diff > CHANNEL_TOLERANCE)
+    strong = diff > CHANNEL_TOLERANCE
+    faint = diff > FAINT_TOLERANCE
+    if faint.sum() >= FAINT_BLOCK * FAINT_BLOCK:
+        strong |= np.asarray(ndimage.binary_opening(faint, structure=np.ones((FAINT_BLOCK, FAINT_BLOCK), bool)))
+    return np.asarray(strong)
 
 
 def box_mask(shape: tuple[int, int], boxes: Sequence[Sequence[int]]) -> np.ndarray:
