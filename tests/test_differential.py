@@ -134,6 +134,15 @@ def test_a_logic_bug_diverges_with_both_frames_as_evidence(db_path):
     steps = store.steps(summary["run_id"])  # every step keeps what the reference showed after it (issue 14)
     assert steps and all(s["frame_reference"] and store.frame(s["frame_reference"]) is not None for s in steps)
     assert steps[-1]["frame_reference"] != steps[-1]["frame_after"]  # the diverging step shows both
+    # The divergence's evidence travels with the run: another database shows both frames.
+    from app.engine.trace.bundle import export_bundle
+    from app.engine.trace.bundle_import import import_bundle
+
+    other = TrajectoryStore(db_path.parent / "other.db")
+    run = import_bundle(other, export_bundle(store, summary["run_id"], db_path.parent / "run.zip"))
+    moved = other.findings(run)[0]["evidence"]
+    moved = moved if isinstance(moved, dict) else json.loads(moved)
+    assert other.frame(moved["reference_frame"]) is not None and other.frame(moved["candidate_frame"]) is not None
 
 
 @needs_xvfb

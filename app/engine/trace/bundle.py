@@ -2,7 +2,8 @@
 
 A bundle holds the run's rows exactly as stored (JSON-text columns stay text, so
 a round trip is lossless), every frame its steps show (before, after and, for
-differential play, the reference's) as ``frames/<sha256>.png``
+differential play, the reference's) and every frame a finding holds as evidence (a
+divergence's candidate and reference) as ``frames/<sha256>.png``
 (the frame's content address, not the file hash), the run's film as
 ``films/<seq>.mkv`` and ``.idx`` (:mod:`app.engine.trace.bundle_films`) and a ``manifest.json`` that
 names the format, the schema the rows follow, row counts and the sha256 of every
@@ -51,7 +52,8 @@ def export_bundle(store: TrajectoryStore, run_id: int, path: str | Path) -> Path
         for call in rows["llm_calls.jsonl"]:
             call["request"] = _strip_secrets(call.get("request"))
         rows["films.json"] = exportable(store, rows["films.json"])
-        stored = sorted({s[k] for s in rows["steps.jsonl"] for k in STEP_FRAMES if s.get(k)})
+        stored = sorted({s[k] for s in rows["steps.jsonl"] for k in STEP_FRAMES if s.get(k)}
+                        | _evidence_frames(store.conn, rows["findings.json"]))
         addresses = _content_addresses(store.conn, stored)
         _readdress(rows, addresses)
         shas = {new: old for old, new in addresses.items()}  # content address -> a stored frame with that picture
@@ -109,7 +111,7 @@ def _content_addresses(conn: sqlite3.Connection, shas: list[str]) -> dict[str, s
 
 
 def _readdress(rows: dict[str, list[dict[str, Any]]], addresses: dict[str, str]) -> None:
-    """Point steps and recorded model requests at the frames' content addresses."""
+    """Point steps, recorded model requests and findings' evidence at the frames' content addresses."""
     moved = {old: new for old, new in addresses.items() if old != new}
     if not moved:
         return
@@ -117,9 +119,20 @@ def _readdress(rows: dict[str, list[dict[str, Any]]], addresses: dict[str, str])
         for key in STEP_FRAMES:
             if step.get(key) in moved:
                 step[key] = moved[step[key]]
-    for call in rows["llm_calls.jsonl"]:
-        if isinstance(call.get("request"), str):
-            call["request"] = _SHA_RE.sub(lambda m: moved.get(m.group(0), m.group(0)), call["request"])
+    for table, column in (("llm_calls.jsonl", "request"), ("findings.json", "evidence")):
+        for row in rows[table]:
+            if isinstance(row.get(column), str):
+                row[column] = _SHA_RE.sub(lambda m: moved.get(m.group(0), m.group(0)), row[column])
+
+
+def _evidence_frames(conn: sqlite3.Connection, findings: list[dict[str, Any]]) -> set[str]:
+    """Frames a finding holds as evidence (a divergence's candidate and reference frames), when stored."""
+    named: set[str] = set()
+    for finding in findings:
+        if isinstance(finding.get("evidence"), str):
+            named.update(_SHA_RE.findall(finding["evidence"]))
+    return {sha for sha in named
+            if conn.execute("SELECT 1 FROM frames WHERE sha256 = ?", [sha]).fetchone() is not None}
 
 
 def _strip_secrets(text: Any) -> Any:
