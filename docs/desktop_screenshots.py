@@ -34,6 +34,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "docs")
     ap.add_argument("--size", default="1600x900")
     args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
     size = tuple(int(v) for v in args.size.split("x"))
     display = start_xvfb((size[0], size[1]))
     wm = None
