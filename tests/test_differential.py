@@ -11,7 +11,8 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from app.engine.errors import TargetError
-from app.engine.judge.compare import box_mask, compare, grow
+from app.engine.judge import expectations
+from app.engine.judge.compare import box_mask, changed_text, compare, grow
 from app.engine.play.actions import Finish
 from app.engine.play.observer import Frame, Observation
 from app.engine.play.targetspec import load_spec
@@ -47,6 +48,27 @@ def test_a_different_number_diverges_where_it_differs():
     assert found is not None and found.pixels >= 30
     x0, y0, x1, y1 = found.bbox
     assert 40 <= x0 < 120 and 20 <= y0 < 80
+
+
+def counter(text: str, *, shift: float = 0.0, caret: bool = False) -> Frame:
+    """A footer like todo's: '3 left' in 11 px grey on a light background (one-pixel strokes)."""
+    image = Image.new("RGB", (160, 40), (238, 241, 245))
+    draw = ImageDraw.Draw(image)
+    draw.text((10 + shift, 10), text, font=ImageFont.truetype(FONT, 11), fill=(90, 96, 112))
+    if caret:
+        draw.line([(70, 10), (70, 24)], fill=(20, 20, 20), width=1)
+    return frame_of(image)
+
+
+@pytest.mark.skipif(expectations.ocr_engine() is None, reason="needs tesseract and pytesseract")
+def test_small_text_that_reads_differently_diverges_and_small_text_drawn_aside_does_not():
+    assert compare(counter("3 left"), [counter("4 left")]) is None  # one-pixel strokes: below the blob rule
+    found = changed_text(counter("3 left"), counter("4 left"))
+    assert found is not None and "'3 left'" in found.reason and "'4 left'" in found.reason
+    assert found.bbox[0] < 20 and 10 <= found.bbox[1] < 25
+    for shift in (0.3, 0.5, 0.7):
+        assert changed_text(counter("3 left", shift=shift), counter("3 left")) is None
+    assert changed_text(counter("Call mum", caret=True), counter("Call mum")) is None  # a caret is never read
 
 
 def test_a_blinking_caret_is_noise_once_seen():

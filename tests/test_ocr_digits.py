@@ -23,7 +23,7 @@ from app.engine.judge.expectations import ExpectationChecker
 from app.engine.play.observer import Frame
 from app.engine.play.scriptspec import Expectation
 
-pytestmark = pytest.mark.skipif(expectations._ocr_engine() is None, reason="needs tesseract and pytesseract")
+pytestmark = pytest.mark.skipif(expectations.ocr_engine() is None, reason="needs tesseract and pytesseract")
 
 FAMILIES = ("DejaVu Sans", "Liberation Sans", "Noto Sans", "FreeSans")
 """Families installer/setup.sh installs (fonts-dejavu, fonts-liberation2, fonts-noto-core, fonts-freefont-ttf)."""

@@ -207,7 +207,7 @@ def test_text_is_uncertain_without_ocr(monkeypatch):
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
 
 
-@pytest.mark.skipif(expectations._ocr_engine() is None or not FONT.is_file(),
+@pytest.mark.skipif(expectations.ocr_engine() is None or not FONT.is_file(),
                     reason="needs tesseract, pytesseract and the DejaVu font")
 def test_text_read_with_ocr():
     from PIL import ImageDraw, ImageFont

@@ -8,7 +8,10 @@ mask: what the reference changes by itself, or differs between two runs of
 the reference with the same seed), regions the target declares
 nondeterministic, and animation timing (the candidate is compared with the
 nearest of a few reference frames).  What is left must be a blob of a
-meaningful size.
+meaningful size.  Small text (a counter's digits in 11 px grey) has one-pixel
+strokes that the opening drops; :func:`changed_text` reads what differs there
+(OCR) and calls it a change only when the two pictures read differently, which
+text drawn a fraction of a pixel aside never does.
 """
 
 from __future__ import annotations
@@ -114,3 +117,52 @@ def compare(candidate: Frame, references: Sequence[Frame], ignore: np.ndarray | 
         if best is None or count < best.pixels:
             best = Divergence(box, count, count / area, ref)
     return best
+
+
+TEXT_MIN_PX = 8
+"""The smallest thin difference worth reading (a digit's changed strokes at 11 px are 10–30 pixels)."""
+TEXT_MAX_READS = 4
+"""At most this many thin differences are read per comparison (the largest first)."""
+TEXT_MARGIN = (24, 3)
+"""Around a thin difference, how much of the line is read with it (x, y): a digit with its neighbours."""
+
+
+def changed_text(candidate: Frame, reference: Frame, ignore: np.ndarray | None = None) -> Divergence | None:
+    """Text that reads differently where only thin strokes differ (OCR), or None.
+
+    A thin difference shaped like a line (a caret, a seam: one or two pixels across) is never read."""
+    from app.engine.judge.expectations import ocr_engine, read_line
+
+    mask = difference_mask(candidate, reference)
+    if mask is None:
+        return None
+    if ignore is not None and ignore.shape == mask.shape:
+        mask = mask & ~ignore
+    if int(mask.sum()) < TEXT_MIN_PX:
+        return None
+    ocr = ocr_engine()
+    if ocr is None:
+        return None
+    labels, _ = ndimage.label(ndimage.binary_dilation(mask, iterations=2))
+    parts = []
+    for i, sl in enumerate(ndimage.find_objects(labels), 1):
+        if sl is None:
+            continue
+        raw = mask[sl] & (labels[sl] == i)
+        count = int(raw.sum())
+        rows, cols = np.flatnonzero(raw.any(axis=1)), np.flatnonzero(raw.any(axis=0))
+        if count < TEXT_MIN_PX or len(rows) < 5 or len(cols) < 3:
+            continue
+        box = (sl[1].start + int(cols[0]), sl[0].start + int(rows[0]),
+               sl[1].start + int(cols[-1]) + 1, sl[0].start + int(rows[-1]) + 1)
+        parts.append((count, box))
+    h, w = mask.shape
+    for count, (x0, y0, x1, y1) in sorted(parts, reverse=True)[:TEXT_MAX_READS]:
+        region = [max(0, x0 - TEXT_MARGIN[0]), max(0, y0 - TEXT_MARGIN[1]),
+                  min(w, x1 + TEXT_MARGIN[0]), min(h, y1 + TEXT_MARGIN[1])]
+        mine, theirs = read_line(candidate, region, ocr), read_line(reference, region, ocr)
+        if mine and theirs and mine != theirs:
+            return Divergence((x0, y0, x1, y1), count, count / (w * h), reference,
+                              f"the text at [{x0}, {y0}, {x1}, {y1}] reads {mine!r} where the reference "
+                              f"shows {theirs!r} after the same inputs")
+    return None

@@ -291,7 +291,7 @@ class ExpectationChecker:
                            f"{p['region']} (need {need:g}:1)")
 
     def _text(self, p: dict[str, Any], before: Frame | None, after: Frame) -> Measurement:
-        ocr = _ocr_engine()
+        ocr = ocr_engine()
         if ocr is None:
             return Measurement("uncertain", None, "OCR is not available (install tesseract and pytesseract "
                                                   "to check text)")
@@ -385,7 +385,20 @@ def read_text(region: RGB, want: str, ocr: Any) -> list[tuple[str, str]]:
     return reads
 
 
-def _ocr_engine() -> Any:
+def read_line(frame: Frame, region: list[int], ocr: Any) -> str:
+    """One line of text in a window region, as the first OCR view reads it ('' for a one-colour region);
+    a caret's bar read as '|' is dropped."""
+    arr = crop(rgb(frame), region)
+    if arr is None:
+        return ""
+    grey = np.asarray(Image.fromarray(np.ascontiguousarray(arr)).convert("L"))
+    if int(grey.max()) - int(grey.min()) < OCR_MIN_RANGE:
+        return ""
+    _, img, config = ocr_views(arr, False)[0]
+    return " ".join(str(ocr.image_to_string(img, config=config)).replace("|", " ").split())
+
+
+def ocr_engine() -> Any:
     """The pytesseract module when both it and the tesseract binary exist, else None."""
     if shutil.which("tesseract") is None:
         return None

@@ -41,7 +41,8 @@ from typing import Any
 import numpy as np
 
 from app.engine.errors import UserError
-from app.engine.judge.compare import Divergence, box_mask, compare, difference_mask, grow, significant
+from app.engine.judge.compare import (Divergence, box_mask, changed_text, compare, difference_mask, grow,
+                                      significant)
 from app.engine.judge.oracles import FAILING_KINDS, Finding
 from app.engine.judge.verdict import FAIL, PASS, UNCERTAIN, Evidence, Verdict, decide
 from app.engine.play.actions import Action, Finish
@@ -320,7 +321,7 @@ class DifferentialTester:
             self.masked += 1  # what changes by itself covers most of the window: nothing left to compare
             return
         self.compared += 1
-        found = compare(candidate, self._references(), ignored)
+        found = compare(candidate, self._references(), ignored) or self._text_differs(candidate, ignored)
         if found is None:
             return
         # A closer look before calling it: a caret or a clock may just have been in another
@@ -334,7 +335,7 @@ class DifferentialTester:
         ignored = self._ignored(shape)  # again: the closer look learnt more noise
         best = None
         for frame in [candidate, *own]:
-            found = compare(frame, seen, ignored)
+            found = compare(frame, seen, ignored) or self._text_differs(frame, ignored)
             if found is None:
                 return
             if best is None or found.pixels < best.pixels:
@@ -361,9 +362,18 @@ class DifferentialTester:
             return
         self.compared += 1
         self.lockstep_compared += 1
-        found = compare(candidate, refs, ignored)
+        found = compare(candidate, refs, ignored) or self._text_differs(candidate, ignored)
         if found is not None:
             self._diverge(step, candidate, found)
+
+    def _text_differs(self, frame: Frame, ignored: np.ndarray) -> Divergence | None:
+        """Small text (one-pixel strokes) that reads differently from what every reference run shows now."""
+        found = None
+        for obs in self.ref_obs:
+            found = changed_text(frame, obs.frame, ignored)
+            if found is None:
+                return None
+        return found
 
     def _watch(self, observer: Any, seconds: float) -> list[Frame]:
         """Frames of one program over ``seconds`` with no input; what changes is added to the noise."""
