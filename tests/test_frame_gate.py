@@ -105,6 +105,39 @@ def test_a_game_that_moves_by_elapsed_time_moves_by_game_time(tmp_path: Path) ->
             assert oa.frame.bgrx == ob.frame.bgrx
 
 
+def test_a_game_driven_by_timer_events_moves_on_game_time(tmp_path: Path) -> None:
+    folder = program(tmp_path, "timer_pg", """
+        import pygame
+        pygame.init()
+        screen = pygame.display.set_mode((240, 160))
+        clock = pygame.time.Clock()
+        STEP = pygame.USEREVENT + 1
+        pygame.time.set_timer(STEP, 90)          # the snake moves on a timer, as tutorials teach
+        x = 0
+        while True:
+            for event in pygame.event.get():
+                if event.type == pygame.QUIT:
+                    raise SystemExit
+                if event.type == STEP:
+                    x = (x + 7) % 240
+            screen.fill((10, 40, 10))
+            pygame.draw.rect(screen, (90, 220, 90), (x, 70, 10, 10))
+            pygame.display.flip()
+            clock.tick(30)
+        """)
+    with players(folder) as (a, b):
+        assert a.lockstep and b.lockstep
+        oa, ob = a.settle(1, 0.08), b.settle(1, 0.08)
+        seen = set()
+        for seconds in (0.5, 0.3, 0.8):
+            oa = a.act(Wait(seconds), oa)
+            time.sleep(0.4)
+            ob = b.act(Wait(seconds), ob)
+            assert oa.frame.bgrx == ob.frame.bgrx
+            seen.add(oa.frame.bgrx)
+        assert len(seen) == 3  # the timer did move it
+
+
 def test_programs_off_the_gate_run_on_the_wall_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     t0 = time.monotonic()
     with players(TARGETS / "calc_tk", n=1) as (tk,):
@@ -130,6 +163,26 @@ def test_programs_off_the_gate_run_on_the_wall_clock(tmp_path: Path, monkeypatch
         a = sleeper.observer.capture()
         time.sleep(0.3)
         assert sleeper.observer.capture().bgrx != a.bgrx  # and it runs freely
+    folder = program(tmp_path, "waiter_pg", """
+        import pygame
+        pygame.init()
+        screen = pygame.display.set_mode((240, 160))
+        pygame.time.set_timer(pygame.USEREVENT, 40)
+        n = 0
+        while True:
+            event = pygame.event.wait()          # paced by its timer's events, no Clock
+            if event.type == pygame.QUIT:
+                raise SystemExit
+            n += 1
+            screen.fill((n * 7 % 256, 90, 40))
+            pygame.display.flip()
+        """)
+    with players(folder, n=1) as (waiter,):
+        assert not waiter.lockstep  # its timer still runs on pygame's own clock
+        assert waiter.observer is not None
+        a = waiter.observer.capture()
+        time.sleep(0.3)
+        assert waiter.observer.capture().bgrx != a.bgrx
 
 
 def test_a_game_that_hangs_is_let_go_with_a_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,8 +11,9 @@ also puts a pygame game on the engine's frame gate (:mod:`app.engine.play.gate`)
 ``pygame.time.Clock.tick`` ends each frame by taking one frame of credit the
 engine granted, and waits for more when there is none, so several programs
 played side by side stand still at the same frame; ``tick`` then returns the
-frame's nominal length and ``pygame.time.get_ticks`` counts game time in
-frames, so a game that moves by elapsed time moves the same in every run.
+frame's nominal length, ``pygame.time.get_ticks`` counts game time in
+frames and ``pygame.time.set_timer`` events fire on game time, so a game that
+moves by elapsed time or by timer events moves the same in every run.
 
 What it cannot pin: the wall clock read directly (``time.time``,
 ``time.monotonic``), threads and their scheduling, OS entropy read directly
@@ -110,11 +111,55 @@ class _FrameGate:
 
 
 def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
-    """Replace ``Clock`` and ``get_ticks`` in pygame.time by their gated versions."""
+    """Replace ``Clock``, ``get_ticks`` and ``set_timer`` in pygame.time by versions on the game clock."""
     real_clock = getattr(module, "Clock")
     real_ticks = getattr(module, "get_ticks")
+    real_set_timer = getattr(module, "set_timer", None)
     game_ms = [0.0]
-    gated = [False]
+    state = {"gated": False, "released": False}
+    timers: dict[int, list[Any]] = {}
+    """event type -> [event, interval ms, due (game ms; None while pygame's own timer runs it), loops left]"""
+
+    def post(event: Any) -> None:
+        import pygame.event as events
+
+        events.post(events.Event(event) if isinstance(event, int) else event)
+
+    def on_game_clock() -> None:
+        """The first gated frame: timers started before it move from SDL's clock to the game's."""
+        state["gated"] = True
+        for timer in timers.values():
+            if timer[2] is None and real_set_timer is not None:
+                real_set_timer(timer[0], 0)
+                timer[2] = game_ms[0] + timer[1]
+
+    def off_game_clock() -> None:
+        """The engine let go: the timers run on SDL's clock again."""
+        state["released"] = True
+        for timer in timers.values():
+            if timer[2] is not None and real_set_timer is not None:
+                real_set_timer(timer[0], int(timer[1]), timer[3])
+                timer[2] = None
+
+    def fire_due() -> None:
+        for key, timer in list(timers.items()):
+            while timer[2] is not None and timer[2] <= game_ms[0]:
+                post(timer[0])
+                timer[2] += timer[1]
+                if timer[3]:
+                    timer[3] -= 1
+                    if timer[3] == 0:
+                        timers.pop(key, None)
+                        break
+
+    def set_timer(event: Any, millis: int, loops: int = 0) -> None:
+        key = event if isinstance(event, int) else getattr(event, "type", event)
+        timers.pop(key, None)
+        on_clock = state["gated"] and gate.open
+        if millis > 0:
+            timers[key] = [event, float(millis), game_ms[0] + millis if on_clock else None, int(loops)]
+        if not on_clock and real_set_timer is not None:
+            real_set_timer(event, millis, loops)
 
     class Clock:
         def __init__(self) -> None:
@@ -123,14 +168,20 @@ def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
             self._fps = 0.0
 
         def _tick(self, framerate: float = 0, busy: bool = False) -> int:
-            if not gate.open:
+            if gate.open:
+                if not state["gated"]:
+                    on_game_clock()
+                gate.frame(framerate)
+            if not gate.open:  # never gated, or let go (then game time goes on at the wall clock's pace)
+                if state["gated"] and not state["released"]:
+                    off_game_clock()
                 self._ms = float(self._real.tick_busy_loop(framerate) if busy else self._real.tick(framerate))
+                game_ms[0] += self._ms
                 return int(self._ms)
-            gated[0] = True
-            gate.frame(framerate)
             self._fps = float(framerate or 60)
             self._ms = 1000.0 / self._fps
             game_ms[0] += self._ms
+            fire_due()
             return int(round(self._ms))
 
         def tick(self, framerate: float = 0) -> int:
@@ -149,10 +200,12 @@ def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
             return self._fps if gate.open else float(self._real.get_fps())
 
     def get_ticks() -> int:
-        return int(game_ms[0]) if gated[0] else int(real_ticks())
+        return int(game_ms[0]) if state["gated"] else int(real_ticks())
 
     setattr(module, "Clock", Clock)
     setattr(module, "get_ticks", get_ticks)
+    if real_set_timer is not None:
+        setattr(module, "set_timer", set_timer)
 
 
 class _GatePygameOnImport:
