@@ -69,6 +69,9 @@ def test_small_text_that_reads_differently_diverges_and_small_text_drawn_aside_d
     for shift in (0.3, 0.5, 0.7):
         assert changed_text(counter("3 left", shift=shift), counter("3 left")) is None
     assert changed_text(counter("Call mum", caret=True), counter("Call mum")) is None  # a caret is never read
+    running = np.zeros((40, 160), dtype=bool)
+    running[12:22, 30:40] = True  # beside it, something that changes by itself (a clock's digits)
+    assert changed_text(counter("3 left"), counter("4 left"), running) is None
 
 
 def test_a_blinking_caret_is_noise_once_seen():

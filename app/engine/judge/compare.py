@@ -130,7 +130,8 @@ TEXT_MARGIN = (24, 3)
 def changed_text(candidate: Frame, reference: Frame, ignore: np.ndarray | None = None) -> Divergence | None:
     """Text that reads differently where only thin strokes differ (OCR), or None.
 
-    A thin difference shaped like a line (a caret, a seam: one or two pixels across) is never read."""
+    A thin difference shaped like a line (a caret, a seam: one or two pixels across) is never read, nor one
+    whose line touches ``ignore`` (the edge of a running clock's digits reads as garbage that differs)."""
     from app.engine.judge.expectations import ocr_engine, read_line
 
     mask = difference_mask(candidate, reference)
@@ -160,6 +161,9 @@ def changed_text(candidate: Frame, reference: Frame, ignore: np.ndarray | None =
     for count, (x0, y0, x1, y1) in sorted(parts, reverse=True)[:TEXT_MAX_READS]:
         region = [max(0, x0 - TEXT_MARGIN[0]), max(0, y0 - TEXT_MARGIN[1]),
                   min(w, x1 + TEXT_MARGIN[0]), min(h, y1 + TEXT_MARGIN[1])]
+        if ignore is not None and ignore.shape == mask.shape and ignore[region[1]:region[3],
+                                                                         region[0]:region[2]].any():
+            continue  # text beside what changes by itself (a running clock's digits) is not read
         mine, theirs = read_line(candidate, region, ocr), read_line(reference, region, ocr)
         if mine and theirs and mine != theirs:
             return Divergence((x0, y0, x1, y1), count, count / (w * h), reference,
