@@ -118,13 +118,21 @@ class Player:
         return (timing.animated_cap_ms if self.spec.kind == "game" else timing.settle_cap_ms) / 1000
 
     def look(self, before: Frame | None, seconds: float) -> Observation:
-        """On the gate: play ``seconds`` of game time, then look once (the program stands still)."""
+        """On the gate: play ``seconds`` of game time, then look (the program stands still); the window counts
+        as settled when its last frame changed nothing."""
         assert self.observer is not None and self.gate is not None
         t0 = time.monotonic()
-        self.gate.advance(self.gate.frames_for(seconds))
+        frames = self.gate.frames_for(seconds)
+        prev = None
+        if frames > 1:
+            self.gate.advance(frames - 1)
+            prev = self.observer.capture()
+        self.gate.advance(1)
         frame = self.observer.capture()
         box = changed_bbox(before, frame) if before is not None else None
-        return Observation(frame, True, (time.monotonic() - t0) * 1000.0, box, 1)
+        # Settled: the last frame played changed nothing (a moving game is not, though it stands still now).
+        settled = prev is None or frame.same_as(prev)
+        return Observation(frame, settled, (time.monotonic() - t0) * 1000.0, box, 2 if prev is not None else 1)
 
     def settle(self, cap_s: float, quiet_s: float) -> Observation:
         assert self.observer is not None
