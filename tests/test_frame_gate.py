@@ -199,3 +199,56 @@ def test_a_game_that_hangs_is_let_go_with_a_reason(tmp_path: Path, monkeypatch: 
         assert time.monotonic() - t0 < 6
         assert not game.lockstep
         assert game.gate is not None and "did not play" in game.gate.lost
+
+
+def test_python_clocks_read_the_engines_time_the_same_in_every_program(tmp_path: Path) -> None:
+    folder = program(tmp_path, "watch_tk", """
+        import time
+        import tkinter as tk
+        root = tk.Tk()
+        root.title("Watch")
+        root.geometry("240x160+0+0")
+        start = time.monotonic()
+        label = tk.Label(root, font=("DejaVu Sans", 24))
+        label.pack(expand=True)
+        stamp = tk.Label(root, text=time.strftime("%Y-%m-%d", time.gmtime(time.time())))
+        stamp.pack()
+        def tick():
+            label.config(text=f"{time.monotonic() - start:6.2f}")   # a stopwatch, hundredths showing
+            root.after(30, tick)
+        tick()
+        root.mainloop()
+        """, kind="app")
+    with players(folder) as (a, b):
+        assert not a.lockstep  # Tk: no frame gate, but the engine's clock
+        oa, ob = a.settle(1, 0.08), b.settle(1, 0.08)
+        for seconds in (0.5, 1.25):
+            a.advance_clock(seconds)
+            time.sleep(0.3)  # the wall clock runs on between the two programs' turns
+            b.advance_clock(seconds)
+            oa, ob = a.act(Wait(0.2), oa), b.act(Wait(0.2), ob)
+            assert oa.frame.bgrx == ob.frame.bgrx
+        assert a.target is not None and a.target.alive()
+
+
+def test_a_program_that_waits_on_the_clock_gets_the_wall_clock(tmp_path: Path) -> None:
+    folder = program(tmp_path, "busy_pg", """
+        import time
+        import pygame
+        pygame.init()
+        screen = pygame.display.set_mode((240, 160))
+        n = 0
+        while True:
+            pygame.event.pump()
+            n += 1
+            screen.fill((n * 9 % 256, 60, 60))
+            pygame.display.flip()
+            until = time.time() + 1 / 30
+            while time.time() < until:     # paces itself by waiting on the clock
+                pass
+        """)
+    with players(folder, n=1) as (busy,):
+        assert busy.observer is not None and not busy.lockstep
+        a = busy.observer.capture()
+        time.sleep(0.5)
+        assert busy.observer.capture().bgrx != a.bgrx  # it did not hang on a clock that stands still

@@ -10,6 +10,13 @@ rate on a second pipe and waits.  The engine grants the same number of frames
 to every program, sends each input while all of them stand still, and looks
 once each has used its frames up: the pictures are of the same frame.
 
+Beside the frame gate, every program played in lockstep reads Python's clocks
+(``time.monotonic``, ``time.time`` ...) from the engine: game time while its
+frames are gated, else seconds the engine moves on at each step, the same for
+every program (:meth:`FrameGate.advance_clock`).  A stopwatch written with
+``time.monotonic`` then shows the same digits in the candidate and its
+reference.
+
 A program that never imports ``pygame.time`` is not gated (the engine learns
 it at once: no hello byte); one that imports it but never ticks is let go
 after :data:`FIRST_FRAME_S`.  Letting go closes the credit pipe: the program
@@ -18,12 +25,16 @@ runs on the wall clock from then on, as it would without the gate.
 
 from __future__ import annotations
 
+import mmap
 import os
 import select
+import struct
 import time
 from typing import Callable
 
 ENV = "PLAYCODER_FRAME_GATE"
+CLOCK_ENV = "PLAYCODER_CLOCK"
+"""An inherited memfd of one double: the engine's time, which the program's Python clocks read."""
 HELLO = 0
 """Written by the program when it imports pygame.time (must match the sitecustomize)."""
 HELLO_S = 0.3
@@ -47,20 +58,31 @@ class FrameGate:
         self.lost = ""
         """Why the gate stopped holding the program (it did not use its frames in time), or ''."""
         self._open = True
+        self._clock_fd = os.memfd_create("playcoder-clock")
+        os.ftruncate(self._clock_fd, 8)
+        self._clock = mmap.mmap(self._clock_fd, 8)
+        self.clock_s = 0.0
+        """The engine's time the program's Python clocks read (off the frame gate)."""
 
     # -- starting ------------------------------------------------------------------
     def env(self) -> dict[str, str]:
-        return {ENV: f"{self._credit_r},{self._ack_w}"}
+        return {ENV: f"{self._credit_r},{self._ack_w}", CLOCK_ENV: str(self._clock_fd)}
 
-    def child_fds(self) -> tuple[int, int]:
+    def child_fds(self) -> tuple[int, ...]:
         """The ends the program inherits."""
-        return (self._credit_r, self._ack_w)
+        return (self._credit_r, self._ack_w, self._clock_fd)
 
     def started(self) -> None:
         """The program has its ends: close the engine's copies (so a dead program reads as EOF)."""
-        for fd in (self._credit_r, self._ack_w):
+        for fd in (self._credit_r, self._ack_w, self._clock_fd):
             _close(fd)
-        self._credit_r = self._ack_w = -1
+        self._credit_r = self._ack_w = self._clock_fd = -1
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move the engine's time on: what the program's Python clocks read (off the frame gate)."""
+        if seconds > 0 and not self._clock.closed:
+            self.clock_s += seconds
+            struct.pack_into("d", self._clock, 0, self.clock_s)
 
     def engage(self, alive: Callable[[], bool] = lambda: True) -> bool:
         """After the program's window appeared: is it on the gate, standing at its first frame?"""
@@ -115,10 +137,12 @@ class FrameGate:
 
     def close(self) -> None:
         self.release()
-        for fd in (self._ack_r, self._credit_r, self._ack_w):
+        for fd in (self._ack_r, self._credit_r, self._ack_w, self._clock_fd):
             if fd >= 0:
                 _close(fd)
-        self._ack_r = self._credit_r = self._ack_w = -1
+        self._ack_r = self._credit_r = self._ack_w = self._clock_fd = -1
+        if not self._clock.closed:
+            self._clock.close()
 
     def _wait_byte(self, timeout: float, hello: bool = False) -> bool:
         """Wait for the program's next byte: the hello (``hello``) or a frame-rate byte."""

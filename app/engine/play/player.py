@@ -36,7 +36,7 @@ class Player:
         self.hold = hold
         self.gated = gated and display.isolated
         self.gate: FrameGate | None = None
-        """The frame gate holding this program now; None when it runs on the wall clock."""
+        """The program's frame gate and clock (gated players); it holds the program while ``lockstep``."""
         self.spec = spec
         self.display = display
         self.seed = seed
@@ -50,8 +50,9 @@ class Player:
         self.gate = None
         target = self.target = TargetProcess(self.spec, self.display, self.seed, gate=gate)
         win = target.wait_for_window()
-        if gate is not None and gate.engage(target.alive):
-            self.gate = gate
+        self.gate = gate
+        if gate is not None:
+            gate.engage(target.alive)  # a program off the frame gate still reads the engine's clock
 
         def geometry() -> tuple[int, int, int, int]:
             w = target.window if target.window is not None else win
@@ -100,6 +101,11 @@ class Player:
     def lockstep(self) -> bool:
         """Is the program standing still on its frame gate between looks?"""
         return self.gate is not None and self.gate.active
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move on the time the program's Python clocks read (gated players; others read the machine's)."""
+        if self.gate is not None:
+            self.gate.advance_clock(seconds)
 
     @property
     def frames(self) -> int:

@@ -45,7 +45,7 @@ from app.engine.judge.compare import (Divergence, box_mask, changed_text, compar
                                       significant)
 from app.engine.judge.oracles import FAILING_KINDS, Finding
 from app.engine.judge.verdict import FAIL, PASS, UNCERTAIN, Evidence, Verdict, decide
-from app.engine.play.actions import Action, Finish
+from app.engine.play.actions import Action, Finish, Wait
 from app.engine.play.control import RunControl
 from app.engine.play.display import ISOLATED, XDisplay, open_display
 from app.engine.play.observer import Frame, Observation
@@ -60,6 +60,8 @@ NOISE_WATCH_S = 1.0
 CONFIRM_SAMPLE_S = 0.05
 UNREPRODUCIBLE_SHARE = 0.25
 """Two reference runs that differ over this share of the window do not reproduce each other."""
+CLOCK_STEP_S = 0.5
+"""How far the programs' Python clocks move on at each step (the same for all three, whatever the wall clock)."""
 EPISODE_END_S = 3.0
 """When the reference ends by design, how long the candidate has to end too."""
 MAX_IGNORED_SHARE = 0.5
@@ -205,6 +207,12 @@ class DifferentialTester:
         else:
             choice = self.explorer.decide(step, self.ref_obs[0])
         self._sync()
+        # Every program's clock moves on by the same step before the input: a stopwatch started here
+        # shows the same time in all three.
+        seconds = CLOCK_STEP_S + (choice.action.seconds if isinstance(choice.action, Wait) else 0.0)
+        for player in [self._candidate(), *self.players]:
+            if player is not None:
+                player.advance_clock(seconds)
         self.pending = self.pool.submit(self._play_reference, choice.action)
         return Decision(choice.action, f"differential ({len(self.players)} reference runs): {choice.rationale}")
 

@@ -15,20 +15,31 @@ frame's nominal length, ``pygame.time.get_ticks`` counts game time in
 frames and ``pygame.time.set_timer`` events fire on game time, so a game that
 moves by elapsed time or by timer events moves the same in every run.
 
-What it cannot pin: the wall clock read directly (``time.time``,
-``time.monotonic``), threads and their scheduling, OS entropy read directly
-(``os.urandom``, ``secrets``), generators a program creates with its own fresh
-seed (``random.Random()``, ``numpy.random.default_rng()``), and the frames of
-a program that does not pace itself with pygame's Clock.
+With PLAYCODER_CLOCK (an inherited memfd holding one double) Python's clocks
+(``time.monotonic``, ``perf_counter``, ``time`` and their ``_ns`` forms) read
+the engine's time instead of the machine's: game time on the frame gate, else
+the seconds the engine has let pass (it moves them on the same for every
+program at each step), from a fixed date.  A stopwatch shows the same digits
+in every run.  A program that waits on the clock (thousands of reads with no
+change) gets the wall clock back from that moment, so it never hangs.
+
+What it cannot pin: clocks read in C (``datetime.now``, Tk's and Qt's timers),
+threads and their scheduling, OS entropy read directly (``os.urandom``,
+``secrets``), generators a program creates with its own fresh seed
+(``random.Random()``, ``numpy.random.default_rng()``), and the frames of a
+program that does not pace itself with pygame's Clock.
 """
 
 from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import mmap
 import os
 import select
+import struct
 import sys
+import time
 from types import ModuleType
 from typing import Any, Sequence
 
@@ -83,6 +94,10 @@ class _FrameGate:
         self.open = True
         os.set_blocking(read_fd, False)
 
+    def game_seconds(self) -> float | None:
+        """Game time while the gate holds the program (set once pygame.time is gated), else None."""
+        return None
+
     def frame(self, fps: float) -> None:
         """End a frame: take one credit, or tell the engine we stand still (our fps) and wait for more."""
         if not self.open:
@@ -108,6 +123,75 @@ class _FrameGate:
         if not data:
             self.open = False  # the engine let go of the game: it runs freely from here
         return len(data)
+
+
+MONOTONIC_BASE = 1000.0
+"""What ``time.monotonic`` and ``perf_counter`` read at the engine's time 0."""
+WALL_BASE = 1767268800.0
+"""What ``time.time`` reads at the engine's time 0: 2026-01-01 12:00 UTC, the same date in every run."""
+BUSY_READS = 20000
+"""Reads of an unchanged engine time after which a program is taken to wait on the clock."""
+
+
+class _EngineClock:
+    """Python's clocks on the engine's time (game time while the frame gate holds the program)."""
+
+    def __init__(self, view: mmap.mmap, gate: _FrameGate | None) -> None:
+        self.view = view
+        self.gate = gate
+        self.last = -1.0
+        self.reads = 0
+        self.real = time.monotonic
+        self.wall_from: float | None = None
+        self.wall_base = 0.0
+
+    def now(self) -> float:
+        if self.wall_from is not None:
+            return self.wall_base + (self.real() - self.wall_from)
+        game = self.gate.game_seconds() if self.gate is not None else None
+        value = game if game is not None else struct.unpack_from("d", self.view, 0)[0]
+        if value == self.last:
+            self.reads += 1
+            if self.reads > BUSY_READS:  # a program that waits on the clock runs on the wall clock from now
+                self.wall_from, self.wall_base = self.real(), value
+        else:
+            self.last, self.reads = value, 0
+        return value
+
+
+def _set_clocks(clock: _EngineClock) -> None:
+    def monotonic() -> float:
+        return MONOTONIC_BASE + clock.now()
+
+    def wall() -> float:
+        return WALL_BASE + clock.now()
+
+    def monotonic_ns() -> int:
+        return int(monotonic() * 1e9)
+
+    def wall_ns() -> int:
+        return int(wall() * 1e9)
+
+    setattr(time, "monotonic", monotonic)
+    setattr(time, "perf_counter", monotonic)
+    setattr(time, "time", wall)
+    setattr(time, "monotonic_ns", monotonic_ns)
+    setattr(time, "perf_counter_ns", monotonic_ns)
+    setattr(time, "time_ns", wall_ns)
+
+
+def _open_clock(raw: str, gate: _FrameGate | None) -> None:
+    try:
+        fd = int(raw)
+        view = mmap.mmap(fd, 8, prot=mmap.PROT_READ)
+    except (ValueError, OSError):
+        return
+    os.environ.pop("PLAYCODER_CLOCK", None)
+    try:
+        os.close(fd)  # the mapping stays
+    except OSError:
+        pass
+    _set_clocks(_EngineClock(view, gate))
 
 
 def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
@@ -202,6 +286,10 @@ def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
     def get_ticks() -> int:
         return int(game_ms[0]) if state["gated"] else int(real_ticks())
 
+    def game_seconds() -> float | None:
+        return game_ms[0] / 1000.0 if state["gated"] and gate.open else None
+
+    gate.game_seconds = game_seconds  # type: ignore[method-assign]
     setattr(module, "Clock", Clock)
     setattr(module, "get_ticks", get_ticks)
     if real_set_timer is not None:
@@ -238,18 +326,20 @@ class _GatePygameOnImport:
         return spec
 
 
-def _open_gate(raw: str) -> None:
+def _open_gate(raw: str) -> _FrameGate | None:
     try:
         read_fd, write_fd = (int(x) for x in raw.split(","))
         os.fstat(read_fd)
         os.fstat(write_fd)
     except (ValueError, OSError):
-        return
+        return None
     # A program the game starts must not inherit the gate's pipes or its variable.
     os.environ.pop("PLAYCODER_FRAME_GATE", None)
     os.set_inheritable(read_fd, False)
     os.set_inheritable(write_fd, False)
-    sys.meta_path.insert(0, _GatePygameOnImport(_FrameGate(read_fd, write_fd)))
+    gate = _FrameGate(read_fd, write_fd)
+    sys.meta_path.insert(0, _GatePygameOnImport(gate))
+    return gate
 
 
 def _chain() -> None:
@@ -266,8 +356,10 @@ if _raw is not None and _raw.lstrip("-").isdigit():
     _seed_random(int(_raw))
     sys.meta_path.insert(0, _SeedNumpyOnImport(int(_raw)))
 _gate = os.environ.get("PLAYCODER_FRAME_GATE")
-if _gate:
-    _open_gate(_gate)
+_frame_gate = _open_gate(_gate) if _gate else None
+_clock = os.environ.get("PLAYCODER_CLOCK")
+if _clock:
+    _open_clock(_clock, _frame_gate)
 try:
     _chain()
 except Exception:
