@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -141,6 +142,22 @@ def test_a_reference_against_itself_does_not_diverge(db_path):
     assert code == 0, err
     assert summary["verdict"] == "pass", summary
     assert "behaved as the reference did" in summary["reason"]
+
+
+@needs_xvfb
+def test_a_game_that_ends_by_design_is_compared_episode_after_episode(tmp_path, db_path):
+    # A game written the ordinary way: it notes get_ticks() before its first frame, sleeps on its
+    # GAME OVER screen and quits with code 0; declared exit_ok, each end starts the next episode.
+    game = tmp_path / "gameover"
+    shutil.copytree(ROOT / "tests" / "targets" / "gameover_pg", game)
+    with open(game / "playcoder.toml", "a") as f:
+        f.write("exit_ok = true\n")
+    code, summary, err = run_cli(str(game), "--reference", str(game), "--max-steps", "30", db=db_path,
+                                 timeout=400)
+    assert code == 0, err
+    assert summary["verdict"] == "pass", summary
+    assert summary["episodes"] >= 2, summary
+    assert "in lockstep" in summary["reason"]
 
 
 @needs_xvfb

@@ -402,7 +402,8 @@ class Session:
                 findings.insert(0, Finding("refused", result.message, self.steps))
             episode_end = next((f for f in findings if self._ends_episode(spec, f)), None)
             if episode_end is not None:
-                findings = [f for f in findings if f is not episode_end] + endings.end(self.steps)
+                # One end, however many saw it (the oracles, and a tester that plays a reference beside).
+                findings = [f for f in findings if not self._ends_episode(spec, f)] + endings.end(self.steps)
             self._commit_step(actor, decision, result.outcome, before, after, started, decide_ms, result.act_ms,
                               findings)
             self._flush_logs(target)

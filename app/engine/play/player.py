@@ -90,10 +90,16 @@ class Player:
         return self.target.xconn()
 
     def pause(self, seconds: float) -> None:
-        """The player's sleep: on the gate, the frames of that time played (a stop still ends it)."""
+        """The player's sleep: on the gate, the frames of that time played, in that much wall time (an
+        oracle that watches for 5 s watches 5 s of game, not the hundreds of frames a fast machine
+        could play meanwhile); a stop still ends it."""
         if self.gate is not None and self.gate.active:
+            t0 = time.monotonic()
             self.sleep(0)
             self.gate.sleep(seconds)
+            left = seconds - (time.monotonic() - t0)
+            if left > 0:
+                self.sleep(left)
         else:
             self.sleep(seconds)
 

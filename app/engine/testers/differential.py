@@ -239,6 +239,13 @@ class DifferentialTester:
         self.pending = None
         self.reference_frames[step] = self.ref_obs[0].frame
         self.explorer.observe(step, ref_before, decision, self.ref_obs[0], outcome)
+        candidate = self._candidate()
+        if candidate is not None and candidate.target is not None and not candidate.target.alive():
+            # The candidate ended at this input: the references may be on their way out too.
+            deadline = time.monotonic() + EPISODE_END_S
+            while any(p.target is not None and p.target.alive() for p in self.players) \
+                    and time.monotonic() < deadline:
+                time.sleep(0.05)
         if any(p.target is None or not p.target.alive() for p in self.players):
             self._reference_ended(step)
             return
@@ -251,6 +258,10 @@ class DifferentialTester:
         episode's end: the candidate must end too, and all start again (as the session restarts the
         candidate); any other end cannot be compared past."""
         assert self.resolved is not None
+        # Both runs of the reference end at the same input; the second may still be on its way out.
+        deadline = time.monotonic() + EPISODE_END_S
+        while any(p.target is not None and p.target.alive() for p in self.players) and time.monotonic() < deadline:
+            time.sleep(0.05)
         codes = [p.target.returncode if p.target is not None else None for p in self.players]
         if not (self.resolved.spec.exit_ok and all(c == 0 for c in codes)):
             self.unreproducible = "the reference program ended during the run; the rest cannot be compared"
@@ -276,6 +287,11 @@ class DifferentialTester:
         self.ref_obs = [f.result() for f in [self.pool.submit(p.settle, cap, quiet) for p in self.players]]
         self.episodes += 1
         self.reference_frames[step] = self.ref_obs[0].frame
+        if target is not None and target.returncode == 0:
+            # The candidate's end may have come after the session's own look at this step: say it, so
+            # that the candidate starts its next episode now, with the references.
+            self.findings.append(Finding("exit", "the program exited by itself with code 0, where its reference "
+                                                 "ended too", step, {"code": 0}, fatal=True))
 
     def _sync(self) -> None:
         """Before an input: programs on the gate stand at the same frame (a restarted candidate's

@@ -12,8 +12,10 @@ also puts a pygame game on the engine's frame gate (:mod:`app.engine.play.gate`)
 engine granted, and waits for more when there is none, so several programs
 played side by side stand still at the same frame; ``tick`` then returns the
 frame's nominal length, ``pygame.time.get_ticks`` counts game time in
-frames and ``pygame.time.set_timer`` events fire on game time, so a game that
-moves by elapsed time or by timer events moves the same in every run.
+frames, ``pygame.time.set_timer`` events fire on game time and
+``pygame.time.wait``/``delay`` are frames played (a GAME OVER screen held for
+3 s), so a game that moves by elapsed time, by timer events or by pauses moves
+the same in every run.
 
 With PLAYCODER_CLOCK (an inherited memfd holding one double) Python's clocks
 (``time.monotonic``, ``perf_counter``, ``time`` and their ``_ns`` forms) read
@@ -93,6 +95,16 @@ class _FrameGate:
         self.credit = 0
         self.open = True
         os.set_blocking(read_fd, False)
+
+    def held(self) -> bool:
+        """Is the engine still holding the program (the credit pipe not closed)?  Reads no credit away."""
+        if not self.open:
+            return False
+        try:
+            self.credit += self._read()
+        except OSError:
+            self.open = False
+        return self.open
 
     def game_seconds(self) -> float | None:
         """Game time while the gate holds the program (set once pygame.time is gated), else None."""
@@ -199,8 +211,9 @@ def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
     real_clock = getattr(module, "Clock")
     real_ticks = getattr(module, "get_ticks")
     real_set_timer = getattr(module, "set_timer", None)
+    real_wait = {name: getattr(module, name, None) for name in ("wait", "delay")}
     game_ms = [0.0]
-    state = {"gated": False, "released": False}
+    state: dict[str, Any] = {"gated": False, "released": False, "fps": 60.0}
     timers: dict[int, list[Any]] = {}
     """event type -> [event, interval ms, due (game ms; None while pygame's own timer runs it), loops left]"""
 
@@ -262,7 +275,7 @@ def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
                 self._ms = float(self._real.tick_busy_loop(framerate) if busy else self._real.tick(framerate))
                 game_ms[0] += self._ms
                 return int(self._ms)
-            self._fps = float(framerate or 60)
+            self._fps = state["fps"] = float(framerate or 60)
             self._ms = 1000.0 / self._fps
             game_ms[0] += self._ms
             fire_due()
@@ -283,8 +296,30 @@ def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
         def get_fps(self) -> float:
             return self._fps if gate.open else float(self._real.get_fps())
 
+    def gated_wait(name: str) -> Any:
+        real = real_wait[name]
+
+        def wait(milliseconds: int) -> int:
+            """A pause (a GAME OVER screen held for 3 s) is game time on the gate: its frames, played."""
+            if not (state["gated"] and gate.open) or real is None:
+                return int(real(milliseconds)) if real is not None else 0
+            fps = state["fps"]
+            for _ in range(max(1, round(milliseconds * fps / 1000.0))):
+                gate.frame(fps)
+                if not gate.open:
+                    break
+                game_ms[0] += 1000.0 / fps
+                fire_due()
+            return int(milliseconds)
+
+        return wait
+
     def get_ticks() -> int:
-        return int(game_ms[0]) if state["gated"] else int(real_ticks())
+        # Game time from the start: a game that notes get_ticks() before its first frame must read the
+        # same in every run (0), unless the engine has let it go.
+        if state["gated"] or gate.held():
+            return int(game_ms[0])
+        return int(real_ticks())
 
     def game_seconds() -> float | None:
         return game_ms[0] / 1000.0 if state["gated"] and gate.open else None
@@ -294,6 +329,9 @@ def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
     setattr(module, "get_ticks", get_ticks)
     if real_set_timer is not None:
         setattr(module, "set_timer", set_timer)
+    for name, real in real_wait.items():
+        if real is not None:
+            setattr(module, name, gated_wait(name))
 
 
 class _GatePygameOnImport:
