@@ -188,6 +188,18 @@ def test_a_logic_bug_diverges_with_both_frames_as_evidence(db_path):
 
 
 @needs_xvfb
+def test_a_second_click_on_what_answered_finds_a_card_matched_with_itself(db_path):
+    # Seed 1: no scripted case applies, so the explorer's choices alone must reach the bug.
+    code, summary, err = run_cli("memory@same-card-match", "--max-steps", "20", "--seed", "1", db=db_path)
+    assert code == 0, err
+    assert summary["verdict"] == "fail", summary
+    steps = TrajectoryStore(db_path).steps(summary["run_id"])
+    last = steps[-1]
+    assert last["rationale"].find("the same click again") >= 0, [s["rationale"] for s in steps]
+    assert last["action"] == steps[-2]["action"]
+
+
+@needs_xvfb
 def test_a_folder_without_a_reference_is_one_clear_sentence(tmp_path, db_path):
     code, summary, err = run_cli(str(APPS / "calculator"), "--max-steps", "3", db=db_path)
     assert code == 2

@@ -76,7 +76,7 @@ class DifferentialTester:
     def __init__(self, reference: str | None = None) -> None:
         self.reference_arg = reference
         self.ctx: TesterContext | None = None
-        self.explorer = OfflineExplorer()
+        self.explorer = OfflineExplorer(second_clicks=True)
         self.resolved: ResolvedTarget | None = None
         self.displays: list[XDisplay] = []
         self.players: list[Player] = []

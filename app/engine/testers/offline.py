@@ -278,8 +278,14 @@ class _DialogState:
 class OfflineExplorer:
     name = "offline"
 
-    def __init__(self, click_widgets: bool = True) -> None:
+    def __init__(self, click_widgets: bool = True, second_clicks: bool = False) -> None:
         self.click_widgets = click_widgets
+        self.second_clicks = second_clicks
+        """Click once more, at once, where a click answered (each place once): a toggle, a card turned
+        twice, a form sent twice.  Differential play asks for it: a second click is where the reference
+        and the candidate part (a card matched with itself), and exploring more costs it no false alarm."""
+        self.again: Click | None = None
+        self.clicked_twice: set[Click] = set()
         self.ctx: TesterContext | None = None
         self.tried: dict[str, dict[Action, int]] = defaultdict(lambda: defaultdict(int))
         self.states: set[str] = set()
@@ -394,6 +400,11 @@ class OfflineExplorer:
         self._track_dialogs(step, view)
         escape = self._escape(step, view)
         self._escaping = escape is not None
+        again, self.again = self.again, None
+        if escape is None and again is not None:
+            self.clicked_twice.add(again)
+            escape = Decision(again, "the same click again, at once: what answered once is clicked twice "
+                                     "(a toggle, a card turned twice, a form sent twice)")
         decision = escape or self._choose(state, view, moving=not obs.settled)
         self._last = (state, decision.action)
         self.tried[state][decision.action] += 1
@@ -625,6 +636,8 @@ class OfflineExplorer:
         changed = after.changed_bbox is not None and outcome == "ok"
         self.responses[action] += int(changed)
         self.unchanged_run = 0 if changed else self.unchanged_run + 1
+        if self.second_clicks and changed and type(action) is Click and action not in self.clicked_twice:
+            self.again = action
         if isinstance(action, Wait):
             return
         if not _is_key(action):
