@@ -403,7 +403,10 @@ class Session:
             episode_end = next((f for f in findings if self._ends_episode(spec, f)), None)
             if episode_end is not None:
                 # One end, however many saw it (the oracles, and a tester that plays a reference beside).
-                findings = [f for f in findings if not self._ends_episode(spec, f)] + endings.end(self.steps)
+                # Episodes that end alike say the inputs changed nothing, unless a reference played beside
+                # says what the inputs should change (differential play: it ends alike there too).
+                alike = endings.end(self.steps) if not getattr(tester, "lockstep", False) else []
+                findings = [f for f in findings if not self._ends_episode(spec, f)] + alike
             self._commit_step(actor, decision, result.outcome, before, after, started, decide_ms, result.act_ms,
                               findings)
             self._flush_logs(target)
