@@ -242,10 +242,7 @@ class DifferentialTester:
         candidate = self._candidate()
         if candidate is not None and candidate.target is not None and not candidate.target.alive():
             # The candidate ended at this input: the references may be on their way out too.
-            deadline = time.monotonic() + EPISODE_END_S
-            while any(p.target is not None and p.target.alive() for p in self.players) \
-                    and time.monotonic() < deadline:
-                time.sleep(0.05)
+            _wait_ended(self.players)
         if any(p.target is None or not p.target.alive() for p in self.players):
             self._reference_ended(step)
             return
@@ -259,18 +256,15 @@ class DifferentialTester:
         candidate); any other end cannot be compared past."""
         assert self.resolved is not None
         # Both runs of the reference end at the same input; the second may still be on its way out.
-        deadline = time.monotonic() + EPISODE_END_S
-        while any(p.target is not None and p.target.alive() for p in self.players) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _wait_ended(self.players)
         codes = [p.target.returncode if p.target is not None else None for p in self.players]
         if not (self.resolved.spec.exit_ok and all(c == 0 for c in codes)):
             self.unreproducible = "the reference program ended during the run; the rest cannot be compared"
             return
         candidate = self._candidate()
         target = candidate.target if candidate is not None else None
-        deadline = time.monotonic() + EPISODE_END_S
-        while target is not None and target.alive() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        if candidate is not None:
+            _wait_ended([candidate])
         if target is not None and target.alive():
             assert candidate is not None and candidate.observer is not None
             self._diverge(step, candidate.observer.capture(), Divergence(
@@ -297,7 +291,7 @@ class DifferentialTester:
         """Before an input: programs on the gate stand at the same frame (a restarted candidate's
         oracles let it play frames at its start)."""
         if self._in_lockstep():
-            self._same_frame()
+            self._catch_up()
 
     def _references(self) -> list[Frame]:
         frames: list[Frame] = []
@@ -314,17 +308,22 @@ class DifferentialTester:
         candidate = self._candidate()
         return candidate is not None and candidate.lockstep and all(p.lockstep for p in self.players)
 
+    def _catch_up(self) -> None:
+        """Every program on the gate plays up to the same frame count (the candidate's oracles may have
+        let it play more)."""
+        candidate = self._candidate()
+        assert candidate is not None
+        everyone = [candidate, *self.players]
+        self.lockstep_frame = max(p.frames for p in everyone)
+        for p in everyone:
+            p.catch_up(self.lockstep_frame)
+
     def _same_frame(self) -> tuple[Frame, list[Frame]]:
-        """Every program plays up to the same frame count (the candidate's oracles may have let it play
-        more), then each is looked at once, standing still."""
+        """All at the same frame, each looked at once, standing still: the candidate's and the references'."""
+        self._catch_up()
         candidate = self._candidate()
         assert candidate is not None and candidate.observer is not None
-        everyone = [candidate, *self.players]
-        frames = max(p.frames for p in everyone)
-        for p in everyone:
-            p.catch_up(frames)
         refs = [p.observer.capture() for p in self.players if p.observer is not None]
-        self.lockstep_frame = frames
         return candidate.observer.capture(), refs
 
     def _judge(self, step: int | None, observed: Observation) -> None:
@@ -472,3 +471,11 @@ class DifferentialTester:
             stop_programs(self.players, self.displays, self.pending, self.resolved)
             self.pending, self.players, self.displays, self.resolved = None, [], [], None
             self.pool.shutdown(wait=False)
+
+
+def _wait_ended(players: list[Player]) -> None:
+    """Wait (at most EPISODE_END_S) until each player's program has ended: programs that end at the same
+    input do not end at the same instant."""
+    deadline = time.monotonic() + EPISODE_END_S
+    while any(p.target is not None and p.target.alive() for p in players) and time.monotonic() < deadline:
+        time.sleep(0.05)

@@ -43,7 +43,7 @@ import struct
 import sys
 import time
 from types import ModuleType
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -54,32 +54,33 @@ def _seed_random(seed: int) -> None:
     random.seed(seed)
 
 
-class _SeedNumpyOnImport:
-    """A meta-path finder that seeds numpy.random right after the program imports it."""
+class _AfterImport:
+    """A meta-path finder that calls ``then(module)`` right after the program imports module ``name``
+    (once; an error in ``then`` never reaches the program)."""
 
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
+    def __init__(self, name: str, then: Callable[[ModuleType], None]) -> None:
+        self.name = name
+        self.then = then
 
     def find_spec(self, name: str, path: Sequence[str] | None = None,
                   target: ModuleType | None = None) -> Any:
-        if name != "numpy.random":
+        if name != self.name:
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)
         if spec is None or spec.loader is None:
             return spec
         loader: Any = spec.loader
-        seed = self.seed
-        exec_module = loader.exec_module
+        exec_module, then = loader.exec_module, self.then
 
-        def exec_and_seed(module: ModuleType) -> None:
+        def exec_and_then(module: ModuleType) -> None:
             exec_module(module)
             try:
-                getattr(module, "seed")(seed % (2 ** 32))
+                then(module)
             except Exception:
                 pass
 
-        loader.exec_module = exec_and_seed
+        loader.exec_module = exec_and_then
         return spec
 
 
@@ -334,34 +335,17 @@ def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
             setattr(module, name, gated_wait(name))
 
 
-class _GatePygameOnImport:
-    """A meta-path finder that gates pygame.time right after the program imports it."""
+def _gate_on_import(gate: _FrameGate) -> Callable[[ModuleType], None]:
+    """What happens once the program imports pygame.time: it is gated, and the engine hears hello."""
 
-    def __init__(self, gate: _FrameGate) -> None:
-        self.gate = gate
+    def gate_module(module: ModuleType) -> None:
+        try:
+            _gate_pygame(module, gate)
+            os.write(gate.write_fd, bytes([HELLO]))
+        except Exception:
+            gate.open = False
 
-    def find_spec(self, name: str, path: Sequence[str] | None = None,
-                  target: ModuleType | None = None) -> Any:
-        if name != "pygame.time":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.loader is None:
-            return spec
-        loader: Any = spec.loader
-        gate = self.gate
-        exec_module = loader.exec_module
-
-        def exec_and_gate(module: ModuleType) -> None:
-            exec_module(module)
-            try:
-                _gate_pygame(module, gate)
-                os.write(gate.write_fd, bytes([HELLO]))
-            except Exception:
-                gate.open = False
-
-        loader.exec_module = exec_and_gate
-        return spec
+    return gate_module
 
 
 def _open_gate(raw: str) -> _FrameGate | None:
@@ -376,7 +360,7 @@ def _open_gate(raw: str) -> _FrameGate | None:
     os.set_inheritable(read_fd, False)
     os.set_inheritable(write_fd, False)
     gate = _FrameGate(read_fd, write_fd)
-    sys.meta_path.insert(0, _GatePygameOnImport(gate))
+    sys.meta_path.insert(0, _AfterImport("pygame.time", _gate_on_import(gate)))
     return gate
 
 
@@ -392,7 +376,8 @@ def _chain() -> None:
 _raw = os.environ.get("PLAYCODER_SEED")
 if _raw is not None and _raw.lstrip("-").isdigit():
     _seed_random(int(_raw))
-    sys.meta_path.insert(0, _SeedNumpyOnImport(int(_raw)))
+    _numpy_seed = int(_raw) % (2 ** 32)
+    sys.meta_path.insert(0, _AfterImport("numpy.random", lambda module: getattr(module, "seed")(_numpy_seed)))
 _gate = os.environ.get("PLAYCODER_FRAME_GATE")
 _frame_gate = _open_gate(_gate) if _gate else None
 _clock = os.environ.get("PLAYCODER_CLOCK")
