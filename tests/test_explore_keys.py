@@ -1,0 +1,65 @@
+"""Keys and mouse buttons read from a program's source (the explorer acts on each of them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.engine.testers.explore.keys_from_code import inputs_from_folder, inputs_from_source, qt_sequence, tk_sequence
+
+PYGAME = '''
+import pygame
+from pygame.locals import K_ESCAPE
+for event in pygame.event.get():
+    if event.type == pygame.KEYDOWN and event.key == pygame.K_LEFT:
+        pass
+    elif event.type == pygame.KEYDOWN and event.key in (pygame.K_a, pygame.K_F5, pygame.K_KP4):
+        pass
+    elif event.type == pygame.KEYDOWN and event.unicode == "r":
+        pass
+    elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 3:
+        pass
+keys = pygame.key.get_pressed()
+if keys[pygame.K_SPACE] or keys[pygame.K_RETURN]:
+    pass
+'''
+
+
+def test_pygame_keys_compared_and_polled():
+    found = inputs_from_source(PYGAME)
+    assert found.keys == ["escape", "left", "a", "f5", "4", "r", "space", "enter"]
+    assert found.buttons == {"left", "right"}
+    assert not found.text
+
+
+def test_typed_text_read_from_unicode():
+    found = inputs_from_source("name = ''\nfor e in events:\n    name += e.unicode\n")
+    assert found.text and found.keys == []
+
+
+def test_tk_bindings():
+    assert tk_sequence("<Key-a>") == ("a", set())
+    assert tk_sequence("<Control-s>") == ("ctrl+s", set())
+    assert tk_sequence("<Left>") == ("left", set())
+    assert tk_sequence("<KeyPress-Return>") == ("enter", set())
+    assert tk_sequence("x") == ("x", set())
+    assert tk_sequence("<Double-Button-1>") == (None, {"left", "double"})
+    assert tk_sequence("<Button-3>") == (None, {"right"})
+    found = inputs_from_source('root.bind_all("<Control-n>", new)\nlb.bind("<Delete>", rm)\n'
+                               'canvas.tag_bind("card", "<Button-1>", flip)\nroot.bind("<Key>", typed)\n')
+    assert found.keys == ["ctrl+n", "delete"]
+    assert found.buttons == {"left"} and found.text
+
+
+def test_qt_keys_and_shortcuts():
+    assert qt_sequence("Ctrl+Shift+N") == "ctrl+shift+n"
+    found = inputs_from_source('if event.key() == Qt.Key.Key_Up: pass\nact.setShortcut("Ctrl+S")\n')
+    assert found.keys == ["up", "ctrl+s"]
+
+
+def test_a_folder_reads_its_own_modules_not_its_tests(tmp_path: Path):
+    (tmp_path / "main.py").write_text("import pygame\nif e.key == pygame.K_UP: pass\n")
+    (tmp_path / "logic.py").write_text("if e.key == pygame.K_p: pass\ndef (:\n")
+    (tmp_path / "test_logic.py").write_text("if e.key == pygame.K_q: pass\n")
+    (tmp_path / "bugs").mkdir()
+    (tmp_path / "bugs" / "x.py").write_text("if e.key == pygame.K_z: pass\n")
+    assert inputs_from_folder(tmp_path).keys == ["up"]  # a module that does not parse reads nothing
