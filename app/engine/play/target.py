@@ -32,6 +32,7 @@ from app.engine.play import sandbox
 from app.engine.play.display import XDisplay
 from app.engine.errors import TargetError, UserError
 from app.engine.play.gate import FrameGate
+from app.engine.play.inside import Inside
 from app.engine.play.targetspec import TargetSpec
 
 WINDOW_POLL_S = 0.05
@@ -85,18 +86,23 @@ class TargetProcess:
         env = target_environment(spec, display.name, seed)
         if gate is not None:
             env.update(gate.env())
+        self.inside = Inside(spec.folder)
+        """The channel from inside the program (a Python program says hello on it; others stay on pixels)."""
+        env.update(self.inside.env())
         jail = sandbox.Jail(spec.folder, display=display.name, network=spec.network, env=env,
                             limits=sandbox.TARGET_LIMITS, read_only=(SEEDING_DIR,),
-                            pass_fds=gate.child_fds() if gate is not None else ())
+                            pass_fds=(*(gate.child_fds() if gate is not None else ()), *self.inside.child_fds()))
         try:
             self.sandboxed = sandbox.start(command, jail)
         except UserError as exc:
             if gate is not None:
                 gate.close()
+            self.inside.close()
             raise TargetError(f"could not start {' '.join(command)} in {spec.folder}: {str(exc).rstrip('.')}.") from exc
         finally:
             if gate is not None:
                 gate.started()
+            self.inside.started()
         self.proc = self.sandboxed.popen
         self.confined = self.sandboxed.confined
         """False when bubblewrap could not run here (said once on stderr): only limits contain the target."""
@@ -153,6 +159,7 @@ class TargetProcess:
         code = self.sandboxed.stop(STOP_GRACE_S)
         if self.gate is not None:
             self.gate.close()
+        self.inside.close()
         self.drain_output(1.0)
         if self._x is not None:
             try:

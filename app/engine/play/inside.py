@@ -1,0 +1,381 @@
+"""Inside: the one channel from inside a played Python program to the engine.
+
+The seeding ``sitecustomize`` runs in every played Python program; with
+PLAYCODER_INSIDE ("REQ_FD,EVT_FD", two inherited pipe ends) it loads
+``_playcoder_inside`` (:mod:`app.engine.play.seeding`), which answers from
+inside what pixels cannot: the widget tree its toolkit knows (Tk, Qt), when
+its event loop is back and what it has scheduled, and which lines of the
+program's own files ran.  A program that is not Python never says hello:
+:attr:`Inside.available` stays False and the engine works from pixels, as
+before; each run records which it had (:attr:`Inside.source`).
+
+The wire is JSON lines, each with ``"v": 1``.  Engine -> program: requests
+``{"v":1, "id":N, "type":"coverage"|"widgets"|"idle"}``.  Program -> engine:
+``hello`` (once at start and again once its toolkit is imported), replies
+``{"v":1, "type":"reply", "id":N, ...}`` and ``coverage`` pushes (a reply's
+lines may come in several messages; the last one carries the id).
+
+It never blocks the engine: a reader thread takes the program's messages,
+each at most :data:`MAX_LINE` bytes (longer ones are dropped and counted in
+:attr:`Inside.dropped`), requests are written without blocking (a program
+that never reads its requests fills the pipe: the query answers None), and
+every query has a timeout after which it answers None.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import CodeType
+from typing import Any, Iterable
+
+ENV = "PLAYCODER_INSIDE"
+VERSION = 1
+"""The wire's version: every message carries ``"v": 1``; a program speaking another is ignored."""
+MAX_LINE = 1 << 20
+"""The longest message the engine takes from a program (bytes); the program splits coverage below it."""
+READ_CHUNK = 1 << 16
+COVERAGE_TIMEOUT_S = 0.5
+"""How long :meth:`Inside.coverage` waits for the program to send its new lines."""
+WIDGETS_TIMEOUT_S = 0.5
+TOOLKITS = ("tk", "qt", "pygame", "")
+KINDS = ("button", "entry", "text", "list", "check", "radio", "scale", "menu", "menuitem", "canvas", "label",
+         "other")
+"""The normalised widget kinds (:attr:`InsideWidget.kind`), the same for every toolkit."""
+SKIPPED_DIRS = frozenset({"tests", "test", "__pycache__", "site-packages", "dist-packages", "node_modules",
+                          "venv", ".venv", "env", ".git", "build", "dist"})
+"""Folders of a program folder whose .py files are not the program's own code (for :meth:`Inside.lines_total`)."""
+SEEDING_DIR = Path(__file__).resolve().parent / "seeding"
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class InsideWidget:
+    """One widget as its toolkit knows it.
+
+    ``box`` is (x0, y0, x1, y1) relative to the main window's client area (the
+    picture the engine captures); ``menu_path`` holds the labels from the menu
+    bar down for a menu item (else ``()``); ``shortcut`` is the accelerator
+    text a menu item or action shows (``"Ctrl+N"``), else ``""``.
+    """
+
+    kind: str
+    cls: str
+    text: str
+    enabled: bool
+    visible: bool
+    box: Box | None
+    has_command: bool
+    menu_path: tuple[str, ...] = ()
+    shortcut: str = ""
+
+
+@dataclass(frozen=True)
+class IdleReport:
+    """What the program's event loop said when asked.
+
+    ``idle``: the loop came back and nothing was queued; ``next_timer_ms``: how
+    soon the soonest pending timer is due (None: none); ``repeating``: that
+    timer reschedules itself with the same delay (a caret blink, a clock), so
+    a step need not wait for it.
+    """
+
+    idle: bool
+    next_timer_ms: float | None
+    repeating: bool
+
+
+@dataclass(frozen=True)
+class CoverageDelta:
+    """Lines of the program's own files that ran since the last :meth:`Inside.coverage` call.
+
+    ``lines`` holds (file, line) pairs, the file relative to the program
+    folder.  An empty delta is falsy; test ``is None`` for "no answer".
+    """
+
+    lines: frozenset[tuple[str, int]]
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def by_file(self) -> dict[str, list[int]]:
+        """The lines per file, sorted: how the store keeps them."""
+        out: dict[str, list[int]] = {}
+        for file, line in self.lines:
+            out.setdefault(file, []).append(line)
+        return {file: sorted(lines) for file, lines in sorted(out.items())}
+
+
+class Inside:
+    """The engine's end of one program start's channel (created by :class:`TargetProcess`)."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        """``folder``: the program folder, for :meth:`lines_total` (its own .py files)."""
+        self.folder = folder
+        self.available = False
+        """Has the program said hello (a Python program running the seeding sitecustomize)?"""
+        self.toolkit = ""
+        """The GUI toolkit the program imported: tk, qt, pygame or '' (none yet, or not Python)."""
+        self.python = ""
+        self.dropped = 0
+        """Messages the program sent that were too long or not JSON of this version (dropped)."""
+        self._req_r, self._req_w = os.pipe()
+        self._evt_r, self._evt_w = os.pipe()
+        os.set_blocking(self._req_w, False)
+        self._lock = threading.Condition()
+        self._next_id = 0
+        self._replies: dict[int, dict[str, Any]] = {}
+        self._fresh: set[tuple[str, int]] = set()
+        self._seen: set[tuple[str, int]] = set()
+        self._total: dict[str, frozenset[int]] | None = None
+        self._closed = False
+        self._reader = threading.Thread(target=self._read, daemon=True, name="inside-reader")
+        self._reader.start()
+
+    # -- starting ------------------------------------------------------------------
+    def env(self) -> dict[str, str]:
+        return {ENV: f"{self._req_r},{self._evt_w}"}
+
+    def child_fds(self) -> tuple[int, ...]:
+        """The ends the program inherits."""
+        return (self._req_r, self._evt_w)
+
+    def started(self) -> None:
+        """The program has its ends: close the engine's copies (a program that ends reads as EOF)."""
+        for fd in (self._req_r, self._evt_w):
+            _close(fd)
+        self._req_r = self._evt_w = -1
+
+    @property
+    def source(self) -> str:
+        """What the run saw the program through: 'inside' (it said hello) or 'pixels'."""
+        return "inside" if self.available else "pixels"
+
+    # -- queries -------------------------------------------------------------------
+    def coverage(self, timeout_s: float = COVERAGE_TIMEOUT_S) -> CoverageDelta | None:
+        """The (file, line) pairs of the program's own files first run since the last call; None when the
+        program cannot be asked (not Python, ended) or did not answer in time (its lines then come with the
+        next call)."""
+        if not self.available:
+            return None
+        reply = self._ask("coverage", timeout_s)
+        with self._lock:
+            if reply is None and not self._fresh:
+                return None
+            fresh, self._fresh = self._fresh, set()
+        return CoverageDelta(frozenset(fresh))
+
+    def lines_hit(self) -> int:
+        """Lines of the program's own files run so far (of those :meth:`lines_total` counts)."""
+        total = self._lines_by_file()
+        with self._lock:
+            seen = list(self._seen)
+        return sum(1 for file, line in seen if line in total.get(file, ()))
+
+    def lines_total(self) -> int:
+        """Executable lines of the program's own .py files (tests and the engine's seeding left out)."""
+        return sum(len(lines) for lines in self._lines_by_file().values())
+
+    def lines_by_file(self) -> dict[str, frozenset[int]]:
+        """Each own .py file (relative to the folder) with its executable lines."""
+        return dict(self._lines_by_file())
+
+    def widgets(self, timeout_s: float = WIDGETS_TIMEOUT_S) -> list[InsideWidget] | None:
+        """The widgets of the program's windows as its toolkit knows them; None when it cannot tell
+        (no known toolkit, no window yet, its GUI thread busy past ``timeout_s``)."""
+        if not self.available:
+            return None
+        reply = self._ask("widgets", timeout_s)
+        if reply is None or not isinstance(reply.get("widgets"), list):
+            return None
+        out = []
+        for raw in reply["widgets"]:
+            widget = _widget(raw)
+            if widget is not None:
+                out.append(widget)
+        return out
+
+    def idle(self, timeout_s: float) -> IdleReport | None:
+        """Ask the program's event loop whether it is back and idle; None when it did not answer within
+        ``timeout_s`` (busy, frozen, not Python) or cannot tell (pygame: the frame gate says it)."""
+        if not self.available:
+            return None
+        reply = self._ask("idle", timeout_s)
+        if reply is None or not isinstance(reply.get("idle"), bool):
+            return None
+        due = reply.get("next_timer_ms")
+        return IdleReport(bool(reply["idle"]), float(due) if isinstance(due, (int, float)) else None,
+                          bool(reply.get("repeating", False)))
+
+    def wait_hello(self, timeout_s: float) -> bool:
+        """Wait until the program has said hello (or ``timeout_s``): a test's or a launcher's sync point."""
+        end = time.monotonic() + timeout_s
+        with self._lock:
+            while not self.available and not self._closed:
+                left = end - time.monotonic()
+                if left <= 0:
+                    break
+                self._lock.wait(left)
+            return self.available
+
+    def close(self) -> None:
+        """Stop listening (the program ended or is stopped); queries answer None from now on."""
+        for fd in (self._req_r, self._evt_w, self._req_w):
+            if fd >= 0:
+                _close(fd)
+        self._req_r = self._evt_w = self._req_w = -1
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+
+    # -- the wire ------------------------------------------------------------------
+    def _ask(self, kind: str, timeout_s: float) -> dict[str, Any] | None:
+        with self._lock:
+            if self._closed or self._req_w < 0:
+                return None
+            self._next_id += 1
+            ident = self._next_id
+        data = (json.dumps({"v": VERSION, "id": ident, "type": kind}) + "\n").encode()
+        try:
+            if os.write(self._req_w, data) != len(data):
+                return None  # a partial write only happens on a full pipe: the program is not reading
+        except (BlockingIOError, OSError):
+            return None
+        end = time.monotonic() + timeout_s
+        with self._lock:
+            while ident not in self._replies and not self._closed:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return None
+                self._lock.wait(left)
+            return self._replies.pop(ident, None)
+
+    def _read(self) -> None:
+        buf = b""
+        skipping = False
+        while True:
+            try:
+                data = os.read(self._evt_r, READ_CHUNK)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            buf += data
+            while True:
+                cut = buf.find(b"\n")
+                if cut < 0:
+                    if len(buf) > MAX_LINE:  # an oversize message: drop it up to its end
+                        buf, skipping = b"", True
+                    break
+                line, buf = buf[:cut], buf[cut + 1:]
+                if skipping:
+                    skipping = False
+                    with self._lock:
+                        self.dropped += 1
+                    continue
+                if len(line) > MAX_LINE:
+                    with self._lock:
+                        self.dropped += 1
+                    continue
+                self._take(line)
+        _close(self._evt_r)
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+
+    def _take(self, line: bytes) -> None:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            msg = None
+        with self._lock:
+            if not isinstance(msg, dict) or msg.get("v") != VERSION:
+                self.dropped += 1
+                return
+            kind = msg.get("type")
+            if kind == "hello":
+                self.available = True
+                toolkit = msg.get("toolkit")
+                if isinstance(toolkit, str) and toolkit in TOOLKITS and toolkit:
+                    self.toolkit = toolkit
+                self.python = str(msg.get("python", self.python))
+            elif kind in ("coverage", "reply"):
+                for file, lines in (msg.get("files") or {}).items():
+                    if isinstance(file, str) and isinstance(lines, list):
+                        pairs = {(file, n) for n in lines if isinstance(n, int)}
+                        self._fresh |= pairs - self._seen
+                        self._seen |= pairs
+                if isinstance(msg.get("id"), int) and (kind == "reply" or msg.get("done")):
+                    self._replies[msg["id"]] = msg
+            else:
+                self.dropped += 1
+            self._lock.notify_all()
+
+    def _lines_by_file(self) -> dict[str, frozenset[int]]:
+        if self._total is None:
+            self._total = own_lines(self.folder) if self.folder is not None else {}
+        return self._total
+
+
+def own_lines(folder: Path) -> dict[str, frozenset[int]]:
+    """The executable lines of each of the program's own .py files, as the program-side tracer counts them
+    (every line a code object of the file names in ``co_lines``); files that do not compile are left out."""
+    out: dict[str, frozenset[int]] = {}
+    root = folder.resolve()
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        if Path(dirpath).resolve() == SEEDING_DIR:
+            dirs[:] = []
+            continue
+        for name in sorted(files):
+            if not name.endswith(".py") or name.startswith("test_") or name in ("conftest.py", "sitecustomize.py"):
+                continue
+            path = Path(dirpath) / name
+            try:
+                code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+            except (SyntaxError, ValueError, OSError):
+                continue
+            lines = frozenset(code_lines(code))
+            if lines:
+                out[path.relative_to(root).as_posix()] = lines
+    return out
+
+
+def code_lines(code: CodeType) -> Iterable[int]:
+    """Every line the code object and the code objects inside it name (the tracer's own count)."""
+    stack = [code]
+    while stack:
+        co = stack.pop()
+        for _start, _end, line in co.co_lines():
+            if line is not None and line > 0:
+                yield line
+        stack.extend(c for c in co.co_consts if isinstance(c, CodeType))
+
+
+def _widget(raw: Any) -> InsideWidget | None:
+    if not isinstance(raw, dict):
+        return None
+    box = raw.get("box")
+    try:
+        kind = str(raw.get("kind", "other"))
+        return InsideWidget(
+            kind=kind if kind in KINDS else "other", cls=str(raw.get("cls", "")), text=str(raw.get("text", "")),
+            enabled=bool(raw.get("enabled", True)), visible=bool(raw.get("visible", True)),
+            box=(int(box[0]), int(box[1]), int(box[2]), int(box[3])) if isinstance(box, list) and len(box) == 4
+            else None,
+            has_command=bool(raw.get("has_command", False)),
+            menu_path=tuple(str(p) for p in raw.get("menu_path") or ()), shortcut=str(raw.get("shortcut", "")))
+    except (TypeError, ValueError):
+        return None
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
