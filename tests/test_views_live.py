@@ -64,7 +64,8 @@ def test_live_run_pause_step_takeover_and_stop(window, qtbot, tmp_path):
     # Pause (the Space action) and check that nothing moves any more.
     window.commands.pause.trigger()
     _wait_state(qtbot, live, PAUSED)
-    assert window.commands.pause.text() == "&Resume" and window.run_view.live.takeover
+    assert window.commands.pause.text() == "&Resume" and window.run_view.live.takeover_allowed
+    assert not window.run_view.live.takeover  # take-over is a mode the user enters, not the pause itself
     qtbot.wait(700)  # a step already under way when the pause arrived may still land
     paused_at = len(_steps(db, run_id))
     qtbot.wait(700)
@@ -100,9 +101,13 @@ def test_live_run_pause_step_takeover_and_stop(window, qtbot, tmp_path):
     # The run view followed the live run to its newest step.
     assert window.run_view.current_row() == key.args[0].idx
 
-    # Resume, then stop (Esc): the engine, its Xvfb and the target all go away.
-    window.commands.pause.trigger()
+    # Leave take-over (Ctrl+T, never sent), then Space on the focused live view resumes the run.
+    qtbot.keyClick(view, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
+    assert not view.takeover
+    qtbot.keyClick(view, Qt.Key.Key_Space)
     _wait_state(qtbot, live, RUNNING)
+    assert all(s["actor"] != "human" or s["action"].get("key") != "space" for s in _steps(db, run_id))
+    # Stop (Esc): the engine, its Xvfb and the target all go away.
     assert not window.run_view.live.takeover
     engine = psutil.Process(live.bridge.pid())
     family = [engine, *engine.children(recursive=True)]

@@ -22,13 +22,14 @@ from app.views.engine_bridge import (
 )
 from app.views.live.desktop_placement import place_beside
 from app.views.live.live_capture import LiveCapture
-from app.views.live.live_view import LiveView
+from app.views.live.live_view import TAKEOVER_SHORTCUT, LiveView
 from app.views.live.run_request import RunRequest
 
 log = logging.getLogger(__name__)
 
 _STATE_TEXT = {
-    STARTING: "starting the target…", RUNNING: "running", PAUSED: "paused — click or type to take over",
+    STARTING: "starting the target…", RUNNING: "running",
+    PAUSED: f"paused — click the picture or press {TAKEOVER_SHORTCUT.toString()} to take over",
     STOPPING: "stopping…", FINISHED: "run finished",
 }
 
@@ -64,13 +65,14 @@ class LiveRun(BridgeControls, QObject):
     def attach_view(self, view: LiveView | None) -> None:
         """Show the live display in ``view`` and take its take-over actions."""
         if self._view is not None:
+            self._view.set_takeover_allowed(False)
             self._view.sig_action_requested.disconnect(self._on_view_action_requested)
             self._view.sig_frame_shown.disconnect(self._on_view_frame_shown)
         self._view = view
         if view is not None:
             view.sig_action_requested.connect(self._on_view_action_requested)
             view.sig_frame_shown.connect(self._on_view_frame_shown)
-            view.set_takeover(self.state == PAUSED)
+            view.set_takeover_allowed(self.state == PAUSED)
             view.set_state_text(_STATE_TEXT[self.state])
             if self.capture is not None:
                 self.capture.sig_frame_captured.connect(view.show_frame)
@@ -162,6 +164,6 @@ class LiveRun(BridgeControls, QObject):
     def _set_state(self, state: str) -> None:
         self.state = state
         if self._view is not None:
-            self._view.set_takeover(state == PAUSED)
+            self._view.set_takeover_allowed(state == PAUSED)
             self._view.set_state_text(_STATE_TEXT[state])
         self.sig_state_changed.emit(state)

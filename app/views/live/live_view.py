@@ -1,10 +1,16 @@
 """LiveView: the target's display as it runs, and the surface for a human take-over.
 
-While the run is paused, a click, drag, wheel turn or key press here becomes
-one engine action in window-relative coordinates (the live image *is* the
-target window) and is emitted as :attr:`LiveView.sig_action_requested`; the
-run forwards it as an ``act {json}`` control line.  Keys go to the target, not
-to the workbench's shortcuts, while this view has focus during a take-over.
+Take-over is an explicit mode, never a side effect of where the focus is.  It
+can be entered only while the run is paused (:meth:`set_takeover_allowed`), by
+clicking the picture or by :data:`TAKEOVER_SHORTCUT` (the workbench's "Take
+over" action); it shows an orange frame and a banner that says how to leave.
+In the mode a click, drag, wheel turn or key press becomes one engine action in
+window-relative coordinates (the live image *is* the target window), emitted as
+:attr:`LiveView.sig_action_requested`; the run forwards it as an ``act {json}``
+control line.  Only :data:`TAKEOVER_SHORTCUT` is never forwarded: it leaves the
+mode.  Out of the mode every key belongs to the workbench, so Space, N and Esc
+pause, step and stop the run even while this view has the focus.  Resuming,
+stopping or a new run leave the mode.
 """
 
 from __future__ import annotations
@@ -13,8 +19,10 @@ import math
 import time
 from collections import deque
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent
-from PySide6.QtWidgets import QWidget
+from PySide6.QtGui import (
+    QColor, QImage, QKeyEvent, QKeySequence, QMouseEvent, QPainter, QPaintEvent, QPen, QResizeEvent, QWheelEvent,
+)
+from PySide6.QtWidgets import QLabel, QWidget
 
 from app.views.widgets.frame_view import FrameView
 from app.views.live.key_names import key_action
@@ -23,6 +31,12 @@ DRAG_THRESHOLD_PX = 6
 """A press and release farther apart than this (in frame pixels) is a drag, not a click."""
 TAKEOVER_COLOR = QColor("#ffab00")
 FPS_WINDOW_S = 2.0
+TAKEOVER_SHORTCUT = QKeySequence("Ctrl+T")
+"""Enters and leaves take-over mode; the one key combination never sent to the target."""
+TAKEOVER_BANNER = ("TAKE-OVER — your clicks and keys go to the target · "
+                   f"{TAKEOVER_SHORTCUT.toString(QKeySequence.SequenceFormat.NativeText)} gives the keys back")
+BANNER_TOP = 26
+"""The banner sits under the pane's title line."""
 
 
 class LiveView(FrameView):
@@ -30,12 +44,21 @@ class LiveView(FrameView):
     """Emitted with an engine action dict when the user acts on the paused target (take-over)."""
     sig_frame_shown = Signal()
     """Emitted after a new live frame was accepted; the capture may send the next one."""
+    sig_takeover_changed = Signal(bool)
+    """Emitted when take-over mode was entered (True) or left (False)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Live", parent)
         self.setObjectName("LiveView")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._allowed = False
         self._takeover = False
+        self.banner = QLabel(TAKEOVER_BANNER, self)
+        self.banner.setObjectName("TakeoverBanner")
+        self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.banner.setStyleSheet(f"background: {TAKEOVER_COLOR.name()}; color: black; font-weight: 600; padding: 3px;")
+        self.banner.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.banner.hide()
         self._press: tuple[Qt.MouseButton, QPointF] | None = None
         self._stamps: deque[float] = deque()
         self._state = "waiting for the target window…"
@@ -66,17 +89,46 @@ class LiveView(FrameView):
         self._state = text
         self.set_frame(self.image(), subtitle=text, placeholder=text)
 
-    def set_takeover(self, enabled: bool) -> None:
-        """Allow (paused run) or refuse (running, finished) human actions."""
-        self._takeover = enabled
+    def set_takeover_allowed(self, allowed: bool) -> None:
+        """Allow (paused run) or refuse (running, finished) take-over; refusing leaves the mode."""
+        self._allowed = allowed
+        if not allowed:
+            self.set_takeover(False)
+        self._update_cursor()
+
+    @property
+    def takeover_allowed(self) -> bool:
+        return self._allowed
+
+    def set_takeover(self, on: bool) -> bool:
+        """Enter (only while allowed) or leave take-over mode; returns whether the mode is on."""
+        on = on and self._allowed
+        if on == self._takeover:
+            return on
+        self._takeover = on
         self._press = None
-        self.setCursor(Qt.CursorShape.CrossCursor if enabled else Qt.CursorShape.ArrowCursor)
-        self.setToolTip("Paused: click, drag, scroll or type here to act on the target" if enabled else "")
+        self.banner.setVisible(on)
+        if on:
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
+        self._update_cursor()
         self.update()
+        self.sig_takeover_changed.emit(on)
+        return on
 
     @property
     def takeover(self) -> bool:
+        """True while in take-over mode: clicks and keys here go to the target."""
         return self._takeover
+
+    def _update_cursor(self) -> None:
+        self.setCursor(Qt.CursorShape.CrossCursor if self._allowed else Qt.CursorShape.ArrowCursor)
+        tip = ("Take-over: click, drag, scroll or type here to act on the target" if self._takeover else
+               "Paused: click the picture to take over" if self._allowed else "")
+        self.setToolTip(tip)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.banner.setGeometry(0, BANNER_TOP, self.width(), self.banner.sizeHint().height())
 
     # -- painting ------------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -90,7 +142,8 @@ class LiveView(FrameView):
 
     # -- take-over input ---------------------------------------------------------------------
     def event(self, event: QEvent) -> bool:
-        if self._takeover and event.type() == QEvent.Type.ShortcutOverride:
+        if self._takeover and event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) \
+                and not _is_takeover_key(event):
             event.accept()  # the key goes to keyPressEvent (the target), not to a shortcut
             return True
         return super().event(event)
@@ -99,13 +152,17 @@ class LiveView(FrameView):
         if not self._takeover:
             super().keyPressEvent(event)
             return
+        if _is_takeover_key(event):  # no "Take over" action took it (a view on its own): leave here
+            self.set_takeover(False)
+            event.accept()
+            return
         action = key_action(event.key(), event.text(), event.modifiers())
         if action is not None and not event.isAutoRepeat():
             self.sig_action_requested.emit(action)
         event.accept()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        if not self._takeover:
+        if not self._takeover and not (self._allowed and self.set_takeover(True)):
             super().mousePressEvent(event)
             return
         self.setFocus(Qt.FocusReason.MouseFocusReason)
@@ -171,3 +228,7 @@ class LiveView(FrameView):
         image = self.image()
         return image.height() if image is not None else 1
 
+
+
+def _is_takeover_key(event: QKeyEvent) -> bool:
+    return QKeySequence(event.keyCombination()).matches(TAKEOVER_SHORTCUT) == QKeySequence.SequenceMatch.ExactMatch

@@ -31,6 +31,7 @@ from app.views.repair.repair_menu import UNAVAILABLE, RepairMenu, repair_view_cl
 from app.views.browser.run_browser_view import RunBrowserView
 from app.views.live.run_request import RunRequest
 from app.views.shell.run_transfer import RunTransfer
+from app.views.run.run_header_view import LIVE_PAGE
 from app.views.run.run_view import RunView
 from app.views.settings.llm_preferences import LLMPreferences
 from app.views.settings.settings_dialog import SettingsDialog
@@ -131,7 +132,7 @@ class MainWindow(QMainWindow):
             file_menu.addSeparator() if action is None else file_menu.addAction(action)
         bar.addMenu("&Edit").addAction(a.settings)
         run_menu = bar.addMenu("&Run")
-        for action in (a.pause, a.step, a.stop, None, a.replay, None, a.undo_override):
+        for action in (a.pause, a.step, a.stop, a.take_over, None, a.replay, None, a.undo_override):
             run_menu.addSeparator() if action is None else run_menu.addAction(action)
         view_menu = bar.addMenu("&View")
         for action in (a.show_browser, a.show_film, None, a.previous_step, a.next_step, a.first_step, a.last_step,
@@ -150,7 +151,7 @@ class MainWindow(QMainWindow):
         bar = QToolBar("Main", self)
         bar.setObjectName("MainToolBar")
         bar.setMovable(False)
-        for action in (a.new_run, None, a.pause, a.step, a.stop, None, a.first_step, a.previous_step, a.replay):
+        for action in (a.new_run, None, a.pause, a.step, a.stop, a.take_over, None, a.first_step, a.previous_step, a.replay):
             bar.addSeparator() if action is None else bar.addAction(action)
         bar.addWidget(a.speed)
         for action in (a.next_step, a.last_step):
@@ -184,6 +185,8 @@ class MainWindow(QMainWindow):
         a.pause.triggered.connect(self._on_pause_triggered)
         a.step.triggered.connect(self._on_step_triggered)
         a.stop.triggered.connect(self._on_stop_triggered)
+        a.take_over.toggled.connect(self._on_take_over_toggled)
+        rv.live.sig_takeover_changed.connect(self._on_live_view_takeover_changed)
         a.replay.triggered.connect(self._on_replay_triggered)
         a.undo_override.triggered.connect(rv.verdict.undo)
         a.show_browser.toggled.connect(self.browser.setVisible)
@@ -382,6 +385,17 @@ class MainWindow(QMainWindow):
         if self.live is not None:
             self.live.stop()
 
+    def _on_take_over_toggled(self, on: bool) -> None:
+        if on:
+            self.run_view.show_page(LIVE_PAGE)
+        if self.run_view.live.set_takeover(on) != on:
+            self.commands.take_over.setChecked(False)  # not paused: no take-over
+
+    def _on_live_view_takeover_changed(self, on: bool) -> None:
+        self.commands.take_over.setChecked(on)
+        if self.live is not None and self.live.active:
+            self._on_live_state_changed(self.live.state)
+
     def _on_replay_triggered(self) -> None:
         self.run_view.replay.toggle(self.run_view.current_row())
 
@@ -446,4 +460,5 @@ class MainWindow(QMainWindow):
             self.live_label.setText("")
         else:
             run = f"run #{self.live.run_id} · " if self.live and self.live.run_id else ""
-            self.live_label.setText(f"● {run}{state}")
+            mode = " · TAKE-OVER" if self.run_view.live.takeover else ""
+            self.live_label.setText(f"● {run}{state}{mode}")

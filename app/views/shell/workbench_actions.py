@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QStyle, QWidget
 
+from app.views.live.live_view import TAKEOVER_SHORTCUT
 from app.views.run.replay_controller import DEFAULT_SPEED, SPEEDS
 
 SP = QStyle.StandardPixmap
@@ -19,8 +20,8 @@ class WorkbenchActions:
     def __init__(self, window: QWidget) -> None:
         style = window.style()
 
-        def make(text: str, shortcut: str | QKeySequence.StandardKey | None = None, icon: SP | None = None,
-                 tip: str = "", checkable: bool = False) -> QAction:
+        def make(text: str, shortcut: str | QKeySequence | QKeySequence.StandardKey | None = None,
+                 icon: SP | None = None, tip: str = "", checkable: bool = False) -> QAction:
             action = QAction(text, window)
             if shortcut is not None:
                 action.setShortcut(QKeySequence(shortcut))
@@ -50,6 +51,10 @@ class WorkbenchActions:
         self.pause = make("&Pause", "Space", SP.SP_MediaPause, "Pause or resume the live run (Space)")
         self.step = make("S&tep", "N", SP.SP_MediaSkipForward, "Let the live run take exactly one action (N)")
         self.stop = make("&Stop", "Esc", SP.SP_MediaStop, "Stop the live run (Esc)")
+        takeover_key = TAKEOVER_SHORTCUT.toString(QKeySequence.SequenceFormat.NativeText)
+        self.take_over = make("&Take over", TAKEOVER_SHORTCUT, SP.SP_DialogYesButton,
+                              f"Paused run: send your clicks and keys to the target; {takeover_key} again gives "
+                              "the keys back to the workbench", checkable=True)
         self.replay = make("&Play replay", "P", SP.SP_MediaPlay, "Replay the timeline with its recorded timing (P)")
         self.undo_override = make("&Undo verdict override", "Ctrl+Z", SP.SP_ArrowBack,
                                   "Append an undo for the newest human override of this run")
@@ -102,6 +107,9 @@ class WorkbenchActions:
         self.pause.setEnabled(live and state in ("running", "paused", "starting"))
         self.step.setEnabled(live and state in ("running", "paused"))
         self.stop.setEnabled(live and state != "stopping")
+        self.take_over.setEnabled(live and state == "paused")
+        if state != "paused":
+            self.take_over.setChecked(False)
         paused = state == "paused"
         self.pause.setText("&Resume" if paused else "&Pause")
         style_icon = SP.SP_MediaPlay if paused else SP.SP_MediaPause
