@@ -57,6 +57,7 @@ from typing import IO, Callable, Mapping, Sequence
 
 from app.engine.errors import UserError
 from app.engine.play.display import die_with_parent
+from app.engine.play.sandbox_privilege import privilege_flags
 from app.engine.play.sandbox_process import (
     MARKER_ENV, SandboxedProcess, Tail, descendants, namespace_pids, read_results, results_in,
 )
@@ -298,7 +299,8 @@ def _bwrap_argv(bwrap: str, jail: Jail, folder_bytes: int, info_fd: int, xauth_f
                 env: Mapping[str, str]) -> list[str]:
     lim = jail.limits
     folder = os.path.realpath(jail.folder)  # a symlink on the way would lead the tmpfs mount out of the sandbox
-    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--info-fd", str(info_fd)]
+    argv = [bwrap, "--unshare-all", *privilege_flags(bwrap), "--die-with-parent", "--new-session", "--info-fd",
+            str(info_fd)]
     for link in TOP_LINKS:
         if os.path.islink(link):
             argv += ["--symlink", os.readlink(link), link]
@@ -319,7 +321,7 @@ def _bwrap_argv(bwrap: str, jail: Jail, folder_bytes: int, info_fd: int, xauth_f
             argv += ["--ro-bind-data", str(xauth_fd), "/tmp/.Xauthority"]
     argv += ["--ro-bind", folder, SRC_MOUNT, "--size", str(folder_bytes + lim.disk_mb * MB), "--tmpfs", folder,
              "--chdir", folder]
-    for path in ("/dev", *_hidden_home(), "/"):
+    for path in ("/dev", "/proc", *_hidden_home(), "/"):  # /proc: uid 0 writes /proc/sys without a capability
         argv += ["--remount-ro", path]
     argv.append("--clearenv")
     for key, value in env.items():
