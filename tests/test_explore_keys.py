@@ -63,3 +63,21 @@ def test_a_folder_reads_its_own_modules_not_its_tests(tmp_path: Path):
     (tmp_path / "bugs").mkdir()
     (tmp_path / "bugs" / "x.py").write_text("if e.key == pygame.K_z: pass\n")
     assert inputs_from_folder(tmp_path).keys == ["up"]  # a module that does not parse reads nothing
+
+
+def test_keys_that_end_the_program_are_told_apart():
+    found = inputs_from_source('''
+for event in pygame.event.get():
+    if event.type == pygame.KEYDOWN:
+        if event.key == pygame.K_ESCAPE:
+            pygame.quit(); sys.exit()
+        elif event.key == pygame.K_q:
+            running = False
+        elif event.key == pygame.K_SPACE:
+            jump()
+root.bind("<Control-q>", lambda e: root.destroy())
+root.bind("<Control-w>", root.quit)
+root.bind("<Return>", add)
+''')
+    assert found.quits == {"escape", "q", "ctrl+q", "ctrl+w"}
+    assert "space" in found.keys and "enter" in found.keys

@@ -151,7 +151,8 @@ class Session:
             # A tester that plays other programs beside the candidate in lockstep (differential play)
             # puts the candidate on a frame gate too.
             play = self._play = Player(spec, display, cfg.seed, self.control.sleep, hold=self.control.hold,
-                                       gated=bool(getattr(tester, "lockstep", False)))
+                                       gated=bool(getattr(tester, "lockstep", False)
+                                                  or getattr(tester, "gated", False)))
             self._start_target(play)
             self._loop(spec, tester, play)
             status = "completed"
@@ -297,6 +298,28 @@ class Session:
         self.episodes += 1
         self._start_target(play)
 
+    def _restart_for_tester(self, tester: Tester, play: Player,
+                            oracles: GenericOracles) -> tuple[GenericOracles, Observation]:
+        """Restart the program because the tester asked to (it returns to a state it reached before by
+        replaying that state's inputs from the start, :mod:`app.engine.testers.explore.returns`).
+        Recorded as a ``restart`` note; the new process gets fresh oracles that keep what was learnt."""
+        self._record(Finding("restart", "the tester restarted the program to return to a state it reached "
+                                        "before (it replays the inputs that led there)", self.steps))
+        if play.observer is not None:
+            self._captured += play.observer.captured
+        play.stop(self._flush_logs)
+        self._log_flushed = 0
+        self._start_target(play)
+        timing = play.spec.timing
+        oracles = _oracles(play, timing, before=oracles)
+        obs = play.settle(self._settle_cap(play.spec), timing.quiet_ms / 1000)
+        for finding in oracles.check_start(obs):
+            self._record(finding)
+        restarted = getattr(tester, "restarted", None)
+        if restarted is not None:
+            restarted(obs)
+        return oracles, obs
+
     # -- the loop ----------------------------------------------------------------
     def _loop(self, spec: TargetSpec, tester: Tester, play: Player) -> None:
         timing = spec.timing
@@ -358,6 +381,11 @@ class Session:
                     continue
                 actor = "human"
             else:
+                wants = getattr(tester, "wants_restart", None)  # a tester returning to a cell it archived
+                if wants is not None and wants():
+                    oracles, obs = self._restart_for_tester(tester, play, oracles)
+                    target, observer, executor = play.target, play.observer, play.executor
+                    assert target is not None and observer is not None and executor is not None
                 decision = tester.decide(self.steps, obs)
                 actor = "tester"
             decide_ms = (time.monotonic() - t0) * 1000.0

@@ -64,6 +64,9 @@ class ReadInputs:
     """Mouse buttons read: left, middle, right, wheel; ``double`` for a double-click binding, ``drag`` for motion."""
     text: bool = False
     """The program reads typed text (``event.unicode`` without a constant, a Tk/Qt entry): words matter."""
+    quits: set[str] = field(default_factory=set)
+    """Keys whose handler ends the program (``sys.exit()``, ``root.destroy``, ``running = False``):
+    pressed only where the program declares that ending is fine (``exit_ok``)."""
 
     def add_key(self, name: str | None) -> None:
         if name and name not in self.keys:
@@ -74,6 +77,7 @@ class ReadInputs:
             self.add_key(k)
         self.buttons |= other.buttons
         self.text = self.text or other.text
+        self.quits |= other.quits
 
 
 def key_name(suffix: str) -> str | None:
@@ -125,9 +129,41 @@ def tk_sequence(sequence: str) -> tuple[str | None, set[str]]:
     return "+".join([*dict.fromkeys(mods), key]), set()
 
 
+QUIT_CALLS = frozenset({"exit", "_exit", "quit", "destroy", "terminate", "close"})
+QUIT_FLAGS = frozenset({"running", "run", "playing", "alive", "is_running", "game_running"})
+
+
+def _ends_program(nodes: list[ast.stmt] | ast.expr) -> bool:
+    """Code that ends the program: a call to exit/quit/destroy, or a loop flag set to False."""
+    for node in ast.walk(ast.Module(body=list(nodes), type_ignores=[]) if isinstance(nodes, list) else nodes):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if name in QUIT_CALLS:
+                return True
+        if isinstance(node, (ast.Attribute, ast.Name)) and not isinstance(getattr(node, "ctx", None), ast.Store):
+            name = node.attr if isinstance(node, ast.Attribute) else node.id
+            if name in ("destroy", "quit") and not isinstance(node, ast.Name):
+                return True  # bind("<Escape>", root.destroy): the handler itself
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is False:
+            if any(isinstance(t, ast.Name) and t.id in QUIT_FLAGS for t in node.targets):
+                return True
+    return False
+
+
 class _Reader(ast.NodeVisitor):
     def __init__(self) -> None:
         self.found = ReadInputs()
+
+    def visit_If(self, node: ast.If) -> None:
+        """``if event.key == K_ESCAPE: sys.exit()``: a quitting key."""
+        before = list(self.found.keys)
+        self.visit(node.test)
+        tested = [k for k in self.found.keys if k not in before]
+        if tested and _ends_program(node.body):
+            self.found.quits.update(tested)
+        for stmt in [*node.body, *node.orelse]:
+            self.visit(stmt)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self._name(node.attr)
@@ -182,6 +218,9 @@ class _Reader(ast.NodeVisitor):
                         self.found.text = True
                     else:
                         self.found.add_key(key)
+                        handler = (node.args[2:] if name in ("bind_class", "tag_bind") else node.args[1:])[:1]
+                        if key and handler and _ends_program(handler[0]):
+                            self.found.quits.add(key)
                     self.found.buttons |= buttons
         elif name in ("Entry", "Text", "QLineEdit", "QTextEdit", "QPlainTextEdit", "Spinbox"):
             self.found.text = True

@@ -1,0 +1,106 @@
+"""What testers do to forms, lists, canvases and menus, as short plans of actions.
+
+A random walk types one sample word and clicks the middle of a list; a tester
+types the values where programs break (nothing at all, 0, -1, a long text,
+decimals, an expression ending in an operator, a division by zero, the same
+text twice), selects a row before pressing Delete, double-clicks a row,
+scrolls, opens context menus and uses the keyboard shortcuts its menus show.
+Each plan is a few actions played in a row (:class:`Plan`); the explorer
+counts them like single actions, so each is tried once per screen before any
+is tried twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.engine.play.actions import Action, Click, DoubleClick, Drag, Hotkey, Press, RightClick, Scroll, Type
+from app.engine.testers.explore.keys_from_code import ReadInputs, qt_sequence
+
+LONG_TEXT = "long text " * 8
+ENTRY_VALUES: tuple[tuple[str, str], ...] = (
+    ("", "nothing"), ("0", "zero"), ("-1", "a negative number"), (LONG_TEXT.strip(), "a long text"),
+    ("3.14", "decimals"), ("12+", "an operator at the end"), ("1/0", "a division by zero"),
+    ("same", "the same text twice"),
+)
+"""Values that matter in an entry, each with what it probes."""
+ROW_PX = 10
+"""A list's first row is this far below its top edge (the middle of a text line)."""
+DRAG_SHARE = 0.3
+"""A drag on a canvas moves this share of its width."""
+MAX_PLANS = 24
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A few actions a tester plays in a row, named for the rationale."""
+
+    name: str
+    actions: tuple[Action, ...]
+
+
+Box = tuple[int, int, int, int]
+
+
+def _center(box: Box) -> tuple[int, int]:
+    return (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
+
+
+def entry_plans(box: Box, submit: str = "enter") -> list[Plan]:
+    """Each value of :data:`ENTRY_VALUES` typed into the entry at ``box`` (emptied first), then submitted."""
+    click = Click(*_center(box))
+    clear = (Hotkey(("ctrl", "a")), Press("backspace"))
+    plans = []
+    for value, what in ENTRY_VALUES:
+        typed: tuple[Action, ...] = (Type(value),) if value else ()
+        if value == "same":
+            typed = (Type(value), Press(submit), click, *clear, Type(value))
+        plans.append(Plan(f"{what} in the entry at {box}", (click, *clear, *typed, Press(submit))))
+    return plans
+
+
+def list_plans(box: Box, reads: ReadInputs) -> list[Plan]:
+    """A list: select its first row and press Delete (and the program's own delete keys), double-click it,
+    scroll it."""
+    x, _ = _center(box)
+    row = (x, min(box[3] - 1, box[1] + ROW_PX))
+    select = Click(*row)
+    plans = [Plan(f"select the first row of the list at {box}, then Delete", (select, Press("delete"))),
+             Plan(f"double-click the first row of the list at {box}", (DoubleClick(*row),)),
+             Plan(f"scroll the list at {box}", (Scroll(*_center(box), "down", 3),))]
+    for key in reads.keys:
+        if key in ("backspace", "ctrl+d", "d", "x") and key != "delete":
+            keys = tuple(key.split("+"))
+            act: Action = Hotkey(keys) if len(keys) > 1 else Press(key)
+            plans.append(Plan(f"select the first row of the list at {box}, then {key}", (select, act)))
+    return plans
+
+
+def surface_plans(box: Box, reads: ReadInputs) -> list[Plan]:
+    """A canvas or a game's window: a right-click (a context menu), a double-click, a drag, a scroll,
+    each where the program reads it."""
+    cx, cy = _center(box)
+    plans = []
+    if "right" in reads.buttons:
+        plans.append(Plan(f"right-click (a context menu) at {(cx, cy)}", (RightClick(cx, cy),)))
+    if "double" in reads.buttons:
+        plans.append(Plan(f"double-click at {(cx, cy)}", (DoubleClick(cx, cy),)))
+    if "drag" in reads.buttons:
+        dx = int((box[2] - box[0]) * DRAG_SHARE)
+        plans.append(Plan(f"drag across {box}", (Drag(cx - dx // 2, cy, cx + dx // 2, cy),)))
+    if "wheel" in reads.buttons:
+        plans.append(Plan(f"scroll at {(cx, cy)}", (Scroll(cx, cy, "down", 3),)))
+    return plans
+
+
+def shortcut_action(text: str) -> Action | None:
+    """A menu item's accelerator text ('Ctrl+N', 'Ctrl-S', 'F5', 'Del') as an action."""
+    combo = qt_sequence(text.replace("-", "+") if "+" not in text else text)
+    if combo is None:
+        return None
+    keys = tuple(combo.split("+"))
+    return Hotkey(keys) if len(keys) > 1 else Press(combo)
+
+
+def context_menu_plan(box: Box) -> Plan:
+    return Plan(f"right-click (a context menu) on {box}", (RightClick(*_center(box)),))
