@@ -51,7 +51,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Callable, Mapping, Sequence
 
@@ -63,7 +63,7 @@ from app.engine.play.sandbox_process import (
 )
 
 __all__ = ["Jail", "Limits", "Outcome", "SandboxError", "SandboxedProcess", "bwrap_status", "descendants",
-           "is_secret", "namespace_pids", "network_prefix", "program_environment", "run", "start"]
+           "interpreter_paths", "is_secret", "namespace_pids", "network_prefix", "program_environment", "run", "start"]
 
 NETWORK_NONE = "none"
 NETWORK_LOOPBACK = "loopback"
@@ -79,6 +79,8 @@ SANDBOX_HOME = "/tmp/home"
 BASE_RO = ("/usr", "/etc", "/opt", "/sys", "/var/cache/fontconfig")
 TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 HIDDEN = ("/home", "/root")
+SHEBANG_BYTES = 256
+"""How much of a script is read for its ``#!`` line."""
 PASSED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME")
 PASSED_PREFIXES = ("LC_",)
 _SECRET_WORDS = re.compile(r"(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|PASSWD|PASSWORD|SECRET|CREDENTIAL"
@@ -252,6 +254,105 @@ def _python_paths() -> list[str]:
     return out
 
 
+def resolve_command(word: str, folder: Path, path: str | None = None) -> str | None:
+    """Where the command's first word is: a path (relative to the program folder) or a program on ``path``."""
+    if "/" in word:
+        full = word if os.path.isabs(word) else os.path.join(os.path.realpath(folder), word)
+        return os.path.abspath(full) if os.path.isfile(full) else None
+    return shutil.which(word, path=path if path is not None else os.environ.get("PATH", os.defpath))
+
+
+def _shebang(exe: str, path: str | None) -> str | None:
+    """The interpreter a script names on its ``#!`` line (``/usr/bin/env NAME`` looked up on ``path``)."""
+    try:
+        with open(exe, "rb") as fh:
+            head = fh.read(SHEBANG_BYTES)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].decode(errors="replace").split()
+    if words and os.path.basename(words[0]) == "env" and len(words) > 1:
+        return shutil.which(words[1], path=path)
+    return words[0] if words and os.path.isabs(words[0]) else None
+
+
+def _venv_of(exe: str) -> str | None:
+    """The virtual environment an interpreter belongs to: the folder with ``pyvenv.cfg`` next to or above it."""
+    bindir = os.path.dirname(exe)
+    for candidate in (bindir, os.path.dirname(bindir)):
+        if os.path.isfile(os.path.join(candidate, "pyvenv.cfg")):
+            return candidate
+    return None
+
+
+def _prefix_of(bindir: str) -> str:
+    """An installation's prefix from the folder of its executable (``/opt/py/bin`` -> ``/opt/py``)."""
+    return os.path.dirname(bindir) if os.path.basename(bindir) in ("bin", "Scripts") else bindir
+
+
+def interpreter_paths(argv: Sequence[str], folder: Path, path: str | None = None) -> list[str]:
+    """Folders the command's interpreter needs, to be shown read-only: its venv and the venv's base Python
+    (``home`` in ``pyvenv.cfg``), or a plain interpreter's prefix.  A venv anywhere (under /tmp, in a home folder)
+    is one folder; a whole home folder, ``/`` or the program folder itself is never returned."""
+    if not argv:
+        return []
+    exe = resolve_command(argv[0], folder, path)
+    if exe is None:
+        return []
+    named = _shebang(exe, path) if not os.path.basename(exe).startswith("python") else None
+    exe = named or exe
+    found: list[str] = []
+    venv = _venv_of(exe)
+    if venv is not None:
+        found.append(venv)
+        home = _venv_home(venv)
+        if home:
+            found.append(_prefix_of(home))
+    found.append(_prefix_of(os.path.dirname(os.path.realpath(exe))))
+    home_dir = os.path.realpath(os.path.expanduser("~"))
+    own = os.path.realpath(folder)
+    out: list[str] = []
+    for p in (os.path.realpath(f) for f in found):
+        if os.path.isdir(p) and p not in (home_dir, "/", *HIDDEN) and not _under(p, own) and not _under(own, p) \
+                and not any(_under(p, b) for b in BASE_RO) and p not in out:
+            out.append(p)
+    return out
+
+
+def _venv_home(venv: str) -> str | None:
+    try:
+        text = Path(venv, "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip() == "home":
+            return value.strip() or None
+    return None
+
+
+def unseen_interpreter(argv: Sequence[str], folder: Path, shown: Sequence[str], path: str | None = None) -> str | None:
+    """One sentence when the command's program cannot be seen inside the sandbox, else None.
+
+    ``shown`` are the folders bound besides the system ones; a program missing altogether, or lying in a folder
+    the sandbox hides (a home folder itself, /run, /var), is told here instead of ending as exit 127, not found."""
+    if not argv:
+        return None
+    exe = resolve_command(argv[0], folder, path)
+    if exe is None:
+        return (f"the command's program {argv[0]!r} is neither a file in {folder} nor a program on PATH; "
+                "give its full path in playcoder.toml's command (e.g. /path/to/venv/bin/python)")
+    real = os.path.realpath(exe)
+    visible = [*BASE_RO, *(os.path.realpath(t) for t in TOP_LINKS if os.path.exists(t)), os.path.realpath(folder),
+               *(os.path.realpath(s) for s in shown)]
+    if any(_under(real, v) for v in visible):
+        return None
+    return (f"the command's program {exe} (really {real}) lies in a folder the sandbox does not show to programs; "
+            "install it in a virtual environment (python -m venv) or under /opt or /usr, or declare "
+            'requirements = "requirements.txt" in playcoder.toml and let the engine build one')
+
+
 def _hidden_home() -> list[str]:
     """The real HOME when it lies inside a folder the sandbox shows (e.g. under /opt): hidden by an empty tmpfs."""
     home = os.path.realpath(os.path.expanduser("~"))
@@ -400,6 +501,11 @@ def _start_confined(bwrap: str, argv: list[str], jail: Jail, stdin: int | None, 
     size = _folder_bytes(jail.folder)
     env = program_environment(jail.env, home=SANDBOX_HOME, tmp=SANDBOX_TMP, display=jail.display,
                               folder=os.path.realpath(jail.folder) if jail.import_from_folder else None)
+    shown = [*interpreter_paths(argv, jail.folder, env.get("PATH")), *(str(p) for p in jail.read_only)]
+    unseen = unseen_interpreter(argv, jail.folder, [*_python_paths(), *shown], env.get("PATH"))
+    if unseen is not None:
+        raise SandboxError(unseen + ".")
+    jail = replace(jail, read_only=tuple(Path(p) for p in shown))
     cookie = b""
     if jail.display:
         number = re.sub(r"^(?:unix)?:(\d+).*$", r"\1", jail.display)

@@ -32,6 +32,7 @@ from app.engine.play import sandbox
 from app.engine.play.display import XDisplay
 from app.engine.errors import TargetError, UserError
 from app.engine.play.gate import FrameGate
+from app.engine.play.program_env import ProgramEnv, program_env
 from app.engine.play.inside import Inside
 from app.engine.play.targetspec import TargetSpec
 
@@ -40,6 +41,22 @@ STOP_GRACE_S = 2.0
 SEEDING_DIR = Path(__file__).resolve().parent / "seeding"
 """First on a target's PYTHONPATH: its ``sitecustomize`` seeds ``random`` (and numpy) from PLAYCODER_SEED."""
 LogLine = tuple[str, float, str]
+EXIT_NOT_FOUND = 127
+"""What a shell answers for a command it cannot find."""
+
+
+def program_command(spec: TargetSpec) -> tuple[list[str], ProgramEnv | None]:
+    """The command as started: ``python`` is the program's own environment (``requirements``) or the engine's
+    interpreter; a relative path missing from the scratch copy (a ``.venv`` inside the folder is never copied)
+    points into the source folder, which the sandbox then shows read-only."""
+    own_env = program_env(spec.folder, spec.requirements) if spec.requirements else None
+    python = own_env.python if own_env is not None else sys.executable
+    command = [python if part in ("python", "python3") else part for part in spec.command]
+    first = command[0]
+    if "/" in first and not os.path.isabs(first) and not (spec.folder / first).exists() \
+            and (spec.source / first).exists():
+        command[0] = os.path.abspath(spec.source / first)
+    return command, own_env
 
 
 def target_environment(spec: TargetSpec, display: str, seed: int) -> dict[str, str]:
@@ -82,15 +99,19 @@ class TargetProcess:
         self._lines: list[LogLine] = []
         self._lock = threading.Lock()
         self._readers: list[threading.Thread] = []
-        command = [sys.executable if part in ("python", "python3") else part for part in spec.command]
+        command, own_env = program_command(spec)
         env = target_environment(spec, display.name, seed)
+        if own_env is not None and own_env.pythonpath:
+            env["PYTHONPATH"] = os.pathsep.join([str(SEEDING_DIR), own_env.pythonpath, *env["PYTHONPATH"].split(
+                os.pathsep)[1:]])
         if gate is not None:
             env.update(gate.env())
         self.inside = Inside(spec.folder)
         """The channel from inside the program (a Python program says hello on it; others stay on pixels)."""
         env.update(self.inside.env())
         jail = sandbox.Jail(spec.folder, display=display.name, network=spec.network, env=env,
-                            limits=sandbox.TARGET_LIMITS, read_only=(SEEDING_DIR,),
+                            limits=sandbox.TARGET_LIMITS,
+                            read_only=(SEEDING_DIR, *((own_env.folder,) if own_env is not None else ())),
                             pass_fds=(*(gate.child_fds() if gate is not None else ()), *self.inside.child_fds()))
         try:
             self.sandboxed = sandbox.start(command, jail)
@@ -186,6 +207,11 @@ class TargetProcess:
             if not self.alive():
                 self.drain_output()
                 tail = " | ".join(t for _, _, t in self.lines()[-3:])
+                if self.returncode == EXIT_NOT_FOUND and "not found" in tail:
+                    raise TargetError(
+                        f"the sandbox could not run {self.spec.command[0]!r} (exit code {EXIT_NOT_FOUND}: {tail}); "
+                        "a program outside /usr, /opt and the program folder must be a venv's python or named by "
+                        "its full path, or declare requirements in playcoder.toml and let the engine build one.")
                 raise TargetError(
                     f"the target exited with code {self.returncode} before showing a window"
                     f"{': ' + tail if tail else ''}; run its command by hand to see why."

@@ -33,7 +33,7 @@ APPS_DIR = (_TREE if (_TREE / "pyproject.toml").is_file()  # a source tree, else
 WILD_DIR = APPS_DIR.parent / "wild"
 """Programs written the ordinary way, not for the tester (benchmark/wild/README.md)."""
 _TOP_KEYS = {"name", "kind", "command", "window", "size", "goal", "keys", "criteria", "env", "startup_timeout",
-             "script", "unit_tests", "exit_ok", "timing", "differential", "network"}
+             "script", "unit_tests", "exit_ok", "timing", "differential", "network", "requirements"}
 _COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "bugs", ".git", ".venv", "venv",
                                       "node_modules")
 
@@ -146,6 +146,9 @@ class TargetSpec:
     timing: Timing = field(default_factory=Timing)
     network: str = "none"
     """``none`` or ``loopback``: the target runs in a network namespace of its own either way."""
+    requirements: str | None = None
+    """A requirements file (or ``pyproject.toml``) in the folder: the program's ``python`` is an environment
+    built from it (play/program_env.py)."""
 
     @property
     def label(self) -> str:
@@ -246,6 +249,12 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     network = data.get("network", "none")
     if network not in NETWORKS:
         raise fail(f'"network" must be "none" or "loopback", not {network!r}')
+    requirements = data.get("requirements")
+    if requirements is not None and (not isinstance(requirements, str) or not requirements.strip()
+                                     or requirements.startswith("/") or ".." in requirements.split("/")):
+        raise fail('"requirements" must be a file inside the folder, such as "requirements.txt" or "pyproject.toml"')
+    if requirements is not None and not (folder / requirements).is_file():
+        raise fail(f'"requirements" names {requirements}, which is not a file in {folder}')
     unit_tests = data.get("unit_tests", ["test_*.py"])
     if not isinstance(unit_tests, list) or not unit_tests or not all(isinstance(u, str) and u for u in unit_tests):
         raise fail('"unit_tests" must be a list of file patterns such as ["test_*.py"]')
@@ -255,7 +264,7 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
         env=dict(env), startup_timeout=float(timeout), bug=bug,
         script=script, unit_tests=tuple(unit_tests), exit_ok=exit_ok, timing=timing,
         nondeterministic=tuple((b[0], b[1], b[2], b[3]) for b in ignore),
-        network=network,
+        network=network, requirements=requirements,
     )
 
 
