@@ -46,5 +46,5 @@ fi
 PY="${PYTHON:-python3}"
 "$PY" -c 'import sys; assert sys.version_info >= (3, 11), "PlayCoder needs Python 3.11 or newer"'
 "$PY" -c 'import tkinter' 2>/dev/null || echo "note: this Python has no tkinter; the Tk sample targets will not run"
-"$PY" -m pip install --quiet --disable-pip-version-check -e ".[test,ray]"  # ray: the Ray executor's tests
+"$PY" -m pip install --quiet --disable-pip-version-check -e ".[test,ray,corpus]"  # ray: the Ray executor's tests; corpus: benchmark/corpus
 echo "setup done: run 'playcoder' (workbench, or a headless demo without a display) or 'python3 -m pytest'"
