@@ -8,6 +8,7 @@ before the next action; target and display are shut down on every exit path.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import random
 import time
@@ -270,10 +271,19 @@ class Session:
                 f"{screen[0]}×{screen[1]}; set size = [{win.width}, {win.height}] in its playcoder.toml.")
         self.window = (win.width, win.height)
         self.store.update_run(self.run_id, window_width=win.width, window_height=win.height)
+        self._note_settle(play)
         if self._film is not None:
             self._film.attach(play.observer)
         self.bus.publish(WindowFound(self.run_id, play.display.name, win.id, win.width, win.height, win.method,
                                      win.x, win.y))
+
+    def _note_settle(self, play: Player) -> None:
+        """Say in the run's config how its steps are settled: "inside" (the loop says idle), "pixels", "gate"."""
+        assert self.run_id is not None
+        config = json.loads(self.store.run(self.run_id).get("config") or "{}")
+        if config.get("settle") != play.settle_source:
+            config["settle"] = play.settle_source
+            self.store.update_run(self.run_id, config=json.dumps(config))
 
     def _follow_window(self, play: Player) -> None:
         """Re-read the window; say when it moved, was resized, or was re-created by the program."""
@@ -411,7 +421,7 @@ class Session:
                 after = play.look(before, play.look_s())
             elif clock.enabled:
                 # The game runs for its slice of time after the action, then is looked at.
-                after = observer.settle(before, cap_s=slice_s, quiet_s=2 * slice_s + 1)
+                after = observer.settle(before, cap_s=slice_s, quiet_s=2 * slice_s + 1, inside=False)
             else:
                 cap = cap_animated if oracles.animated else cap_static
                 after = observer.settle(before, cap_s=cap, quiet_s=quiet_s, react_s=react_s,

@@ -5,7 +5,10 @@ its window.  Freeze has two faces: an animating window that stops repainting,
 and a window that stops handling X events.  The second is detected with a
 *repaint probe*: a small override-redirect window is mapped over the target
 and removed; a live program repaints the exposed area, a frozen one leaves it
-wrong.
+wrong.  A Python program on Tk or Qt is asked from inside instead
+(:class:`~app.engine.play.inside.Inside`): a loop that has not come back to
+idle for ``timing.freeze_s`` is frozen, known directly; the repaint probe and
+the image checks stay the fallback for programs that cannot be asked.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import numpy as np
 from Xlib import X
 from Xlib import error as xerror
 
+from app.engine.play.idle_settle import sees_loop
 from app.engine.play.observer import Frame, Observation, VisualObserver, changed_mask, is_blank
 from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import Timing
@@ -46,6 +50,8 @@ MIN_DISTINCT_INPUTS = 6
 SMALL_CHANGE_SHARE = 0.03
 """Recent answers that together touch less than this share of the window are checked against idle change."""
 REPAINT_TIMEOUT_S = 1.0
+LOOP_ASK_S = 0.5
+"""How long a program that can be asked from inside has to say its loop is idle before a freeze is suspected."""
 BUSY_CPU_PERCENT = 80.0
 PROBE_COLOUR = 0xFF00FF
 TRACEBACK_MARK = "Traceback (most recent call last)"
@@ -146,6 +152,8 @@ class GenericOracles:
         ``covered``: another window of the program (a dialog, a popup) had the keys when the input was
         sent, so it is no evidence about a declared key of the main window."""
         findings = self._common(obs.frame, step)
+        if not findings and obs.busy and sees_loop(self.target.inside):
+            findings = self._loop_freeze(step, obs.settle_ms / 1000, "it did not come back from the input")
         if any(f.fatal for f in findings):
             return findings
         is_input = action_name not in ("wait", "finish")
@@ -237,7 +245,9 @@ class GenericOracles:
             # Start): dead input is not shown until one of those is tried again.
             self._verified_at = -1  # look again as soon as one of them has been
             return []
-        alive = repaint_probe(self.target, self.observer, self.sleep)
+        alive = self._loop_alive()
+        if alive is None:
+            alive = repaint_probe(self.target, self.observer, self.sleep)
         if alive is False:
             return self._sustained_freeze(step, "it stopped answering input and did not repaint its window")
         span = items[-1].t - items[0].t
@@ -291,6 +301,8 @@ class GenericOracles:
             step, {"key": item.action, "screens": len(screens)}, fatal=True)]
 
     def _check_stopped_animation(self, step: int) -> list[Finding]:
+        if self._loop_alive():
+            return []  # its loop is idle: it stopped moving on purpose
         if self.observer.motion(FREEZE_CONFIRM_S, self.sleep) > 0:
             self.animated = True
             return []
@@ -301,6 +313,9 @@ class GenericOracles:
         return self._sustained_freeze(step, f"the window stopped repainting: it animated before step {step}")
 
     def _check_unresponsive(self, step: int) -> list[Finding]:
+        alive = self._loop_alive()
+        if alive is not None:
+            return [] if alive else self._loop_freeze(step, LOOP_ASK_S, "it stopped handling events")
         repainted = repaint_probe(self.target, self.observer, self.sleep)
         if repainted is not False:
             return []
@@ -312,7 +327,10 @@ class GenericOracles:
 
         A program that sleeps on a game-over screen and then exits (or restarts) is not
         frozen: when it exits meanwhile, the exit is reported (or, declared, ends an episode).
+        A program that can be asked from inside is judged by its loop alone (:meth:`_loop_freeze`).
         """
+        if sees_loop(self.target.inside):
+            return self._loop_freeze(step, 0.0, what)
         region, damaged = LAST_PROBE.get(id(self.observer), (None, None))
         deadline = time.monotonic() + self.timing.freeze_s
         while time.monotonic() < deadline:
@@ -347,6 +365,32 @@ class GenericOracles:
             + (f"; the process is busy at {cpu:.0f}% CPU" if busy else
                (f"; the process uses {cpu:.0f}% CPU" if cpu is not None else "")),
             step, {"cpu_percent": cpu, "repaint_probe": False, "seconds": self.timing.freeze_s}, fatal=True)]
+
+    def _loop_alive(self) -> bool | None:
+        """From inside: did the program's event loop come back to idle within :data:`LOOP_ASK_S`?
+        None: the program cannot be asked (not Python, pygame, an unknown toolkit)."""
+        inside = self.target.inside
+        if not sees_loop(inside):
+            return None
+        return inside.idle(LOOP_ASK_S) is not None
+
+    def _loop_freeze(self, step: int, waited_s: float, what: str) -> list[Finding]:
+        """A loop that has not come back to idle for ``timing.freeze_s`` (``waited_s`` of it already spent)
+        is frozen: known from inside, not inferred from repaints.  An exit meanwhile is reported instead."""
+        freeze_s = self.timing.freeze_s
+        left = max(0.0, freeze_s - waited_s)
+        if self.target.alive() and left > 0 and self.target.inside.idle(left) is not None:
+            return []
+        if not self.target.alive():
+            return self._common(self.observer.last or self.observer.capture(), step)
+        cpu = self.target.cpu_percent(0.2)
+        busy = cpu is not None and cpu >= BUSY_CPU_PERCENT
+        return [Finding(
+            "freeze",
+            f"{what}: its event loop did not come back to idle for {freeze_s:g} s (asked from inside the program)"
+            + (f"; the process is busy at {cpu:.0f}% CPU" if busy else
+               (f"; the process uses {cpu:.0f}% CPU" if cpu is not None else "")),
+            step, {"cpu_percent": cpu, "idle_probe": False, "seconds": freeze_s}, fatal=True)]
 
     # -- process, log and render ---------------------------------------------
     def _common(self, frame: Frame, step: int | None) -> list[Finding]:

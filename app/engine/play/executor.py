@@ -39,6 +39,9 @@ MOVE_SETTLE_S = 0.04
 """Between moving the pointer and pressing a button: more than a frame at 30 fps."""
 PARK_DELAY_S = 0.1
 """After the last button release, the pointer stays this long (a person's pace, several frames)."""
+EVENT_HOLD_S = 0.005
+"""A press and its release at least this far apart for a toolkit that reads every X event in order (Tk,
+Qt): it sees both, with different server timestamps, and no pause of a person's pace is needed."""
 TYPE_GAP_S = 0.004
 TAP_HOLD_S = 0.05
 TAP_GAP_S = 0.1
@@ -54,6 +57,26 @@ KEY_ALIASES = {
     "period": "period", "comma": "comma", "capslock": "Caps_Lock",
 }
 SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
+
+
+@dataclass(frozen=True)
+class Pace:
+    """The engine's own pauses around a mouse or key input.
+
+    A person's pace (the default) is what a program that polls the pointer and the keys once a frame
+    (pygame, SDL) needs, and what the engine must assume of a program it cannot see inside.  A toolkit
+    whose event loop reads every X event in order (Tk, Qt: known from inside) needs none of them but a
+    press and release a few ms apart: :data:`EVENT_LOOP_PACE`."""
+
+    approach_s: float
+    move_settle_s: float
+    park_delay_s: float
+    hold_s: float | None
+    """None: the executor's own hold (the target's ``timing.hold_ms``)."""
+
+
+PERSON_PACE = Pace(APPROACH_S, MOVE_SETTLE_S, PARK_DELAY_S, None)
+EVENT_LOOP_PACE = Pace(0.0, 0.0, 0.0, EVENT_HOLD_S)
 
 
 class ActionRefused(Exception):
@@ -254,9 +277,19 @@ class ActionExecutor:
         self.geometry = geometry
         self.sleep = sleep
         self.park_pointer = park_pointer
-        self.key_hold_s = KEY_HOLD_S if hold_s is None else hold_s
-        self.button_hold_s = BUTTON_HOLD_S if hold_s is None else hold_s
+        self._key_hold_s = KEY_HOLD_S if hold_s is None else hold_s
+        self._button_hold_s = BUTTON_HOLD_S if hold_s is None else hold_s
+        self.pace = PERSON_PACE
+        """The pauses around inputs; :data:`EVENT_LOOP_PACE` for a program known to read every event."""
         self.history = ActionHistory()
+
+    @property
+    def key_hold_s(self) -> float:
+        return self._key_hold_s if self.pace.hold_s is None else self.pace.hold_s
+
+    @property
+    def button_hold_s(self) -> float:
+        return self._button_hold_s if self.pace.hold_s is None else self.pace.hold_s
 
     def close(self) -> None:
         self.backend.close()
@@ -285,12 +318,12 @@ class ActionExecutor:
         # is a plain motion event it cannot miss.
         self.backend.move(ax + 1, ay)
         self.backend.sync()
-        self.sleep(APPROACH_S)
+        self._pause(self.pace.approach_s)
         self.backend.move(ax, ay)
         self.backend.sync()
         # A toolkit that reads the pointer position once a frame (SDL) must see the move before
         # the press, or it reports the press where the pointer was.
-        self.sleep(MOVE_SETTLE_S)
+        self._pause(self.pace.move_settle_s)
         for i in range(count):
             if i:
                 self.sleep(DOUBLE_CLICK_GAP_S)
@@ -313,9 +346,13 @@ class ActionExecutor:
             # Let the target handle the release before the pointer leaves: a toolkit that
             # captures the pointer while a button is down (SDL does) would otherwise take the
             # move as a drag inside its window and never see the pointer leave.
-            self.sleep(PARK_DELAY_S)
+            self._pause(self.pace.park_delay_s)
             self.backend.park(*self.park_pointer)
         self.backend.sync()
+
+    def _pause(self, seconds: float) -> None:
+        if seconds > 0:
+            self.sleep(seconds)
 
     def _perform(self, action: Action) -> str:
         b = self.backend
@@ -330,7 +367,7 @@ class ActionExecutor:
             x2, y2 = self._abs(action.x2, action.y2)
             b.move(x1, y1)
             b.sync()
-            self.sleep(MOVE_SETTLE_S)
+            self._pause(self.pace.move_settle_s)
             b.button(1, True)
             b.sync()
             for i in range(1, DRAG_STEPS + 1):
@@ -343,7 +380,7 @@ class ActionExecutor:
             ax, ay = self._abs(action.x, action.y)
             b.move(ax, ay)
             b.sync()
-            self.sleep(MOVE_SETTLE_S)
+            self._pause(self.pace.move_settle_s)
             for _ in range(action.amount):
                 b.button(SCROLL_BUTTONS[action.direction], True)
                 b.button(SCROLL_BUTTONS[action.direction], False)

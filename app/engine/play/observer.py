@@ -8,6 +8,11 @@ moving).  :meth:`motion` tells an animating window from a static one by
 sampling it while nothing is sent, and can collect the pixels that change by
 themselves (a blinking caret, a clock) so they are not taken for a response.
 
+A Python program on Tk or Qt says from inside when its event loop is idle
+(:attr:`VisualObserver.probe`): :meth:`settle` then takes the picture as soon as
+it is idle and painted, waiting only for one-shot timers due soon
+(:mod:`app.engine.play.idle_settle`); pixel settling is the fallback.
+
 Continuous capture (issue 16): every capture, whoever asked for it, is handed to
 a :data:`FrameTap` (the run's film), and :meth:`VisualObserver.stream` polls the
 window on a thread of its own whenever the step loop has not looked for a film
@@ -29,6 +34,7 @@ import numpy as np
 from PIL import Image
 
 from app.engine.errors import DisplayError
+from app.engine.play.idle_settle import IdleProbe, sees_loop, settle_on_idle
 
 QUIET_S = 0.08
 """A window unchanged for this long after an action counts as settled."""
@@ -73,6 +79,10 @@ class Observation:
     settle_ms: float
     changed_bbox: BBox | None  # versus the reference frame given to settle()
     samples: int
+    how: str = "pixels"
+    """How it was settled: "inside" (the program said its loop was idle), "pixels" or "gate" (frames played)."""
+    busy: bool = False
+    """Settled from inside, the program's loop did not come back to idle before the cap."""
 
 
 def changed_mask(a: Frame, b: Frame) -> np.ndarray | None:
@@ -140,6 +150,8 @@ class VisualObserver:
         """Frames captured so far (every poll of settle and motion counts, and the stream's)."""
         self.tap: FrameTap | None = None
         """Called with every capture; see :data:`FrameTap`."""
+        self.probe: IdleProbe | None = None
+        """The program's idle signal from inside (set by whoever started it); :meth:`settle` uses it when it can."""
         self._lock = threading.Lock()
         self._last_grab = 0.0
         self._overlays = 0
@@ -233,7 +245,7 @@ class VisualObserver:
 
     def settle(self, reference: Frame | None = None, *, cap_s: float = SETTLE_CAP_S, quiet_s: float = QUIET_S,
                react_s: float = 0.0, moving_s: float | None = None,
-               sleep: Callable[[float], None] = time.sleep) -> Observation:
+               sleep: Callable[[float], None] = time.sleep, inside: bool = True) -> Observation:
         """Wait for a reaction, then until the window stops changing (or ``cap_s``); compare with ``reference``.
 
         With ``react_s`` > 0 and a ``reference``, the window is watched for at least
@@ -242,8 +254,20 @@ class VisualObserver:
         scene built in 150 ms) comes later.  ``moving_s``: a window that has kept changing
         for this long after the watch (an input that started a game) is looked at then,
         not at ``cap_s``: the bird must not fall while the engine waits for stillness.
+
+        With a :attr:`probe` that sees the program's event loop (and ``inside``), the loop's idle
+        answers replace the watch and the stillness (``react_s`` and ``quiet_s`` are not used); a
+        probe that does not answer leaves the rest of ``cap_s`` to pixel settling.
         """
         start = time.monotonic()
+        if inside and sees_loop(self.probe):
+            assert self.probe is not None
+            seen = settle_on_idle(self.capture, self.probe, cap_s=cap_s, moving_s=moving_s, sleep=sleep)
+            if seen.answered and seen.frame is not None:
+                elapsed = (time.monotonic() - start) * 1000.0
+                box = changed_bbox(reference, seen.frame) if reference else None
+                return Observation(seen.frame, seen.settled, elapsed, box, seen.samples, "inside", seen.busy)
+            # No answer: pixel settling goes on from here, within the same cap.
         frame = self.capture()
         last_change = start
         samples = 1

@@ -18,11 +18,12 @@ from app.engine.play.desktop import DesktopCapture, Hold
 from app.engine.play.desktop_input import DesktopBackend, DesktopExecutor
 from app.engine.play.actions import Action, Wait
 from app.engine.play.display import XDisplay
-from app.engine.play.executor import ActionExecutor, make_executor
+from app.engine.play.executor import EVENT_LOOP_PACE, ActionExecutor, make_executor
 from app.engine.play.gate import FrameGate
+from app.engine.play.idle_settle import sees_loop
 from app.engine.play.observer import Frame, Observation, VisualObserver, changed_bbox
 from app.engine.play.target import TargetProcess, WindowInfo
-from app.engine.play.targetspec import TargetSpec
+from app.engine.play.targetspec import TargetSpec, Timing
 
 
 class Player:
@@ -62,10 +63,21 @@ class Player:
             self._start_desktop(target, geometry)
             return win
         self.observer = VisualObserver(self.display.name, geometry)
+        self.observer.probe = target.inside
         self.executor = make_executor(self.display.name, self.display.isolated, win.id, geometry, self.display.size,
                                       sleep=self.pause, hold_s=self.spec.timing.hold_ms / 1000)
+        if sees_loop(target.inside) and self.spec.timing.hold_ms == Timing.hold_ms:
+            # Tk or Qt reads every event in order: no pauses of a person's pace (unless the target declares a hold).
+            self.executor.pace = EVENT_LOOP_PACE
         self.executor.park()  # Xvfb puts the pointer mid-screen: over a centred button, which would glow
         return win
+
+    @property
+    def settle_source(self) -> str:
+        """How this program's steps are settled: "gate" (frames played), "inside" (its loop says idle) or "pixels"."""
+        if self.lockstep:
+            return "gate"
+        return "inside" if self.observer is not None and sees_loop(self.observer.probe) else "pixels"
 
     def _start_desktop(self, target: TargetProcess, geometry: Callable[[], tuple[int, int, int, int]]) -> None:
         """A shared desktop: frames of the window's own pixels, input that reaches the target or waits."""
@@ -144,7 +156,8 @@ class Player:
         box = changed_bbox(before, frame) if before is not None else None
         # Settled: the last frame played changed nothing (a moving game is not, though it stands still now).
         settled = prev is None or frame.same_as(prev)
-        return Observation(frame, settled, (time.monotonic() - t0) * 1000.0, box, 2 if prev is not None else 1)
+        return Observation(frame, settled, (time.monotonic() - t0) * 1000.0, box, 2 if prev is not None else 1,
+                           "gate")
 
     def settle(self, cap_s: float, quiet_s: float) -> Observation:
         assert self.observer is not None

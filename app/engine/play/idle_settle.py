@@ -1,0 +1,130 @@
+"""Settling from inside: the after-picture is taken when the program says its event loop is idle.
+
+Pixel settling cannot tell "done" from "about to change": it watches every
+input for ``react_ms`` and then waits for stillness, so a step costs about
+400 ms and a reaction scheduled 400 ms later is still missed.  A Python
+program on Tk or Qt says from inside (:class:`~app.engine.play.inside.Inside`)
+when its loop is back with nothing queued and which timer is due next, as
+Espresso's idling resources and Playwright's auto-waiting do:
+
+- idle, no one-shot timer due within :data:`IDLE_HORIZON_MS`: capture, ask
+  once more and capture again; two equal pictures are the settled answer;
+- a one-shot timer due within the horizon (a reaction 150 ms or 400 ms after
+  the click): wait until it is due, then ask again, up to the cap;
+- a timer that repeats (a blinking caret, a clock) never holds a step;
+- a picture that changes at every idle answer (an animation run by a
+  repeating timer) is looked at after ``moving_s``, as pixel settling does.
+
+Programs without the probe (not Python, pygame, an unknown toolkit) keep
+pixel settling (:meth:`VisualObserver.settle <app.engine.play.observer.VisualObserver.settle>`).
+This module knows nothing of the observer: it gets a capture function and
+returns what it saw, so the observer can use it without an import cycle.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Protocol
+
+from app.engine.play.inside import IdleReport
+
+if TYPE_CHECKING:
+    from app.engine.play.observer import Frame
+
+IDLE_HORIZON_MS = 1000.0
+"""A one-shot timer due within this long after the program went idle is waited for (a delayed reaction);
+one due later is the program's own business and does not hold the step."""
+TIMER_SLACK_S = 0.004
+"""After a timer's due time, before the loop is asked again: the timer fires, then the loop paints."""
+BUSY_RETRY_S = 0.002
+"""The loop answered but still had events queued: ask again after this long."""
+CONFIRM_GAP_S = 0.001
+"""Between an idle picture and the next question (the confirming picture follows the next idle answer)."""
+BROKEN_SHARE = 0.5
+"""A first question that comes back unanswered in less than this share of its timeout means the channel
+cannot answer (the program ended, or its toolkit cannot tell): the caller falls back to pixels."""
+LOOP_TOOLKITS = ("tk", "qt")
+"""Toolkits whose event loop the probe sees; pygame's frames are the frame gate's business."""
+
+
+class IdleProbe(Protocol):
+    """What settling needs of :class:`~app.engine.play.inside.Inside`."""
+
+    @property
+    def available(self) -> bool: ...
+    @property
+    def toolkit(self) -> str: ...
+    def idle(self, timeout_s: float) -> IdleReport | None: ...
+
+
+def sees_loop(probe: IdleProbe | None) -> bool:
+    """Can this probe tell when the program's event loop is idle (a Python program on Tk or Qt)?"""
+    return probe is not None and probe.available and probe.toolkit in LOOP_TOOLKITS
+
+
+@dataclass(frozen=True)
+class IdleOutcome:
+    """What settling from inside saw.  ``answered`` False: the probe could not answer, use pixels."""
+
+    frame: Frame | None
+    settled: bool
+    samples: int
+    answered: bool
+    busy: bool
+    """The loop did not come back to idle before the cap (a long handler, or a frozen program)."""
+    timers: int
+    """One-shot timers waited for."""
+
+
+def settle_on_idle(capture: Callable[[], Frame], probe: IdleProbe, *, cap_s: float,
+                   moving_s: float | None = None, horizon_ms: float = IDLE_HORIZON_MS,
+                   sleep: Callable[[float], None] = time.sleep) -> IdleOutcome:
+    """Wait for the program's loop to be idle (and its due one-shot timers fired), then confirm the picture.
+
+    The caller has sent its input and synced the X connection, so the input is queued to the program
+    before the first question reaches it."""
+    start = time.monotonic()
+    deadline = start + cap_s
+    frame: Frame | None = None
+    changing_since: float | None = None
+    samples = timers = 0
+    answered = busy = False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        asked = time.monotonic()
+        report = probe.idle(left)
+        if report is None:
+            if not answered and time.monotonic() - asked < left * BROKEN_SHARE:
+                return IdleOutcome(frame, False, samples, False, False, timers)
+            answered = busy = True  # silent until the cap: that is an answer (the loop is busy)
+            break
+        answered = True
+        if not report.idle:
+            sleep(BUSY_RETRY_S)
+            continue
+        due = report.next_timer_ms
+        if due is not None and not report.repeating and due <= horizon_ms:
+            wait = max(0.0, due / 1000.0) + TIMER_SLACK_S
+            if time.monotonic() + wait >= deadline:
+                sleep(max(0.0, deadline - time.monotonic()))
+                break
+            sleep(wait)
+            timers += 1
+            frame, changing_since = None, None  # the timer may paint: the picture starts again
+            continue
+        shot = capture()
+        samples += 1
+        if frame is not None and shot.same_as(frame):
+            return IdleOutcome(shot, True, samples, True, False, timers)
+        now = time.monotonic()
+        if frame is not None:
+            changing_since = now if changing_since is None else changing_since
+            if moving_s is not None and now - changing_since >= moving_s:
+                return IdleOutcome(shot, False, samples, True, False, timers)
+        frame = shot
+        sleep(CONFIRM_GAP_S)
+    shot = capture()
+    return IdleOutcome(shot, False, samples + 1, answered, busy, timers)
