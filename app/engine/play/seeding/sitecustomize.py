@@ -383,6 +383,13 @@ _frame_gate = _open_gate(_gate) if _gate else None
 _clock = os.environ.get("PLAYCODER_CLOCK")
 if _clock:
     _open_clock(_clock, _frame_gate)
+if os.environ.get("PLAYCODER_INSIDE"):  # the engine's inside channel (app.engine.play.inside): never breaks the program
+    try:
+        import _playcoder_inside
+
+        _playcoder_inside.start(_AfterImport)
+    except Exception:
+        pass
 try:
     _chain()
 except Exception:

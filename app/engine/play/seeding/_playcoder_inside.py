@@ -1,0 +1,312 @@
+"""The program's end of the engine's inside channel (:mod:`app.engine.play.inside`).
+
+Loaded by the seeding ``sitecustomize`` when PLAYCODER_INSIDE ("REQ_FD,EVT_FD")
+is set.  It says hello, records which lines of the program's own files run,
+and answers the engine's requests (coverage, widgets, idle) from a daemon
+thread; what only the GUI thread may read is asked of the toolkit's adapter
+(``_playcoder_tk``, ``_playcoder_qt``), loaded when the program imports its
+toolkit.  Nothing here may break the program: every hook swallows its errors,
+and the channel's pipes are closed to programs the game starts.
+
+Runs inside the played program, so it imports nothing of the engine.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import queue
+import select
+import sys
+import threading
+from types import CodeType, FrameType, ModuleType
+from typing import Any, Callable, Optional
+
+VERSION = 1
+ENV = "PLAYCODER_INSIDE"
+CHUNK_LINES = 20000
+"""Line numbers per coverage message: well below the engine's longest message (1 MiB)."""
+PUSH_EVERY_S = 1.0
+"""New lines are also pushed unasked this often (a program killed at the end keeps them)."""
+MAX_REQUEST = 4096
+SKIPPED_DIRS = frozenset({"tests", "test", "__pycache__", "site-packages", "dist-packages", "node_modules",
+                          "venv", ".venv", "env", ".git", "build", "dist"})
+"""As the engine counts the program's own files (app.engine.play.inside.SKIPPED_DIRS)."""
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Channel:
+    """JSON lines to the engine: queued from any thread, written by one daemon thread."""
+
+    def __init__(self, req_fd: int, evt_fd: int) -> None:
+        self.req_fd, self.evt_fd = req_fd, evt_fd
+        self.open = True
+        self.out: "queue.SimpleQueue[bytes]" = queue.SimpleQueue()
+        self.lock = threading.Lock()
+
+    def send(self, msg: dict[str, Any]) -> None:
+        """Queue a message (never blocks the caller: a GUI thread may send)."""
+        if self.open:
+            msg["v"] = VERSION
+            self.out.put((json.dumps(msg, separators=(",", ":")) + "\n").encode())
+
+    def send_now(self, msg: dict[str, Any]) -> None:
+        """Write at once (at exit, when the writer thread may be gone)."""
+        msg["v"] = VERSION
+        self._write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
+
+    def writer(self) -> None:
+        while self.open:
+            self._write(self.out.get())
+
+    def _write(self, data: bytes) -> None:
+        with self.lock:
+            try:
+                while data and self.open:
+                    data = data[os.write(self.evt_fd, data):]
+            except OSError:
+                self.open = False  # the engine is gone
+
+
+class Tracer:
+    """Lines of the program's own files, each reported once.
+
+    Python 3.12+: ``sys.monitoring`` (each line disabled once seen).  Before:
+    ``sys.settrace``; a code object whose lines were all seen is not traced
+    again, so a game loop that runs the same code costs one lookup per call.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.abspath(root) + os.sep
+        self.files: dict[str, Optional[str]] = {}
+        self.codes: dict[int, tuple[CodeType, Optional[str], set[int]]] = {}
+        """id(code) -> (code kept alive so the id stays its own, its file, lines not yet seen)."""
+        self.fresh: dict[str, set[int]] = {}
+        self.lock = threading.Lock()
+
+    def start(self) -> None:
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is not None:
+            tool = monitoring.COVERAGE_ID
+            monitoring.use_tool_id(tool, "playcoder")
+            monitoring.register_callback(tool, monitoring.events.LINE, self._on_line)
+            monitoring.set_events(tool, monitoring.events.LINE)
+            return
+        threading.settrace(self._on_call)
+        sys.settrace(self._on_call)
+
+    def take(self) -> dict[str, set[int]]:
+        with self.lock:
+            fresh, self.fresh = self.fresh, {}
+        return fresh
+
+    def own(self, filename: str) -> Optional[str]:
+        """The file relative to the program folder, or None for a file that is not the program's own."""
+        rel = self.files.get(filename, "")
+        if rel != "":
+            return rel
+        path = os.path.abspath(filename)
+        rel = None
+        # A relative name may be code made up in memory (shiboken's signature modules): a file of ours exists.
+        real = os.path.isabs(filename) or os.path.isfile(path)
+        if real and path.startswith(self.root) and path.endswith(".py") and not path.startswith(_HERE + os.sep):
+            rel = path[len(self.root):].replace(os.sep, "/")
+            parts = rel.split("/")
+            if any(p in SKIPPED_DIRS or p.startswith(".") for p in parts[:-1]) or parts[-1].startswith("test_"):
+                rel = None
+        self.files[filename] = rel
+        return rel
+
+    def _hit(self, rel: str, line: int) -> None:
+        with self.lock:
+            self.fresh.setdefault(rel, set()).add(line)
+
+    def _on_line(self, code: CodeType, line: int) -> Any:
+        try:
+            rel = self.own(code.co_filename)
+            if rel is not None:
+                self._hit(rel, line)
+        except Exception:
+            pass
+        return sys.monitoring.DISABLE  # type: ignore[attr-defined]
+
+    def _entry(self, code: CodeType) -> tuple[CodeType, Optional[str], set[int]]:
+        entry = self.codes.get(id(code))
+        if entry is None:
+            rel = self.own(code.co_filename)
+            lines = {ln for _, _, ln in code.co_lines() if ln} if rel is not None else set()
+            entry = self.codes[id(code)] = (code, rel, lines)
+        return entry
+
+    def _on_call(self, frame: FrameType, event: str, arg: Any) -> Any:
+        try:
+            _code, rel, unseen = self._entry(frame.f_code)
+            if not unseen or rel is None:
+                return None
+            line = frame.f_lineno
+            if line in unseen:
+                unseen.discard(line)
+                self._hit(rel, line)
+            return self._on_event
+        except Exception:
+            return None
+
+    def _on_event(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if event != "line":
+            return self._on_event
+        try:
+            _code, rel, unseen = self.codes[id(frame.f_code)]
+            line = frame.f_lineno
+            if line in unseen:
+                unseen.discard(line)
+                self._hit(rel or "", line)
+            return self._on_event if unseen else None
+        except Exception:
+            return None
+
+
+class Inside:
+    """Hello, coverage and the engine's requests; a toolkit adapter answers what its GUI thread knows."""
+
+    def __init__(self, channel: Channel, tracer: Tracer) -> None:
+        self.channel = channel
+        self.tracer = tracer
+        self.toolkit = ""
+        self.adapter: Any = None
+        """The toolkit's adapter: ``ask(kind, ident)`` answers on the GUI thread (or says it cannot)."""
+
+    def hello(self) -> None:
+        self.channel.send({"type": "hello", "toolkit": self.toolkit, "python": sys.version.split()[0]})
+
+    def toolkit_imported(self, toolkit: str, adapter: Any) -> None:
+        if self.toolkit in ("tk", "qt") and toolkit == "pygame":
+            return  # a Tk or Qt program that also imports pygame (for sound) stays what it was
+        self.toolkit, self.adapter = toolkit, adapter
+        self.hello()
+
+    def push(self, ident: Optional[int] = None, now: bool = False) -> None:
+        """Send the lines first run since the last push; the last message carries ``ident``."""
+        fresh = self.tracer.take()
+        send = self.channel.send_now if now else self.channel.send
+        parts: list[tuple[str, list[int]]] = []
+        for rel, lines in fresh.items():
+            ordered = sorted(lines)
+            parts.extend((rel, ordered[i:i + CHUNK_LINES]) for i in range(0, len(ordered), CHUNK_LINES))
+        if not parts and ident is None:
+            return
+        kind = "reply" if ident is not None else "coverage"
+        size = 0
+        batch: dict[str, list[int]] = {}
+        for rel, lines in parts:
+            if size + len(lines) > CHUNK_LINES and batch:
+                send({"type": "coverage", "files": batch})
+                batch, size = {}, 0
+            batch.setdefault(rel, []).extend(lines)
+            size += len(lines)
+        msg: dict[str, Any] = {"type": kind, "files": batch}
+        if ident is not None:
+            msg.update(id=ident, done=True)
+        send(msg)
+
+    def serve(self) -> None:
+        """The request thread: read the engine's requests; push new lines now and then."""
+        buf = b""
+        while self.channel.open:
+            try:
+                ready, _, _ = select.select([self.channel.req_fd], [], [], PUSH_EVERY_S)
+                if not ready:
+                    self.push()
+                    continue
+                data = os.read(self.channel.req_fd, 65536)
+            except OSError:
+                return
+            if not data:
+                return  # the engine closed its end
+            buf += data
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                self._answer(line)
+            if len(buf) > MAX_REQUEST:
+                buf = b""
+
+    def _answer(self, line: bytes) -> None:
+        try:
+            req = json.loads(line)
+            if not isinstance(req, dict) or req.get("v") != VERSION or not isinstance(req.get("id"), int):
+                return
+            ident, kind = req["id"], req.get("type")
+            if kind == "coverage":
+                self.push(ident)
+            elif kind in ("widgets", "idle"):
+                if self.adapter is None or not self.adapter.ask(kind, ident):
+                    self.channel.send({"type": "reply", "id": ident, kind: None})
+            else:
+                self.channel.send({"type": "reply", "id": ident, "error": f"unknown request {kind!r}"})
+        except Exception:
+            pass
+
+
+def _on_import(inside: Inside, toolkit: str, make: Callable[[Inside, ModuleType], Any]) -> Callable[[ModuleType], None]:
+    def then(module: ModuleType) -> None:
+        try:
+            adapter = make(inside, module)
+        except Exception:
+            adapter = None
+        inside.toolkit_imported(toolkit, adapter)
+
+    return then
+
+
+def _tk_adapter(inside: Inside, module: ModuleType) -> Any:
+    import _playcoder_tk
+
+    return _playcoder_tk.TkAdapter(inside.channel, module)
+
+
+def _qt_adapter(binding: str) -> Callable[[Inside, ModuleType], Any]:
+    def make(inside: Inside, module: ModuleType) -> Any:
+        import _playcoder_qt
+
+        return _playcoder_qt.QtAdapter(inside.channel, binding, module)
+
+    return make
+
+
+def start(after_import: Callable[[str, Callable[[ModuleType], None]], Any]) -> None:
+    """Open the channel named by PLAYCODER_INSIDE, start tracing and serving, say hello.
+
+    ``after_import(name, then)``: the sitecustomize's after-import finder (one per module).
+    """
+    raw = os.environ.pop(ENV, "")
+    try:
+        req_fd, evt_fd = (int(x) for x in raw.split(","))
+        os.fstat(req_fd)
+        os.fstat(evt_fd)
+    except (ValueError, OSError):
+        return
+    for fd in (req_fd, evt_fd):
+        os.set_inheritable(fd, False)  # programs the game starts do not inherit the channel
+    channel = Channel(req_fd, evt_fd)
+    tracer = Tracer(os.getcwd())
+    inside = Inside(channel, tracer)
+
+    def forget_in_child() -> None:  # a forked child must not hold the engine's pipes open
+        channel.open = False
+        for fd in (req_fd, evt_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    os.register_at_fork(after_in_child=forget_in_child)
+    threading.Thread(target=channel.writer, daemon=True, name="playcoder-inside-writer").start()
+    threading.Thread(target=inside.serve, daemon=True, name="playcoder-inside").start()
+    atexit.register(lambda: inside.push(now=True))
+    for name, toolkit, make in (("tkinter", "tk", _tk_adapter), ("PySide6.QtWidgets", "qt", _qt_adapter("PySide6")),
+                                ("PyQt6.QtWidgets", "qt", _qt_adapter("PyQt6")),
+                                ("PyQt5.QtWidgets", "qt", _qt_adapter("PyQt5")),
+                                ("pygame", "pygame", lambda inside, module: None)):
+        sys.meta_path.insert(0, after_import(name, _on_import(inside, toolkit, make)))
+    inside.hello()
+    tracer.start()

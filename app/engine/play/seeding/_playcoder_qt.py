@@ -1,0 +1,249 @@
+"""Inside a Qt program (PySide6, PyQt6, PyQt5): its widgets and its event loop's idleness, on the GUI thread.
+
+Widgets may only be read on the GUI thread.  The request thread emits a
+signal of a small QObject that lives on the GUI thread (a queued
+connection): the slot runs when the event loop comes back, walks
+``QApplication.allWidgets()`` and the menu bars' actions, and sends the
+answer.  A GUI thread that is busy never runs it: the engine's question
+times out.
+
+Idle is answered at the event dispatcher's next ``aboutToBlock`` (nothing
+left to do) after the slot ran.  ``QTimer.start`` and ``QTimer.singleShot``
+are wrapped to know the timers the program started; a QTimer that is not
+single-shot is reported as repeating.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import time
+import weakref
+from types import ModuleType
+from typing import Any, Optional
+
+TEXT_MAX = 200
+OWN_SIGNALS_FROM = "QWidget"
+"""Signals a class declares below QWidget (clicked, returnPressed, valueChanged ...) count as its commands."""
+
+
+def _mono() -> float:
+    return time.clock_gettime(time.CLOCK_MONOTONIC)  # time.monotonic may read the engine's clock
+
+
+class QtAdapter:
+    """Answers ``widgets`` and ``idle`` for the program's QApplication."""
+
+    def __init__(self, channel: Any, binding: str, widgets: ModuleType) -> None:
+        self.channel = channel
+        self.w = widgets
+        self.core = importlib.import_module(f"{binding}.QtCore")
+        self.bridge: Any = None
+        self.lock = threading.Lock()
+        self.waiting: list[int] = []
+        """Idle questions waiting for the loop's next aboutToBlock."""
+        self.dispatcher: Any = None
+        self.timers: Any = weakref.WeakSet()
+        self.shots: list[tuple[float, float]] = []
+        """QTimer.singleShot calls: (due, delay ms)."""
+        self._wrap_timers()
+
+    def _wrap_timers(self) -> None:
+        adapter, timer_cls = self, self.core.QTimer
+        real_start, real_shot = timer_cls.start, timer_cls.singleShot
+
+        def start(timer: Any, *args: Any) -> Any:
+            try:
+                adapter.timers.add(timer)
+            except Exception:
+                pass
+            return real_start(timer, *args)
+
+        def single_shot(*args: Any, **kwargs: Any) -> Any:
+            try:
+                if args and isinstance(args[0], int):
+                    adapter.shots.append((_mono() + args[0] / 1000.0, float(args[0])))
+            except Exception:
+                pass
+            return real_shot(*args, **kwargs)
+
+        timer_cls.start = start
+        timer_cls.singleShot = staticmethod(single_shot)
+
+    # -- requests (from the request thread) ---------------------------------------------
+    def ask(self, kind: str, ident: int) -> bool:
+        app = self.w.QApplication.instance()
+        if app is None:
+            return False
+        with self.lock:
+            if self.bridge is None:
+                self.bridge = self._make_bridge(app)
+        self.bridge.asked.emit((kind, ident))
+        return True
+
+    def _make_bridge(self, app: Any) -> Any:
+        core, adapter = self.core, self
+        signal = getattr(core, "Signal", None) or getattr(core, "pyqtSignal")
+        slot = getattr(core, "Slot", None) or getattr(core, "pyqtSlot")
+
+        class Bridge(core.QObject):  # type: ignore[misc, name-defined]
+            asked = signal(object)
+
+            @slot(object)
+            def answer(self, request: Any) -> None:
+                adapter._answer(request)
+
+        bridge = Bridge()
+        bridge.moveToThread(app.thread())
+        bridge.asked.connect(bridge.answer, _enum(core.Qt, "ConnectionType", "QueuedConnection"))
+        return bridge
+
+    # -- answers (on the GUI thread) ---------------------------------------------------
+    def _answer(self, request: Any) -> None:
+        kind, ident = request
+        try:
+            app = self.w.QApplication.instance()
+            if kind == "widgets":
+                self.channel.send({"type": "reply", "id": ident, "widgets": self._widgets(app)})
+                return
+            if self.dispatcher is None:
+                self.dispatcher = self.core.QAbstractEventDispatcher.instance(app.thread())
+                self.dispatcher.aboutToBlock.connect(self._on_block)
+            self.waiting.append(ident)
+        except Exception:
+            self.channel.send({"type": "reply", "id": ident, kind: None})
+
+    def _on_block(self) -> None:
+        if not self.waiting:
+            return
+        try:
+            waiting, self.waiting = self.waiting, []
+            now = _mono()
+            self.shots = [(due, ms) for due, ms in self.shots if due > now]
+            once = [(due - now) * 1000.0 for due, _ in self.shots]
+            again: list[float] = []
+            for timer in list(self.timers):
+                try:
+                    left = float(timer.remainingTime())
+                    if timer.isActive() and left >= 0:
+                        (once if timer.isSingleShot() else again).append(left)
+                except Exception:
+                    pass
+            soonest = min(once) if once else min(again) if again else None
+            for ident in waiting:
+                self.channel.send({"type": "reply", "id": ident, "idle": True, "next_timer_ms": soonest,
+                                   "repeating": not once and bool(again)})
+        except Exception:
+            pass
+
+    def _widgets(self, app: Any) -> list[dict[str, Any]]:
+        w, core = self.w, self.core
+        tops = [t for t in app.topLevelWidgets() if t.isVisible() and not isinstance(t, w.QMenu)]
+        main = app.activeWindow() or (max(tops, key=lambda t: t.width() * t.height()) if tops else None)
+        if main is None:
+            return []
+        origin = main.mapToGlobal(core.QPoint(0, 0))
+        out: list[dict[str, Any]] = []
+        seen: set[int] = set()
+        for widget in app.allWidgets():
+            try:
+                if isinstance(widget, w.QMenu):
+                    continue
+                out.append(self._describe(widget, origin))
+                if isinstance(widget, w.QMenuBar):
+                    for action in widget.actions():
+                        self._action(action, (), widget, origin, out, seen)
+                elif widget.isWindow():
+                    for action in widget.actions():  # window shortcuts outside any menu
+                        if not action.shortcut().isEmpty():
+                            self._action(action, (), None, origin, out, seen)
+            except Exception:
+                pass
+        return out
+
+    def _describe(self, widget: Any, origin: Any) -> dict[str, Any]:
+        visible = bool(widget.isVisible())
+        box = None
+        if visible:
+            p = widget.mapToGlobal(self.core.QPoint(0, 0))
+            x, y = p.x() - origin.x(), p.y() - origin.y()
+            box = [x, y, x + widget.width(), y + widget.height()]
+        return {"kind": self._kind(widget), "cls": type(widget).__name__, "text": _text(self.w, widget)[:TEXT_MAX],
+                "enabled": bool(widget.isEnabled()), "visible": visible, "box": box,
+                "has_command": self._connected(widget)}
+
+    def _action(self, action: Any, path: tuple[str, ...], shown_in: Any, origin: Any, out: list[dict[str, Any]],
+                seen: set[int]) -> None:
+        """A menu bar's or a menu's action, and the actions of its menu below it."""
+        if action.isSeparator() or id(action) in seen:
+            return
+        seen.add(id(action))
+        label = action.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
+        menu = action.menu() if hasattr(action, "menu") else None
+        box = None
+        if shown_in is not None and shown_in.isVisible():
+            rect = shown_in.actionGeometry(action)
+            p = shown_in.mapToGlobal(rect.topLeft())
+            x, y = p.x() - origin.x(), p.y() - origin.y()
+            box = [x, y, x + rect.width(), y + rect.height()]
+        try:
+            connected = bool(action.isSignalConnected(self.core.QMetaMethod.fromSignal(action.triggered)))
+        except Exception:
+            connected = True
+        out.append({"kind": "menu" if menu is not None else "menuitem", "cls": type(action).__name__,
+                    "text": label, "enabled": bool(action.isEnabled()), "visible": box is not None, "box": box,
+                    "has_command": connected or menu is not None, "menu_path": list(path + (label,)),
+                    "shortcut": action.shortcut().toString()})
+        if menu is not None:
+            for sub in menu.actions():
+                self._action(sub, path + (label,), menu, origin, out, seen)
+
+    def _kind(self, widget: Any) -> str:
+        w = self.w
+        for cls, kind in (("QCheckBox", "check"), ("QRadioButton", "radio"), ("QAbstractButton", "button"),
+                          ("QLineEdit", "entry"), ("QAbstractSpinBox", "entry"), ("QTextEdit", "text"),
+                          ("QPlainTextEdit", "text"), ("QAbstractItemView", "list"), ("QAbstractSlider", "scale"),
+                          ("QMenuBar", "menu"), ("QLabel", "label"), ("QGraphicsView", "canvas")):
+            if isinstance(widget, getattr(w, cls)):
+                return kind
+        if isinstance(widget, w.QComboBox):
+            return "entry" if widget.isEditable() else "list"
+        return "other"
+
+    def _connected(self, widget: Any) -> bool:
+        """Is any signal its class declares below QWidget connected (clicked, returnPressed, valueChanged ...)?"""
+        meta = widget.metaObject()
+        start = getattr(self.w, OWN_SIGNALS_FROM).staticMetaObject.methodCount()
+        signal = _enum(self.core.QMetaMethod, "MethodType", "Signal")
+        for i in range(start, meta.methodCount()):
+            method = meta.method(i)
+            try:
+                if method.methodType() == signal and widget.isSignalConnected(method):
+                    return True
+            except Exception:
+                return False
+        return False
+
+
+def _enum(owner: Any, scope: str, name: str) -> Any:
+    """A Qt enum member, scoped (PySide6, PyQt6) or not (PyQt5)."""
+    scoped = getattr(owner, scope, None)
+    return getattr(scoped, name) if scoped is not None and hasattr(scoped, name) else getattr(owner, name)
+
+
+def _text(w: ModuleType, widget: Any) -> str:
+    try:
+        if widget.isWindow():
+            return str(widget.windowTitle())
+        if isinstance(widget, (w.QTextEdit, w.QPlainTextEdit)):
+            return str(widget.toPlainText())
+        if isinstance(widget, w.QComboBox):
+            return str(widget.currentText())
+        if isinstance(widget, w.QGroupBox):
+            return str(widget.title())
+        if isinstance(widget, w.QLineEdit):
+            return str(widget.text() or widget.placeholderText())
+        text: Optional[Any] = getattr(widget, "text", None)
+        return str(text()) if callable(text) else ""
+    except Exception:
+        return ""

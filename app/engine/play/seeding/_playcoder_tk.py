@@ -1,0 +1,327 @@
+"""Inside a Tk program: its widget tree and its event loop's idleness, answered on the Tk thread.
+
+Tk may only be asked from the thread that runs it.  The request thread of
+``_playcoder_inside`` queues a question and writes a byte to a private pipe on
+which the Tk thread has a file handler (``createfilehandler``): whether the
+program runs ``mainloop`` or its own ``update()`` loop, Tcl calls the handler
+when its event loop comes back, and the answer is sent from there.  A program
+whose Tk thread is busy never calls it: the engine's question times out.
+
+Idle is answered from an ``after idle`` callback (Tcl runs those only when no
+other event is ready, after its pending redraws).  ``Misc.after`` and
+``after_cancel`` are wrapped to know the timers the program scheduled and
+when they are due; a callback that schedules itself again with the same delay
+(a caret blink, a clock) is marked repeating.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import tkinter.font  # noqa: F401  (the menu bar's label widths)
+import time
+from types import ModuleType
+from typing import Any, Callable, Optional
+
+TEXT_MAX = 200
+"""Characters of a widget's text sent to the engine."""
+STALE_TIMER_S = 60.0
+"""A timer overdue by this much never fires (its interpreter was destroyed): forgotten."""
+KINDS = {
+    "Button": "button", "TButton": "button", "Menubutton": "button", "TMenubutton": "button",
+    "Entry": "entry", "TEntry": "entry", "Spinbox": "entry", "TSpinbox": "entry", "TCombobox": "entry",
+    "Text": "text", "Listbox": "list", "Treeview": "list",
+    "Checkbutton": "check", "TCheckbutton": "check", "Radiobutton": "radio", "TRadiobutton": "radio",
+    "Scale": "scale", "TScale": "scale", "Menu": "menu", "Canvas": "canvas",
+    "Label": "label", "TLabel": "label", "Message": "label",
+}
+MENUBAR_PAD = 13
+"""Pixels a menu bar entry takes beyond its label (Tk 8.6 on X11, default font), when no neighbour tells."""
+CLICK_BINDINGS = ("<Button", "<ButtonRelease", "<Double", "<1>", "<Key", "<Return")
+
+
+def _mono() -> float:
+    return time.clock_gettime(time.CLOCK_MONOTONIC)  # time.monotonic may read the engine's clock
+
+
+class TkAdapter:
+    """Answers ``widgets`` and ``idle`` for the program's Tk roots."""
+
+    def __init__(self, channel: Any, tkinter: ModuleType) -> None:
+        self.channel = channel
+        self.tkinter = tkinter
+        self.roots: list[Any] = []
+        self.pending: "collections.deque[tuple[str, int]]" = collections.deque()
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(self.wake_w, False)
+        self.timers: dict[str, tuple[float, float, bool]] = {}
+        """after id -> (due, delay ms, repeating)."""
+        self.firing: list[tuple[Any, float]] = []
+        self._wrap()
+
+    # -- hooks ---------------------------------------------------------------------
+    def _wrap(self) -> None:
+        adapter, tk = self, self.tkinter
+        real_init, real_after, real_cancel = tk.Tk.__init__, tk.Misc.after, tk.Misc.after_cancel
+
+        def init(root: Any, *args: Any, **kwargs: Any) -> None:
+            real_init(root, *args, **kwargs)
+            try:
+                adapter.roots.append(root)
+                root.tk.createfilehandler(adapter.wake_r, tk.READABLE, adapter._on_wake)
+            except Exception:
+                pass
+
+        def after(widget: Any, ms: Any, func: Any = None, *args: Any) -> Any:
+            if func is None or not isinstance(ms, (int, float)):
+                return real_after(widget, ms, func, *args)
+            return adapter._after(real_after, widget, float(ms), func, args)
+
+        def after_cancel(widget: Any, ident: Any) -> None:
+            adapter.timers.pop(str(ident), None)
+            real_cancel(widget, ident)
+
+        tk.Tk.__init__ = init
+        tk.Misc.after = after
+        tk.Misc.after_cancel = after_cancel
+
+    def _after(self, real_after: Callable[..., Any], widget: Any, delay: float, func: Any, args: tuple[Any, ...]) -> Any:
+        holder: list[str] = []
+        adapter = self
+
+        def fired(*a: Any) -> Any:
+            if holder:
+                adapter.timers.pop(holder[0], None)
+            adapter.firing.append((func, delay))
+            try:
+                return func(*a)
+            finally:
+                adapter.firing.pop()
+
+        try:
+            fired.__name__ = getattr(func, "__name__", "fired")
+        except Exception:
+            pass
+        ident = real_after(widget, int(delay), fired, *args)
+        try:
+            repeating = any(f == func and d == delay for f, d in self.firing)
+            holder.append(str(ident))
+            self.timers[str(ident)] = (_mono() + delay / 1000.0, delay, repeating)
+        except Exception:
+            pass
+        return ident
+
+    # -- requests (from the request thread) ------------------------------------------
+    def ask(self, kind: str, ident: int) -> bool:
+        """Queue a question for the Tk thread; False when there is no Tk window to ask."""
+        if self._root() is None:
+            return False
+        self.pending.append((kind, ident))
+        try:
+            os.write(self.wake_w, b"?")
+        except OSError:
+            pass  # the pipe is full: the Tk thread has a wake-up waiting already
+        return True
+
+    def _root(self) -> Any:
+        for root in list(self.roots):
+            try:
+                if root.tk is not None and root.winfo_exists():
+                    return root
+            except Exception:
+                pass
+            self.roots.remove(root)
+        return None
+
+    # -- answers (on the Tk thread) ---------------------------------------------------
+    def _on_wake(self, fd: int, mask: int) -> None:
+        try:
+            while os.read(self.wake_r, 4096):
+                pass
+        except OSError:
+            pass
+        while self.pending:
+            kind, ident = self.pending.popleft()
+            try:
+                root = self._root()
+                if root is None:
+                    self.channel.send({"type": "reply", "id": ident, kind: None})
+                elif kind == "widgets":
+                    self.channel.send({"type": "reply", "id": ident, "widgets": self._widgets(root)})
+                else:
+                    root.after_idle(self._idle_reply, ident)
+            except Exception:
+                self.channel.send({"type": "reply", "id": ident, kind: None})
+
+    def _idle_reply(self, ident: int) -> None:
+        now = _mono()
+        for key, (due, _, _) in list(self.timers.items()):
+            if due < now - STALE_TIMER_S:
+                self.timers.pop(key, None)
+        once = [due for due, _, rep in self.timers.values() if not rep]
+        again = [due for due, _, rep in self.timers.values() if rep]
+        soonest = min(once) if once else min(again) if again else None
+        self.channel.send({
+            "type": "reply", "id": ident, "idle": True,
+            "next_timer_ms": None if soonest is None else max(0.0, (soonest - now) * 1000.0),
+            "repeating": not once and bool(again),
+        })
+
+    def _widgets(self, root: Any) -> list[dict[str, Any]]:
+        ox, oy = self._origin(root)
+        out: list[dict[str, Any]] = []
+        seen_menus: set[str] = set()
+        menubar = str(root.cget("menu") or "")
+        if menubar:
+            self._menubar(root, menubar, ox, oy, out, seen_menus)
+        stack = list(reversed(root.winfo_children()))
+        while stack:
+            widget = stack.pop()
+            try:
+                if widget.winfo_class() == "Menu":
+                    if str(widget) not in seen_menus:
+                        self._menu(widget, (), (ox, oy), out, seen_menus)
+                    continue
+                out.append(self._describe(widget, ox, oy))
+            except Exception:
+                pass
+            try:
+                stack.extend(reversed(widget.winfo_children()))
+            except Exception:
+                pass
+        return out
+
+    @staticmethod
+    def _origin(root: Any) -> tuple[int, int]:
+        """Where the captured window starts: above the root's client area sits its menu bar (a clone)."""
+        x, y = int(root.winfo_rootx()), int(root.winfo_rooty())
+        for child in root.tk.splitlist(root.tk.call("winfo", "children", ".")):
+            name = str(child)
+            try:
+                if name.startswith(".#") and int(root.tk.call("winfo", "ismapped", name)):
+                    y = min(y, int(root.tk.call("winfo", "rooty", name)))
+            except Exception:
+                pass
+        return x, y
+
+    def _describe(self, widget: Any, ox: int, oy: int) -> dict[str, Any]:
+        cls = str(widget.winfo_class())
+        visible = bool(widget.winfo_viewable())
+        box = None
+        if visible:
+            x, y = int(widget.winfo_rootx()) - ox, int(widget.winfo_rooty()) - oy
+            box = [x, y, x + int(widget.winfo_width()), y + int(widget.winfo_height())]
+        return {"kind": KINDS.get(cls, "other"), "cls": cls, "text": _text(widget, cls)[:TEXT_MAX],
+                "enabled": _enabled(widget), "visible": visible, "box": box, "has_command": _has_command(widget)}
+
+    def _menubar(self, root: Any, name: str, ox: int, oy: int, out: list[dict[str, Any]], seen: set[str]) -> None:
+        menu = root.nametowidget(name)
+        seen.add(str(menu))
+        clone = "." + "#" + str(menu).lstrip(".").replace(".", "#")
+        last = menu.index("end")
+        if last is None:
+            return
+        try:
+            cx, cy = int(root.tk.call("winfo", "rootx", clone)) - ox, int(root.tk.call("winfo", "rooty", clone)) - oy
+            cw, ch = int(root.tk.call("winfo", "width", clone)), int(root.tk.call("winfo", "height", clone))
+            xs = [int(root.tk.call(clone, "xposition", i)) for i in range(int(last) + 1)]
+            xs.append(min(cw, xs[-1] + self._label_width(menu, int(last), xs)))
+        except Exception:
+            xs = []
+        for i in range(int(last) + 1):
+            kind = str(menu.type(i))
+            if kind in ("separator", "tearoff"):
+                continue
+            label = str(menu.entrycget(i, "label"))
+            box = [cx + xs[i], cy, cx + xs[i + 1], cy + ch] if xs else None
+            entry = _entry(menu, i, (label,), box)
+            out.append(entry)
+            if kind == "cascade":
+                entry["kind"] = "menu"
+                sub = str(menu.entrycget(i, "menu"))
+                if sub:
+                    self._menu(menu.nametowidget(sub), (label,), (ox, oy), out, seen)
+
+    def _label_width(self, menu: Any, last: int, xs: list[int]) -> int:
+        """The menu bar's last entry's width (the bar has no next entry to say where it ends): its label's
+        width plus the padding the entry before it had."""
+        font = self.tkinter.font.Font(font=menu.cget("font"))
+        pad = MENUBAR_PAD
+        if last > 0 and str(menu.type(last - 1)) not in ("separator", "tearoff"):
+            pad = xs[last] - xs[last - 1] - int(font.measure(str(menu.entrycget(last - 1, "label"))))
+        return int(font.measure(str(menu.entrycget(last, "label")))) + pad
+
+    def _menu(self, menu: Any, path: tuple[str, ...], origin: tuple[int, int], out: list[dict[str, Any]],
+              seen: set[str]) -> None:
+        """A menu's entries (a drop-down or a popup); boxes only while it is posted (on the screen)."""
+        if str(menu) in seen:
+            return
+        seen.add(str(menu))
+        last = menu.index("end")
+        if last is None:
+            return
+        posted = bool(menu.winfo_ismapped())
+        for i in range(int(last) + 1):
+            kind = str(menu.type(i))
+            if kind in ("separator", "tearoff"):
+                continue
+            label = str(menu.entrycget(i, "label"))
+            box = None
+            if posted:
+                y0 = int(menu.yposition(i))
+                y1 = int(menu.yposition(i + 1)) if i < int(last) else int(menu.winfo_height())
+                x, y = int(menu.winfo_rootx()) - origin[0], int(menu.winfo_rooty()) - origin[1]
+                box = [x, y + y0, x + int(menu.winfo_width()), y + y1]
+            out.append(_entry(menu, i, path + (label,), box))
+            if kind == "cascade":
+                sub = str(menu.entrycget(i, "menu"))
+                if sub:
+                    self._menu(menu.nametowidget(sub), path + (label,), origin, out, seen)
+
+
+def _entry(menu: Any, i: int, path: tuple[str, ...], box: Optional[list[int]]) -> dict[str, Any]:
+    def get(option: str) -> str:
+        try:
+            return str(menu.entrycget(i, option))
+        except Exception:
+            return ""
+
+    return {"kind": "menuitem", "cls": f"Menu.{menu.type(i)}", "text": path[-1] if path else "",
+            "enabled": get("state") != "disabled", "visible": box is not None, "box": box,
+            "has_command": bool(get("command")) or str(menu.type(i)) == "cascade", "menu_path": list(path),
+            "shortcut": get("accelerator")}
+
+
+def _text(widget: Any, cls: str) -> str:
+    try:
+        if cls in ("Entry", "TEntry", "Spinbox", "TSpinbox", "TCombobox"):
+            return str(widget.get())
+        if cls == "Text":
+            return str(widget.get("1.0", "end-1c"))
+        if cls == "Listbox":
+            return "\n".join(str(item) for item in widget.get(0, "end"))
+        return str(widget.cget("text"))
+    except Exception:
+        return ""
+
+
+def _enabled(widget: Any) -> bool:
+    try:
+        if hasattr(widget, "instate"):
+            return not widget.instate(("disabled",))
+        return str(widget.cget("state")) != "disabled"
+    except Exception:
+        return True
+
+
+def _has_command(widget: Any) -> bool:
+    try:
+        if str(widget.cget("command")):
+            return True
+    except Exception:
+        pass
+    try:
+        return any(seq.startswith(CLICK_BINDINGS) for seq in widget.bind())
+    except Exception:
+        return False
