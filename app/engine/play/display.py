@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import resource
 import select
 import shutil
 import signal
@@ -25,6 +26,9 @@ DISPLAY_MODES = (ISOLATED, DESKTOP)
 XVFB_START_TIMEOUT_S = 10.0
 DEFAULT_SCREEN = (1280, 800)
 _PR_SET_PDEATHSIG = 1
+XVFB_MEMORY_MB = 2048
+"""Address space of a private X server: a program that makes it hold pixmaps gets BadAlloc past this (issue 24)."""
+_MB = 1024 * 1024
 
 
 def die_with_parent() -> None:
@@ -34,6 +38,13 @@ def die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except OSError:
         pass
+
+
+def _xvfb_preexec() -> None:
+    """preexec_fn of a private Xvfb: dies with the engine, and its memory is bounded (pixmaps a program makes)."""
+    die_with_parent()
+    limit = XVFB_MEMORY_MB * _MB
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def stop_process(proc: subprocess.Popen[Any], *, grace_s: float = 2.0, group: bool = True) -> int | None:
@@ -108,7 +119,7 @@ def start_xvfb(size: tuple[int, int] = DEFAULT_SCREEN, depth: int = 24) -> XDisp
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=die_with_parent,
+            preexec_fn=_xvfb_preexec,
         )
     finally:
         os.close(write_fd)

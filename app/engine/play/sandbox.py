@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import IO, Callable, Mapping, Sequence
 
 from app.engine.errors import UserError
+from app.engine.play.cgroup import RunGroup
 from app.engine.play.display import die_with_parent
 from app.engine.play.sandbox_privilege import privilege_flags
 from app.engine.play.sandbox_process import (
@@ -443,10 +444,12 @@ def _user_process_count() -> int:
     return count
 
 
-def _limiter(lim: Limits, new_session: bool) -> Callable[[], None]:
+def _limiter(lim: Limits, new_session: bool, group: RunGroup | None = None) -> Callable[[], None]:
     nproc = None if os.getuid() == 0 else _user_process_count() + lim.nproc
 
     def apply() -> None:  # between fork and exec: no allocation-heavy work
+        if group is not None:
+            group.enter()  # the whole tree's bound (processes, memory), whatever the uid
         if new_session:
             os.setsid()
         die_with_parent()
@@ -491,13 +494,21 @@ def start(argv: Sequence[str], jail: Jail, *, stdin: int | None = subprocess.DEV
         raise SandboxError(f"{jail.folder} is not a folder; a sandboxed program needs its program folder.")
     marker = os.urandom(8).hex()
     bwrap = bwrap_status()[0] if jail.confine else ""
-    if bwrap:
-        return _start_confined(bwrap, list(argv), jail, stdin, collect_fd, marker)
-    return _start_fallback(list(argv), jail, stdin, marker)
+    group = RunGroup.create(jail.limits.nproc, jail.limits.memory_mb)
+    try:
+        if bwrap:
+            proc = _start_confined(bwrap, list(argv), jail, stdin, collect_fd, marker, group)
+        else:
+            proc = _start_fallback(list(argv), jail, stdin, marker, group)
+    except BaseException:
+        group.close()
+        raise
+    proc.bound_by(group)
+    return proc
 
 
 def _start_confined(bwrap: str, argv: list[str], jail: Jail, stdin: int | None, collect_fd: int | None,
-                    marker: str) -> SandboxedProcess:
+                    marker: str, group: RunGroup) -> SandboxedProcess:
     size = _folder_bytes(jail.folder)
     env = program_environment(jail.env, home=SANDBOX_HOME, tmp=SANDBOX_TMP, display=jail.display,
                               folder=os.path.realpath(jail.folder) if jail.import_from_folder else None)
@@ -528,7 +539,7 @@ def _start_confined(bwrap: str, argv: list[str], jail: Jail, stdin: int | None, 
             cmd += ["/bin/sh", "-c", _COLLECT, "sh", SRC_MOUNT, str(collect_fd), *argv]
         try:
             popen = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=fds,
-                                     env={"PATH": os.defpath}, preexec_fn=_limiter(jail.limits, True))
+                                     env={"PATH": os.defpath}, preexec_fn=_limiter(jail.limits, True, group))
         except OSError as exc:
             raise SandboxError(f"could not start the sandbox ({exc}); check the bubblewrap installation.") from exc
     except BaseException:
@@ -556,7 +567,7 @@ def _read_all(fd: int) -> bytes:
     return data
 
 
-def _start_fallback(argv: list[str], jail: Jail, stdin: int | None, marker: str) -> SandboxedProcess:
+def _start_fallback(argv: list[str], jail: Jail, stdin: int | None, marker: str, group: RunGroup) -> SandboxedProcess:
     size = _folder_bytes(jail.folder)
     scratch = tempfile.TemporaryDirectory(prefix="playcoder-sandbox-")
     base = Path(scratch.name)
@@ -574,7 +585,7 @@ def _start_fallback(argv: list[str], jail: Jail, stdin: int | None, marker: str)
         prefix = network_prefix() if jail.network == NETWORK_NONE else []
         popen = subprocess.Popen([*prefix, *argv], cwd=copy, env=env, stdin=stdin, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, pass_fds=jail.pass_fds,
-                                 preexec_fn=_limiter(jail.limits, True))
+                                 preexec_fn=_limiter(jail.limits, True, group))
     except OSError as exc:
         scratch.cleanup()
         raise SandboxError(f"could not start {' '.join(argv)} ({exc}); check the command.") from exc

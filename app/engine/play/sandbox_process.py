@@ -21,7 +21,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import IO, Callable, Iterable
+from typing import IO, Callable, Iterable, Protocol
 
 import psutil
 
@@ -78,6 +78,18 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+class Bound(Protocol):
+    """The run's cgroup (:class:`app.engine.play.cgroup.RunGroup`), as a process sees it."""
+
+    exceeded: bool
+
+    def watch(self, root_pid: int, kill: Callable[[], None]) -> None: ...
+
+    def events(self) -> dict[str, int]: ...
+
+    def close(self) -> None: ...
+
+
 class SandboxedProcess:
     """A program started by :func:`app.engine.play.sandbox.start`: its PIDs, exit code and shutdown.
 
@@ -97,6 +109,13 @@ class SandboxedProcess:
         self._marker = marker
         self._watcher: DiskWatch | None = None
         self._program_pid: int | None = None
+        self.bound: Bound | None = None
+        """The cgroup bounding the whole tree (processes, memory), or the polling watcher where none is made."""
+
+    def bound_by(self, bound: Bound) -> None:
+        """Keep the run's cgroup: removed (and what is left in it killed) at :meth:`cleanup`."""
+        self.bound = bound
+        bound.watch(self.popen.pid, self.kill)
 
     def watch_disk(self, root: Path, limit: int) -> None:
         """Fallback quota: kill the program once ``root`` holds more than ``limit`` bytes."""
@@ -189,6 +208,8 @@ class SandboxedProcess:
     def cleanup(self) -> None:
         if self._watcher is not None:
             self._watcher.stop()
+        if self.bound is not None:
+            self.bound.close()
         if self._scratch is not None:
             self._scratch.cleanup()
             self._scratch = None
