@@ -55,7 +55,12 @@ def test_offline_refiner_fixes_a_flipped_subtraction_and_records_every_cycle(db_
     assert json.loads(last["files"])["files"] == ["calc_logic.py"]
     assert json.loads(last["validation"])["gate"]["ok"] is True
     retest = store.run(fix["retest_run"])
-    assert retest["verdict"] == "pass" and retest["kind"] == "test" and store.step_count(fix["retest_run"]) > 0
+    assert retest["verdict"] == "pass" and store.step_count(fix["retest_run"]) > 0
+    # Every play is linked to its session and labelled as the variant it played (issue 28).
+    assert retest["kind"] == "repair-play" and retest["target"] == "calculator@wrong-subtraction"
+    plays = dict(store.repair_plays(summary["session_run"]))
+    assert set(plays) == set(summary["runs"]) and plays[summary["runs"][0]].iteration == 0
+    assert plays[fix["retest_run"]].iteration == fix["iteration"]
     recs = cycles(store, summary["session_run"])
     assert recs[-1].outcome == "fixed" and recs[-1].before_run == summary["runs"][0]
     store.close()

@@ -31,6 +31,8 @@ import sqlite_utils
 from PIL import Image
 
 from app.engine.errors import StoreError
+from app.engine.trace import repair_plays as plays_sql
+from app.engine.trace.repair_plays import RepairPlay
 from app.engine.trace.disk_reserve import DiskReserve
 from app.engine.trace.sqlite_faults import BUSY, FOREIGN, FULL, READONLY, GuardedConnection, StoreFault, fault_for
 
@@ -252,8 +254,14 @@ def _migration_5(db: sqlite_utils.Database) -> None:
         db.execute("ALTER TABLE steps ADD COLUMN frame_reference TEXT REFERENCES frames(sha256)")
 
 
+def _migration_6(db: sqlite_utils.Database) -> None:
+    """A repair's plays are linked to their session with the version they played (issue 28,
+    :mod:`app.engine.trace.repair_plays`); the plays already recorded are linked now."""
+    plays_sql.create_table(db.conn)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3, _migration_4,
-                                                             _migration_5]
+                                                             _migration_5, _migration_6]
 SCHEMA_VERSION = len(MIGRATIONS)
 _IN_FORCE = ("SELECT j.verdict FROM judgments j WHERE j.run_id = r.id AND j.source = '{source}' "
              "AND j.criterion IS NULL AND j.undoes IS NULL AND NOT EXISTS (SELECT 1 FROM judgments u "
@@ -262,9 +270,11 @@ RUN_ROWS_SQL = (
     "SELECT r.*, (SELECT count(*) FROM steps s WHERE s.run_id = r.id) AS step_count, "
     "CASE WHEN EXISTS (" + _IN_FORCE.format(source="human") + ") THEN (" + _IN_FORCE.format(source="human") + ") "
     "WHEN EXISTS (" + _IN_FORCE.format(source="tester") + ") THEN (" + _IN_FORCE.format(source="tester") + ") "
-    "ELSE r.verdict END AS effective_verdict FROM runs r {where} ORDER BY r.id DESC"
+    "ELSE r.verdict END AS effective_verdict, rp.session_run AS repair_run, rp.iteration AS repair_iteration "
+    "FROM runs r LEFT JOIN repair_plays rp ON rp.run_id = r.id {where} ORDER BY r.id DESC"
 )
-"""Runs with their step count and effective verdict (the rule of :meth:`TrajectoryStore.effective_verdict`
+"""Runs with their step count, effective verdict and repair link (``repair_run``, ``repair_iteration``: see
+:mod:`~app.engine.trace.repair_plays`; NULL for other runs) (the rule of :meth:`TrajectoryStore.effective_verdict`
 for the run as a whole: the newest human judgment in force, else the newest tester one, else the run's own);
 every lookup goes through an index, so reading a few runs costs a few lookups."""
 RUN_LIST_SQL = RUN_ROWS_SQL.format(where="")
@@ -451,7 +461,11 @@ class TrajectoryStore:
         if isinstance(fields.get("config"), (dict, list)):
             fields["config"] = json.dumps(fields["config"])
         with self.transaction():
-            return _pk(self.db.table("runs").insert(fields).last_pk)
+            play = plays_sql.link_new_run(self.conn, fields)  # a play of a repair's program copy says so
+            run_id = _pk(self.db.table("runs").insert(fields).last_pk)
+            if play is not None:
+                plays_sql.record(self.conn, run_id, play)
+            return run_id
 
     def update_run(self, run_id: int, **fields: Any) -> None:
         with self.transaction():
@@ -491,14 +505,23 @@ class TrajectoryStore:
         """Every run with its step count and effective verdict, newest first."""
         rows = list(
             self.db.query(
-                "SELECT r.*, (SELECT count(*) FROM steps s WHERE s.run_id = r.id) AS step_count "
-                "FROM runs r ORDER BY r.id DESC"
+                "SELECT r.*, (SELECT count(*) FROM steps s WHERE s.run_id = r.id) AS step_count, "
+                "rp.session_run AS repair_run, rp.iteration AS repair_iteration "
+                "FROM runs r LEFT JOIN repair_plays rp ON rp.run_id = r.id ORDER BY r.id DESC"
             )
         )
         for row in rows:
             row["effective_verdict"] = self.effective_verdict(row["id"], tester_verdict=row["verdict"])
             _mark_interrupted(row)
         return rows
+
+    def repair_play(self, run_id: int) -> RepairPlay | None:
+        """The repair session ``run_id`` was played for, and which version of its program (None: not a play)."""
+        return plays_sql.play_of(self.conn, run_id)
+
+    def repair_plays(self, session_run: int) -> list[tuple[int, RepairPlay]]:
+        """The plays of the repair session ``session_run``, oldest first."""
+        return plays_sql.plays_of(self.conn, session_run)
 
     def run_list(self) -> list[dict[str, Any]]:
         """The rows of :meth:`runs` (step count, effective verdict) in ONE query, for a list re-read often."""

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 
 from app.views.browser.run_list_watcher import RunListRead, RunListWatcher
 from app.views.browser.runs_model import COLUMN_OF, COLUMNS, RunsModel
+from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
 from app.views.browser.runs_proxy import NO_VERDICT, RunsProxyModel
 
 log = logging.getLogger(__name__)
@@ -26,6 +27,13 @@ VERDICT_FILTERS: tuple[tuple[str, str | None], ...] = (
     ("Uncertain", "uncertain"),
     ("No verdict", NO_VERDICT),
 )
+KIND_FILTERS: tuple[tuple[str, str | None], ...] = (
+    ("All runs", None),
+    ("Test runs", "test"),
+    ("Repair sessions", REPAIR_KIND),
+    ("Repair plays", REPAIR_PLAY_KIND),
+)
+"""A repair's plays are runs of its buggy or patched copy, not of the app: they can be shown apart or hidden."""
 COLUMN_SAMPLES = {"id": "9999", "bug": "wrong-subtr", "tester": "offline", "effective_verdict": "pass ✎",
                   "step_count": "1000", "status": "completed", "started_at": "2026-01-01 00:00"}
 """Typical cell texts: column widths are computed from these once, not measured over every row."""
@@ -40,6 +48,8 @@ class RunBrowserView(QWidget):
     """Emitted with the run id when the user (or :meth:`select_run`) makes a run current."""
     sig_runs_changed = Signal(object)
     """Emitted with the set of run ids whose rows changed, appeared or went away at a re-read."""
+    sig_run_activated = Signal(int, bool)
+    """Emitted with (run id, by a click) when the user clicked a run or pressed Enter / double-clicked it."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,6 +67,10 @@ class RunBrowserView(QWidget):
         self.verdict_filter = QComboBox(self)
         for label, value in VERDICT_FILTERS:
             self.verdict_filter.addItem(label, value)
+        self.kind_filter = QComboBox(self)
+        self.kind_filter.setToolTip("Show all runs, or only test runs, repair sessions or a repair's plays")
+        for label, value in KIND_FILTERS:
+            self.kind_filter.addItem(label, value)
 
         self.table = QTableView(self)
         self.table.setModel(self.proxy)
@@ -93,6 +107,7 @@ class RunBrowserView(QWidget):
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(self.search, 1)
         top.addWidget(self.verdict_filter)
+        top.addWidget(self.kind_filter)
         title = QLabel("Runs", self)
         title.setObjectName("PaneTitle")
         layout = QVBoxLayout(self)
@@ -105,6 +120,9 @@ class RunBrowserView(QWidget):
 
         self.search.textChanged.connect(self._on_search_text_changed)
         self.verdict_filter.currentIndexChanged.connect(self._on_verdict_filter_changed)
+        self.kind_filter.currentIndexChanged.connect(self._on_kind_filter_changed)
+        self.table.clicked.connect(lambda index: self._on_table_activated(index, True))
+        self.table.activated.connect(lambda index: self._on_table_activated(index, False))
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.proxy.rowsInserted.connect(self._update_count)
         self.proxy.rowsRemoved.connect(self._update_count)
@@ -155,6 +173,7 @@ class RunBrowserView(QWidget):
         if not proxy_index.isValid():
             self.search.clear()
             self.verdict_filter.setCurrentIndex(0)
+            self.kind_filter.setCurrentIndex(0)
             proxy_index = self.proxy.mapFromSource(self.model.index(row, 0))
         self.table.selectionModel().setCurrentIndex(
             proxy_index,
@@ -205,6 +224,19 @@ class RunBrowserView(QWidget):
 
     def _on_verdict_filter_changed(self, _index: int) -> None:
         self.proxy.set_verdict(self.verdict_filter.currentData())
+
+    def _on_kind_filter_changed(self, _index: int) -> None:
+        self.proxy.set_kind(self.kind_filter.currentData())
+
+    def _on_table_activated(self, index: Any, clicked: bool) -> None:
+        run_id = self.proxy.run_id_at(index.row()) if index.isValid() else None
+        if run_id is not None:
+            self.sig_run_activated.emit(run_id, clicked)
+
+    def run_row(self, run_id: int) -> dict[str, Any] | None:
+        """The list's row of ``run_id`` (kind, repair link …) as last read; None when it is not listed."""
+        row = self.model.row_of(run_id)
+        return self.model.run_at(row) if row is not None else None
 
     def _on_table_selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         indexes = selected.indexes()

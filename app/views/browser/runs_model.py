@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND, variant_text
 from app.views.widgets.verdict_style import status_color, verdict_color
 
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -184,7 +185,12 @@ class RunsModel(QAbstractTableModel):
         if key == "started_at":
             return time.strftime(DATE_FORMAT, time.localtime(float(value))) if value else ""
         if key == "target":
-            return str(value or "").split("@", 1)[0]
+            name = str(value or "").split("@", 1)[0]
+            if run.get("kind") == REPAIR_KIND:
+                return f"{name} · repair session"
+            if run.get("kind") == REPAIR_PLAY_KIND:
+                return f"{name} · {_short_variant(run)}"
+            return name
         if key == "effective_verdict":
             if value is None:
                 return "…" if run.get("status") == "running" else "—"
@@ -203,5 +209,19 @@ class RunsModel(QAbstractTableModel):
         if key == "status" and run.get("error"):
             return str(run["error"])
         if key == "target":
+            if run.get("kind") == REPAIR_PLAY_KIND and run.get("repair_run") is not None:
+                return (f"A play of repair session #{run['repair_run']}: {variant_text(run.get('repair_iteration'))}"
+                        " (not a run of the clean app). Enter opens the repair.")
+            if run.get("kind") == REPAIR_KIND:
+                return "A repair session: a click opens it in the repair window."
             return run.get("target_path") or None
         return None
+
+
+def _short_variant(run: dict[str, Any]) -> str:
+    """``repair #12, buggy copy`` / ``repair #12, patch 2`` for the target cell of a repair's play."""
+    session, iteration = run.get("repair_run"), run.get("repair_iteration")
+    where = f"repair #{session}" if session is not None else "repair play"
+    if iteration is None:
+        return where
+    return f"{where}, buggy copy" if int(iteration) == 0 else f"{where}, patch {int(iteration)}"

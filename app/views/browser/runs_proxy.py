@@ -1,4 +1,4 @@
-"""RunsProxyModel: sorting, free-text search and a verdict filter over :class:`RunsModel`."""
+"""RunsProxyModel: sorting, free-text search, a verdict filter and a kind filter over :class:`RunsModel`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from app.views.browser.runs_model import COLUMN_OF, RUN_ID_ROLE, SORT_ROLE, Runs
 
 NO_VERDICT = "none"
 """Verdict filter value that matches runs without a verdict yet (running, stopped)."""
-SEARCH_FIELDS = ("target", "tester", "effective_verdict", "verdict", "bug")
+SEARCH_FIELDS = ("target", "tester", "effective_verdict", "verdict", "bug", "kind")
 
 
 class RunsProxyModel(QSortFilterProxyModel):
@@ -18,6 +18,7 @@ class RunsProxyModel(QSortFilterProxyModel):
         super().__init__(parent)
         self._search = ""
         self._verdict: str | None = None
+        self._kind: str | None = None
         self.setSortRole(SORT_ROLE)
         self.setDynamicSortFilter(True)
 
@@ -28,6 +29,10 @@ class RunsProxyModel(QSortFilterProxyModel):
     def set_verdict(self, verdict: str | None) -> None:
         """Keep runs whose effective verdict is ``verdict`` (:data:`NO_VERDICT`: none yet); None keeps all."""
         self._change_filter(lambda: setattr(self, "_verdict", verdict or None))
+
+    def set_kind(self, kind: str | None) -> None:
+        """Keep runs of ``kind`` (``test``, ``repair``, ``repair-play``); None keeps all."""
+        self._change_filter(lambda: setattr(self, "_kind", kind or None))
 
     def _change_filter(self, apply: Any) -> None:
         if hasattr(self, "beginFilterChange"):  # Qt >= 6.10
@@ -44,6 +49,8 @@ class RunsProxyModel(QSortFilterProxyModel):
             return True
         run = model.run_at(source_row)
         if run is None:
+            return False
+        if self._kind is not None and (run.get("kind") or "test") != self._kind:
             return False
         if self._verdict is not None:
             verdict = run.get("effective_verdict")

@@ -66,8 +66,8 @@ class RepairMenu(QObject):
     def available(self) -> bool:
         return self.view_class is not None
 
-    def open(self, store: Any, title: str) -> ToolWindow | None:
-        """Open (or bring up) the repair sessions of ``store``."""
+    def open(self, store: Any, title: str, session: int | None = None, iteration: int = -1) -> ToolWindow | None:
+        """Open (or bring up) the repair sessions of ``store`` (at ``session``'s cycle ``iteration``, if given)."""
         if self.view_class is None:
             self._show_message(UNAVAILABLE)
             return None
@@ -90,6 +90,9 @@ class RepairMenu(QObject):
                 self._attach(self.run)
                 self._say("A repair is going…")
         self.window.setWindowTitle(title)
+        show_session = getattr(self.window.view, "show_session", None)
+        if session is not None and callable(show_session):
+            show_session(session, iteration)
         self.window.show()
         self.window.raise_()
         self.window.activateWindow()

@@ -205,6 +205,21 @@ class RepairView(QWidget):
         if chosen is not None:
             self.tree.choose(chosen)
 
+    def show_session(self, session_run: int, iteration: int = -1) -> bool:
+        """Make the cycle of ``session_run`` whose iteration is ``iteration`` current (the first cycle when none
+        is, the session itself when it has no cycle); False when the session is not in the list."""
+        top = self.tree.session_item(session_run)
+        if top is None:  # a session newer than the last read
+            self.refresh_now()
+            top = self.tree.session_item(session_run)
+        if top is None:
+            return False
+        children = [top.child(i) for i in range(top.childCount())]
+        recorded = [c for c in children if c.data(0, CYCLE_ROLE) != IN_PROGRESS]
+        chosen = next((c for c in recorded if self._cycles[c.data(0, CYCLE_ROLE)].iteration == iteration), None)
+        self.tree.choose(chosen or (recorded[0] if recorded else top), user=True)
+        return True
+
     def cycle_count(self) -> int:
         return len(self._cycles)
 

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from app.engine.trace.repair_plays import REPAIR_KIND, variant_text
 from app.views.run.llm_call_html import cost_text
 from app.views.widgets.verdict_style import badge_html, status_color, verdict_badge_html
 
@@ -18,6 +19,8 @@ FRAMES_PAGE, LIVE_PAGE = 0, 1
 class RunHeaderView(QWidget):
     sig_page_requested = Signal(int)
     """Emitted with FRAMES_PAGE or LIVE_PAGE when the user flips the Frames/Live switch."""
+    sig_repair_requested = Signal(int, int)
+    """Emitted with (repair session run id, iteration or -1) when the user asks to see the run's repair."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -40,6 +43,11 @@ class RunHeaderView(QWidget):
             group.addButton(button, i)
         self.frames_button.setChecked(True)
         group.idClicked.connect(self._on_switch_clicked)
+        self.repair_button = QToolButton(self)
+        self.repair_button.setObjectName("RepairLink")
+        self.repair_button.clicked.connect(self._on_repair_button_clicked)
+        self._repair: tuple[int, int] | None = None
+        """(session, iteration or -1) of the run shown when it is a repair session or one of its plays."""
         self.live_state: str | None = None
         """The live run's control state (running, paused, stopping) while the shown run is the live one."""
         self.set_live_available(False)
@@ -51,13 +59,21 @@ class RunHeaderView(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
         layout.addLayout(text, 1)
+        layout.addWidget(self.repair_button)
         layout.addWidget(self.frames_button)
         layout.addWidget(self.live_button)
         self.show_run(None, None)
 
     def show_run(self, run: dict[str, Any] | None, effective: str | None, *, steps: int = 0,
-                 usage: dict[str, Any] | None = None) -> None:
-        """Show ``run`` (None: nothing); ``usage`` is the store's ``llm_usage`` totals for an LLM run."""
+                 usage: dict[str, Any] | None = None, repair: tuple[int, int] | None = None) -> None:
+        """Show ``run`` (None: nothing); ``usage`` is the store's ``llm_usage`` totals for an LLM run;
+        ``repair`` the (session, iteration) of a repair's play."""
+        session = run is not None and run.get("kind") == REPAIR_KIND
+        self._repair = (int(run["id"]), -1) if session and run is not None else repair
+        self.repair_button.setVisible(self._repair is not None)
+        if self._repair is not None:
+            self.repair_button.setText(f"Open repair #{self._repair[0]}…")
+            self.repair_button.setToolTip("Show this repair's cycles, patches and plays in the repair window")
         if run is None:
             self.title.setText("<b>No run selected</b>")
             self.meta.setText("Choose a run on the left, or start one with File › New run… (Ctrl+N).")
@@ -91,6 +107,10 @@ class RunHeaderView(QWidget):
             facts.insert(2, f"window {run['window_width']}×{run['window_height']}")
         if usage:
             facts.insert(-2, _usage_text(usage))
+        if session:
+            facts.insert(0, "<b>repair session</b>")
+        elif repair is not None:
+            facts.insert(0, f"<b>play of repair #{repair[0]}: {html.escape(variant_text(repair[1]))}</b>")
         self.meta.setText(" · ".join(f for f in facts if f))
         self.meta.setToolTip(_usage_tip(usage) if usage else "")
 
@@ -100,6 +120,10 @@ class RunHeaderView(QWidget):
 
     def set_page(self, page: int) -> None:
         (self.live_button if page == LIVE_PAGE else self.frames_button).setChecked(True)
+
+    def _on_repair_button_clicked(self) -> None:
+        if self._repair is not None:
+            self.sig_repair_requested.emit(*self._repair)
 
     def _on_switch_clicked(self, page: int) -> None:
         self.sig_page_requested.emit(page)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout
 
 from app.engine.play.events import StepRecorded
 from app.engine.trace.film_reader import FilmReader
+from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
 from app.views.run.difference_maker import DifferenceMaker, difference_key
 from app.views.run.film_player import FilmPlayer
 from app.views.run.film_strip_view import FilmStripView
@@ -180,7 +181,9 @@ class RunView(QWidget):
             return
         effective = self.store.effective_verdict(self.run["id"], tester_verdict=self.run.get("verdict"))
         self.header.live_state = self._live_state if self.run["id"] == self._live_run_id else None
-        self.header.show_run(self.run, effective, steps=self.model.available, usage=self._llm_usage())
+        play = self.store.repair_play(self.run["id"]) if self.run.get("kind") == REPAIR_PLAY_KIND else None
+        self.header.show_run(self.run, effective, steps=self.model.available, usage=self._llm_usage(),
+                             repair=(play.session_run, play.iteration) if play is not None else None)
 
     def reload_run(self) -> None:
         """Re-read the run row, findings and verdict (after the run finished or was judged)."""
@@ -299,7 +302,9 @@ class RunView(QWidget):
     def _show_row(self, row: int) -> None:
         step = self.model.step_at(row)
         if step is None:
-            empty = "This run has no steps." if self.run is not None else "No run selected."
+            empty = "No run selected." if self.run is None else \
+                "A repair session: its cycles and plays are in the repair window (Open repair, above)." \
+                if self.run.get("kind") == REPAIR_KIND else "This run has no steps."
             for view in (self.before, self.after, self.reference, self.difference):
                 view.set_frame(None, placeholder=empty)
             self.details.show_step(None, empty=empty)

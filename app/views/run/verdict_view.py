@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
+from app.engine.trace.repair_plays import REPAIR_KIND
 from app.views.run.override_dialog import OverrideDialog
 from app.views.widgets.identity import IDENTITY_KEY, ask_identity, identity, set_identity
 from app.views.widgets.verdict_style import NO_VERDICT_COLOR, verdict_badge_html, verdict_color
@@ -41,6 +42,8 @@ def _when(t: Any, fmt: str = TIME_FORMAT) -> str:
 class VerdictView(QWidget):
     sig_verdict_changed = Signal(int)
     """Emitted with the run id after an override or an undo was appended."""
+    sig_undo_available = Signal(bool)
+    """Emitted after every re-read: whether the run has a human override in force that Undo would cancel."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,7 +77,9 @@ class VerdictView(QWidget):
         head = QHBoxLayout()
         head.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         head.addWidget(self.provenance, 1)
-        buttons = QHBoxLayout()
+        self.buttons = QWidget(self)
+        buttons = QHBoxLayout(self.buttons)
+        buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(QLabel("Your verdict:", self))
         buttons.addWidget(self.pass_button)
         buttons.addWidget(self.fail_button)
@@ -85,7 +90,7 @@ class VerdictView(QWidget):
         left.addLayout(head)
         left.addWidget(self.tester_line)
         left.addStretch(1)
-        left.addLayout(buttons)
+        left.addWidget(self.buttons)
 
         lists = QSplitter(Qt.Orientation.Vertical, self)
         lists.addWidget(self.criteria)
@@ -134,6 +139,8 @@ class VerdictView(QWidget):
             self._set_override_enabled(False)
             return
         run = self._run = store.run(run_id)
+        session = run.get("kind") == REPAIR_KIND
+        self.buttons.setVisible(not session)  # a repair's result is the repair's, not a verdict to override
         judgments = store.judgments(run_id)
         findings = store.findings(run_id)
         effective = store.effective_verdict(run_id, tester_verdict=run.get("verdict"))
@@ -151,7 +158,10 @@ class VerdictView(QWidget):
         self.tester_line.setToolTip(reason if short != reason else "")
         self._fill_criteria(store, run_id, judgments, findings)
         self._fill_history(judgments)
-        self._set_override_enabled(run.get("status") != "running")
+        self._set_override_enabled(run.get("status") != "running" and not session, undo=_undoable(judgments))
+        if session:
+            self.provenance.setText("A repair session: its verdict is the repair's result (fixed or not). Its cycles, "
+                                    "patches and plays are in the repair window.")
 
     def request_override(self, verdict: str) -> int | None:
         """*Pass…* / *Fail…*: confirm in :class:`OverrideDialog` (reason required, name asked only the first
@@ -251,9 +261,17 @@ class VerdictView(QWidget):
                 item.setFont(2, bold)
             self.history.addTopLevelItem(item)
 
-    def _set_override_enabled(self, enabled: bool) -> None:
-        for w in (self.pass_button, self.fail_button, self.undo_button):
-            w.setEnabled(enabled)
+    def _set_override_enabled(self, enabled: bool, *, undo: bool = False) -> None:
+        self.pass_button.setEnabled(enabled)
+        self.fail_button.setEnabled(enabled)
+        self.undo_button.setEnabled(enabled and undo)
+        self.undo_button.setToolTip("Append an undo for the newest human override (Ctrl+Z)" if enabled and undo else
+                                    "Nothing to undo: no human override of this run is in force")
+        self.sig_undo_available.emit(enabled and undo)
+
+    @property
+    def can_undo(self) -> bool:
+        return self.undo_button.isEnabled()
 
     # -- handlers -----------------------------------------------------------------------------
     def _on_pass_button_clicked(self) -> None:
@@ -264,3 +282,10 @@ class VerdictView(QWidget):
 
     def _on_undo_button_clicked(self) -> None:
         self.undo()
+
+
+def _undoable(judgments: list[dict[str, Any]]) -> bool:
+    """Is a human override of the whole run in force (the rule of ``store.undo_last_override``)?"""
+    rows = [j for j in judgments if j.get("criterion") is None]
+    undone = {j["undoes"] for j in rows if j.get("undoes") is not None}
+    return any(j["source"] == "human" and j.get("undoes") is None and j["id"] not in undone for j in rows)

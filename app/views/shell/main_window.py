@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from app.engine.errors import StoreError
 from app.engine.play.events import FindingRaised, RunFinished, RunStarted, StepRecorded
+from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
 from app.engine.trace.store import TrajectoryStore
 from app.paths import RESOURCES
 from app.views.shell.error_reporter import ErrorReporter, default_log_file
@@ -189,6 +190,8 @@ class MainWindow(QMainWindow):
         rv.live.sig_takeover_changed.connect(self._on_live_view_takeover_changed)
         a.replay.triggered.connect(self._on_replay_triggered)
         a.undo_override.triggered.connect(rv.verdict.undo)
+        rv.verdict.sig_undo_available.connect(self._on_verdict_undo_available)
+        rv.header.sig_repair_requested.connect(self._on_header_repair_requested)
         a.show_browser.toggled.connect(self.browser.setVisible)
         a.show_film.toggled.connect(rv.film.setVisible)
         a.previous_step.triggered.connect(rv.previous_step)
@@ -203,6 +206,7 @@ class MainWindow(QMainWindow):
         rv.sig_verdict_changed.connect(self._on_run_view_verdict_changed)
         rv.sig_step_changed.connect(self._on_run_view_step_changed)
         self.browser.sig_run_selected.connect(self._on_browser_run_selected)
+        self.browser.sig_run_activated.connect(self._on_browser_run_activated)
         self.browser.sig_runs_changed.connect(self._on_browser_runs_changed)
 
     # -- database and runs ---------------------------------------------------------------------
@@ -265,6 +269,7 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentIndex(BLINDED_PAGE if on else RUNS_PAGE)
         for action in self.commands.revealing():
             action.setEnabled(not on)
+        self.commands.undo_override.setEnabled(not on and self.run_view.verdict.can_undo)
         for action in (self.commands.repair_sessions, self.commands.new_repair, self.commands.present_repair,
                        self.commands.export_repair):
             action.setEnabled(not on and self.repair.available)
@@ -409,6 +414,24 @@ class MainWindow(QMainWindow):
     def _on_browser_run_selected(self, run_id: int) -> None:
         if run_id != self.run_view.run_id:
             self.run_view.open_run(run_id)
+
+    def _on_browser_run_activated(self, run_id: int, clicked: bool) -> None:
+        """A click on a repair session's row, or Enter / a double click on it or one of its plays: the repair."""
+        row = self.browser.run_row(run_id) or {}
+        if row.get("kind") == REPAIR_KIND:
+            self._on_header_repair_requested(run_id, -1)
+        elif row.get("kind") == REPAIR_PLAY_KIND and not clicked and row.get("repair_run") is not None:
+            iteration = row.get("repair_iteration")
+            self._on_header_repair_requested(int(row["repair_run"]), int(iteration) if iteration else -1)
+
+    def _on_header_repair_requested(self, session: int, iteration: int) -> None:
+        if self.repair.available:
+            self.repair.open(self.store, self._repair_title(), session, iteration)
+        else:
+            self.show_message(UNAVAILABLE)
+
+    def _on_verdict_undo_available(self, available: bool) -> None:
+        self.commands.undo_override.setEnabled(available and self.pages.currentIndex() == RUNS_PAGE)
 
     def _on_run_view_verdict_changed(self, _run_id: int) -> None:
         self.browser.refresh()
