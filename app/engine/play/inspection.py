@@ -1,0 +1,194 @@
+"""Look at a program before wrapping it: its window's real size, its controls, the keys it reads, its saved state.
+
+``playcoder inspect FOLDER`` starts the program the way a run does (scratch copy, sandbox, a private
+display larger than any declared size, so the window shows its true size), waits for its window,
+watches it briefly, and reports what a person writing ``playcoder.toml`` needs: the window's size,
+the controls with their texts and boxes (from inside the program when the inside channel answers,
+else the X window tree, else the picture, with texts read by OCR), the keys its code reads, files that
+look like saved state, and a starter ``playcoder.toml`` that ``playcoder test`` accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.engine.errors import TargetError
+from app.engine.play import saved_state
+from app.engine.play.display import start_xvfb
+from app.engine.play.target import TargetProcess
+from app.engine.play.targetspec import SPEC_FILE, TargetSpec, load_spec, parse_spec, unknown_key
+
+SCREEN = (1600, 1200)
+"""The private screen of an inspection: larger than any usual window, so its real size shows."""
+WATCH_S = 1.5
+"""How long the program is watched after its window appears (it may resize, or quit by design)."""
+SETTLE_S = 0.5
+"""A pause after the window appears before it is measured (toolkits resize once after mapping)."""
+MAX_WIDGETS = 60
+ENTRY_GUESSES = ("main.py", "app.py", "game.py", "run.py", "__main__.py")
+GAME_MODULES = ("pygame", "arcade", "pyglet")
+_COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".git", ".venv", "venv", "node_modules")
+
+
+@dataclass
+class Inspection:
+    """What ``playcoder inspect`` found."""
+
+    window: tuple[int, int]
+    widgets: list[dict[str, Any]]
+    widget_source: str
+    """inside | x | image: where the widget list came from."""
+    keys: list[str]
+    saved_state: list[str]
+    exited: int | None
+    """The program's exit code when it quit during the watch, else None."""
+    spec: TargetSpec
+    toml: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"window": list(self.window), "widgets": self.widgets, "widget_source": self.widget_source,
+                "keys": self.keys, "saved_state": self.saved_state, "toml": self.toml}
+
+
+def guess_command(folder: Path) -> list[str]:
+    """``python ENTRY`` for the usual entry file names, or the only .py file; TargetError when none fits."""
+    for name in ENTRY_GUESSES:
+        if (folder / name).is_file():
+            return ["python", name]
+    own = sorted(p.name for p in folder.glob("*.py") if not p.name.startswith(("test_", "setup")))
+    if len(own) == 1:
+        return ["python", own[0]]
+    raise TargetError(f"cannot tell how {folder} starts ({len(own)} Python files at its top); "
+                      'give it with --command "python FILE.py".')
+
+
+def _spec(folder: Path, copy: Path, command: str | None) -> TargetSpec:
+    data: dict[str, Any] = {}
+    if (copy / SPEC_FILE).is_file():
+        spec = load_spec(copy, source=folder)
+        if command is None:
+            return spec
+        data = {"name": spec.name, "kind": spec.kind}
+    data.setdefault("name", folder.name)
+    data["command"] = command.split() if command else guess_command(copy)
+    return parse_spec(data, folder=copy, source=folder, bug=None, where="--command")
+
+
+def inspect(folder: Path, command: str | None = None) -> Inspection:
+    """Start the program in ``folder`` on a private display and look at it (the folder is never written)."""
+    from app.engine.testers.explore.keys_from_code import inputs_from_folder  # another part's reader, read late
+
+    folder = folder.expanduser().resolve()
+    if not folder.is_dir():
+        raise TargetError(f"{folder} is not a folder; give the folder of the program to inspect.")
+    with tempfile.TemporaryDirectory(prefix="playcoder-inspect-") as tmp:
+        copy = Path(tmp) / folder.name
+        shutil.copytree(folder, copy, ignore=_COPY_IGNORE, symlinks=True)
+        spec = _spec(folder, copy, command)
+        before = saved_state.snapshot(copy)
+        with start_xvfb(SCREEN) as display:
+            target = TargetProcess(spec, display, seed=0)
+            try:
+                target.wait_for_window()
+                time.sleep(SETTLE_S)
+                win = target.refresh_geometry() or target.window
+                assert win is not None
+                widgets, source = _widgets(target)
+                deadline = time.monotonic() + WATCH_S
+                while time.monotonic() < deadline and target.alive():
+                    time.sleep(0.05)
+                after = saved_state.snapshot(_program_view(target, copy))
+                exited = target.returncode
+            finally:
+                target.shutdown()
+    reads = inputs_from_folder(folder)
+    keys = [k for k in reads.keys if unknown_key(k) is None]
+    present = saved_state.state_files(folder)
+    state = sorted(set(present) | {f for f in saved_state.written(before, after)
+                                   if f.lower().endswith(saved_state.STATE_SUFFIXES) or f not in before})
+    found = Inspection((win.width, win.height), widgets[:MAX_WIDGETS], source, keys, state, exited, spec)
+    found.toml = starter_toml(found, folder)
+    return found
+
+
+def _program_view(target: TargetProcess, copy: Path) -> Path:
+    """Where the engine sees the program's own copy of its folder: inside its mount namespace when confined."""
+    if target.confined:
+        view = Path(f"/proc/{target.pid}/root") / str(copy).lstrip("/")
+        if view.is_dir():
+            return view
+    return target.sandboxed.folder
+
+
+def _widgets(target: TargetProcess) -> tuple[list[dict[str, Any]], str]:
+    inside = getattr(target, "inside", None)  # the inside channel, where this engine has it (play/inside.py)
+    if inside is not None:
+        got = inside.widgets()
+        if got:
+            return [{"kind": w.kind, "text": w.text, "box": list(w.box)} for w in got
+                    if w.visible and w.box is not None], "inside"
+    from app.engine.judge.expectations import ocr_engine, read_line
+    from app.engine.play.observer import VisualObserver
+    from app.engine.play.xwidgets import TargetWindows
+    from app.engine.testers.offline import detect_widgets
+
+    win = target.window
+    assert win is not None
+    observer = VisualObserver(target.display.name, lambda: (win.x, win.y, win.width, win.height))
+    try:
+        frame = observer.capture()
+    finally:
+        observer.close()
+    boxes = [(w.x0, w.y0, w.x1, w.y1) for w in TargetWindows(target).widgets()]
+    source = "x"
+    if not boxes:
+        boxes, source = list(detect_widgets(frame, join_px=8)), "image"
+    ocr = ocr_engine()
+    out = []
+    for box in boxes[:MAX_WIDGETS]:
+        text = read_line(frame, list(box), ocr) if ocr is not None else ""
+        out.append({"kind": "control" if source == "x" else "region", "text": text, "box": list(box)})
+    return out, source
+
+
+def _string(value: str) -> str:
+    return json.dumps(value)  # a JSON string is a TOML basic string
+
+
+def starter_toml(found: Inspection, folder: Path) -> str:
+    """A playcoder.toml for what was seen: name, kind, command, size, keys, exit_ok, a first criterion."""
+    spec = found.spec
+    game = any(_imports(p, GAME_MODULES) for p in folder.glob("*.py"))
+    lines = [f"name = {_string(spec.name)}", f'kind = "{"game" if game else "app"}"',
+             f"command = [{', '.join(_string(c) for c in spec.command)}]",
+             f"size = [{found.window[0]}, {found.window[1]}]          # the window's real size, as inspected",
+             'goal = ""                        # what a player tries to do (for the LLM tester)',
+             f"keys = [{', '.join(_string(k) for k in found.keys)}]"]
+    if found.exited == 0:
+        lines.append("exit_ok = true                    # it quit by itself with code 0 while watched")
+    else:
+        lines.append("exit_ok = false                   # true if the program quits by design (game over)")
+    for name in ("requirements.txt", "pyproject.toml"):
+        if (folder / name).is_file() and spec.requirements is None:
+            lines.append(f"# requirements = {_string(name)}   # the engine builds the program's own environment")
+            break
+    if found.saved_state:
+        lines.append(f"# saved state in the folder: {', '.join(found.saved_state[:8])} "
+                     "(every run starts from it; the engine plays a scratch copy)")
+    lines += ["", "[[criteria]]", 'id = "opens"', 'text = "The window opens and shows the first screen"', ""]
+    return "\n".join(lines)
+
+
+def _imports(path: Path, modules: tuple[str, ...]) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(f"import {m}" in text or f"from {m}" in text for m in modules)

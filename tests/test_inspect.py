@@ -1,0 +1,87 @@
+"""`playcoder inspect`: a real Tk and a real pygame program on a private Xvfb — the window's real size, the
+controls with their texts, the keys the code reads, saved state, and a starter toml that `playcoder test` plays."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tomllib
+from pathlib import Path
+
+from app import cli
+from app.engine.play.targetspec import load_spec
+
+from conftest import APPS, TARGETS, needs_xvfb
+
+pytestmark = needs_xvfb
+
+SAVER = '''import json, os, tkinter as tk
+BEST = "highscore.txt"
+best = open(BEST).read() if os.path.exists(BEST) else "0"
+json.dump({"runs": 1}, open("progress.json", "w"))
+root = tk.Tk()
+root.geometry("300x200+0+0")
+tk.Label(root, text="Best " + best).pack()
+tk.Button(root, text="Play", command=root.destroy).pack()
+root.bind("<space>", lambda e: None)
+root.mainloop()
+'''
+
+
+def inspected(capsys, *args: str) -> dict:
+    assert cli.main(["inspect", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_a_tk_program_its_size_controls_keys_and_saved_state(tmp_path, capsys):
+    folder = tmp_path / "saver"
+    folder.mkdir()
+    (folder / "main.py").write_text(SAVER)
+    (folder / "highscore.txt").write_text("12")
+    before = sorted(p.name for p in folder.iterdir())
+    got = inspected(capsys, str(folder), "--write")
+    assert got["window"] == [300, 200]
+    texts = [w["text"] for w in got["widgets"]]
+    assert "Play" in texts and "Best 12" in texts
+    assert all(len(w["box"]) == 4 for w in got["widgets"])
+    assert got["keys"] == ["space"]
+    assert got["saved_state"] == ["highscore.txt", "progress.json"]  # named in code / written while it ran
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*before, "playcoder.toml"])  # only the toml
+    assert not (folder / "progress.json").exists()
+    spec = load_spec(folder)
+    assert spec.size == (300, 200) and spec.keys == ("space",) and spec.command == ("python", "main.py")
+
+
+def test_the_calculator_controls_come_with_their_texts(capsys):
+    got = inspected(capsys, str(TARGETS / "calc_tk"))
+    texts = {w["text"] for w in got["widgets"]}
+    assert set("0123456789+-*/=C") <= texts  # every button of the 17 with its label
+    w, h = got["window"]
+    assert all(0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h for x0, y0, x1, y1 in (b["box"] for b in got["widgets"]))
+    assert tomllib.loads(got["toml"])["size"] == got["window"]
+
+
+def test_a_pygame_game_its_keys_and_a_toml_that_plays(tmp_path, capsys):
+    folder = tmp_path / "snake"
+    folder.mkdir()
+    for name in ("main.py", "snake_logic.py"):
+        shutil.copy(APPS / "snake" / name, folder / name)
+    got = inspected(capsys, str(folder), "--write")
+    assert got["window"] == [400, 440]
+    assert {"up", "down", "left", "right"} <= set(got["keys"])
+    assert tomllib.loads(got["toml"])["kind"] == "game"
+    written = (folder / "playcoder.toml").read_text()
+    assert written == got["toml"]
+    assert cli.main(["test", str(folder), "--max-steps", "3", "--film-fps", "0", "--json",
+                     "--db", str(tmp_path / "runs.db")]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["window"] == [400, 440] and summary["steps"] >= 1
+
+
+def test_write_never_replaces_an_existing_toml(tmp_path, capsys):
+    folder = tmp_path / "snake"
+    shutil.copytree(APPS / "snake", folder)
+    mine = (folder / "playcoder.toml").read_text()
+    assert cli.main(["inspect", str(folder), "--write"]) == 0
+    assert "exists already; left as it is" in capsys.readouterr().out
+    assert (folder / "playcoder.toml").read_text() == mine
