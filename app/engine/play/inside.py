@@ -130,6 +130,8 @@ class Inside:
         self._lock = threading.Condition()
         self._next_id = 0
         self._replies: dict[int, dict[str, Any]] = {}
+        self._waiting: set[int] = set()
+        """Ids of questions still waited for: a late answer to one given up on is not kept."""
         self._fresh: set[tuple[str, int]] = set()
         self._seen: set[tuple[str, int]] = set()
         self._total: dict[str, frozenset[int]] | None = None
@@ -240,20 +242,26 @@ class Inside:
                 return None
             self._next_id += 1
             ident = self._next_id
+            self._waiting.add(ident)
         data = (json.dumps({"v": VERSION, "id": ident, "type": kind}) + "\n").encode()
         try:
-            if os.write(self._req_w, data) != len(data):
-                return None  # a partial write only happens on a full pipe: the program is not reading
-        except (BlockingIOError, OSError):
-            return None
+            written = os.write(self._req_w, data)
+        except OSError:  # BlockingIOError: the pipe is full, the program is not reading
+            written = 0
         end = time.monotonic() + timeout_s
         with self._lock:
-            while ident not in self._replies and not self._closed:
-                left = end - time.monotonic()
-                if left <= 0:
+            try:
+                if written != len(data):  # a partial write only happens on a full pipe
                     return None
-                self._lock.wait(left)
-            return self._replies.pop(ident, None)
+                while ident not in self._replies and not self._closed:
+                    left = end - time.monotonic()
+                    if left <= 0:
+                        return None
+                    self._lock.wait(left)
+                return self._replies.pop(ident, None)
+            finally:
+                self._waiting.discard(ident)
+                self._replies.pop(ident, None)
 
     def _read(self) -> None:
         buf = b""
@@ -310,7 +318,7 @@ class Inside:
                         pairs = {(file, n) for n in lines if isinstance(n, int)}
                         self._fresh |= pairs - self._seen
                         self._seen |= pairs
-                if isinstance(msg.get("id"), int) and (kind == "reply" or msg.get("done")):
+                if msg.get("id") in self._waiting and (kind == "reply" or msg.get("done")):
                     self._replies[msg["id"]] = msg
             else:
                 self.dropped += 1

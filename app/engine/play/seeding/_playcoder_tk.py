@@ -64,6 +64,7 @@ class TkAdapter:
     def _wrap(self) -> None:
         adapter, tk = self, self.tkinter
         real_init, real_after, real_cancel = tk.Tk.__init__, tk.Misc.after, tk.Misc.after_cancel
+        real_destroy = tk.Tk.destroy
 
         def init(root: Any, *args: Any, **kwargs: Any) -> None:
             real_init(root, *args, **kwargs)
@@ -72,6 +73,13 @@ class TkAdapter:
                 root.tk.createfilehandler(adapter.wake_r, tk.READABLE, adapter._on_wake)
             except Exception:
                 pass
+
+        def destroy(root: Any) -> None:
+            try:
+                adapter.roots.remove(root)
+            except ValueError:
+                pass
+            real_destroy(root)
 
         def after(widget: Any, ms: Any, func: Any = None, *args: Any) -> Any:
             if func is None or not isinstance(ms, (int, float)):
@@ -83,6 +91,7 @@ class TkAdapter:
             real_cancel(widget, ident)
 
         tk.Tk.__init__ = init
+        tk.Tk.destroy = destroy
         tk.Misc.after = after
         tk.Misc.after_cancel = after_cancel
 
@@ -115,7 +124,7 @@ class TkAdapter:
     # -- requests (from the request thread) ------------------------------------------
     def ask(self, kind: str, ident: int) -> bool:
         """Queue a question for the Tk thread; False when there is no Tk window to ask."""
-        if self._root() is None:
+        if not self.roots:  # (no Tk call here: from this thread it would wait for a busy Tk thread)
             return False
         self.pending.append((kind, ident))
         try:
@@ -241,7 +250,7 @@ class TkAdapter:
                 entry["kind"] = "menu"
                 sub = str(menu.entrycget(i, "menu"))
                 if sub:
-                    self._menu(menu.nametowidget(sub), (label,), (ox, oy), out, seen)
+                    self._menu(menu.nametowidget(sub), (label,), (ox, oy), out, seen, _clone(clone, sub))
 
     def _label_width(self, menu: Any, last: int, xs: list[int]) -> int:
         """The menu bar's last entry's width (the bar has no next entry to say where it ends): its label's
@@ -253,15 +262,23 @@ class TkAdapter:
         return int(font.measure(str(menu.entrycget(last, "label")))) + pad
 
     def _menu(self, menu: Any, path: tuple[str, ...], origin: tuple[int, int], out: list[dict[str, Any]],
-              seen: set[str]) -> None:
-        """A menu's entries (a drop-down or a popup); boxes only while it is posted (on the screen)."""
+              seen: set[str], clone: str = "") -> None:
+        """A menu's entries (a drop-down or a popup); boxes only while it is posted (on the screen).
+
+        A menu bar's cascades post a clone of their menu (``clone``): it is what is on the screen."""
         if str(menu) in seen:
             return
         seen.add(str(menu))
         last = menu.index("end")
         if last is None:
             return
-        posted = bool(menu.winfo_ismapped())
+        shown = menu
+        try:
+            if clone and int(menu.tk.call("winfo", "ismapped", clone)):
+                shown = _Path(menu, clone)
+        except Exception:
+            pass
+        posted = bool(shown.winfo_ismapped())
         for i in range(int(last) + 1):
             kind = str(menu.type(i))
             if kind in ("separator", "tearoff"):
@@ -269,15 +286,46 @@ class TkAdapter:
             label = str(menu.entrycget(i, "label"))
             box = None
             if posted:
-                y0 = int(menu.yposition(i))
-                y1 = int(menu.yposition(i + 1)) if i < int(last) else int(menu.winfo_height())
-                x, y = int(menu.winfo_rootx()) - origin[0], int(menu.winfo_rooty()) - origin[1]
-                box = [x, y + y0, x + int(menu.winfo_width()), y + y1]
+                y0 = int(shown.yposition(i))
+                y1 = int(shown.yposition(i + 1)) if i < int(last) else int(shown.winfo_height())
+                x, y = int(shown.winfo_rootx()) - origin[0], int(shown.winfo_rooty()) - origin[1]
+                box = [x, y + y0, x + int(shown.winfo_width()), y + y1]
             out.append(_entry(menu, i, path + (label,), box))
             if kind == "cascade":
                 sub = str(menu.entrycget(i, "menu"))
                 if sub:
-                    self._menu(menu.nametowidget(sub), path + (label,), origin, out, seen)
+                    self._menu(menu.nametowidget(sub), path + (label,), origin, out, seen,
+                               _clone(clone, sub) if clone else "")
+
+
+def _clone(parent_clone: str, menu: str) -> str:
+    """The Tk path of the clone a menu bar's cascade posts (Tk names it after the parent's clone)."""
+    return f"{parent_clone}.#{menu.lstrip('.').replace('.', '#')}"
+
+
+class _Path:
+    """A Tk window known only by its path (a menu clone tkinter has no object for)."""
+
+    def __init__(self, widget: Any, path: str) -> None:
+        self.tk, self.path = widget.tk, path
+
+    def winfo_ismapped(self) -> bool:
+        return bool(int(self.tk.call("winfo", "ismapped", self.path)))
+
+    def winfo_rootx(self) -> int:
+        return int(self.tk.call("winfo", "rootx", self.path))
+
+    def winfo_rooty(self) -> int:
+        return int(self.tk.call("winfo", "rooty", self.path))
+
+    def winfo_width(self) -> int:
+        return int(self.tk.call("winfo", "width", self.path))
+
+    def winfo_height(self) -> int:
+        return int(self.tk.call("winfo", "height", self.path))
+
+    def yposition(self, index: int) -> int:
+        return int(self.tk.call(self.path, "yposition", index))
 
 
 def _entry(menu: Any, i: int, path: tuple[str, ...], box: Optional[list[int]]) -> dict[str, Any]:

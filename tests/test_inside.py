@@ -1,0 +1,244 @@
+"""The inside channel on real programs under Xvfb: widget trees (Tk, PySide6), coverage, idle, and its limits."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from app.engine.play.actions import Click
+from app.engine.play.executor import make_executor
+from app.engine.play.inside import Inside, InsideWidget, own_lines
+from app.engine.play.target import TargetProcess
+from app.engine.play.targetspec import load_spec
+from app.engine.play.xwidgets import widget_rects
+
+from conftest import TARGETS, needs_xvfb
+
+pytestmark = needs_xvfb
+HELLO_S = 10.0
+
+
+def _until(probe, timeout=5.0, every=0.05):
+    """Poll ``probe`` until it returns something truthy (or ``timeout``): the value, else None."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(every)
+    return None
+
+
+def _line_of(folder: Path, text: str) -> int:
+    lines = (folder / "main.py").read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)
+
+
+def _played(xvfb, folder: Path):
+    target = TargetProcess(load_spec(folder), xvfb)
+    win = target.wait_for_window()
+
+    def geometry():
+        w = target.window
+        return (w.x, w.y, w.width, w.height)
+
+    return target, make_executor(xvfb.name, True, win.id, geometry, xvfb.size)
+
+
+def _one(widgets: list[InsideWidget], **match) -> InsideWidget:
+    found = [w for w in widgets if all(getattr(w, k) == v for k, v in match.items())]
+    assert len(found) == 1, (match, widgets)
+    return found[0]
+
+
+def _centre(box):
+    return (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
+
+
+@pytest.fixture
+def tk_app(xvfb):
+    target, executor = _played(xvfb, TARGETS / "inside_tk")
+    yield target, executor
+    executor.close()
+    target.shutdown()
+
+
+def test_tk_widgets_boxes_menus_and_the_coverage_of_a_click(tk_app):
+    target, executor = tk_app
+    inside = target.inside
+    assert inside.wait_hello(HELLO_S) and inside.toolkit == "tk" and inside.source == "inside"
+    widgets = _until(lambda: inside.widgets())
+    press = _one(widgets, kind="button", text="Press")
+    entry = _one(widgets, kind="entry")
+    assert entry.text == "hello" and entry.enabled and entry.visible
+    assert press.has_command and press.enabled
+    # Tk widgets are X windows: their rectangles in the X tree are where the toolkit says they are.
+    win = target.window
+    rects = {(w.x0, w.y0, w.x1, w.y1) for w in widget_rects(target.xconn(), win.id, (win.x, win.y))}
+    assert press.box in rects and entry.box in rects
+    new = _one(widgets, kind="menuitem", text="New")
+    assert new.menu_path == ("File", "New") and new.shortcut == "Ctrl+N" and new.has_command
+    assert not _one(widgets, kind="menuitem", text="Quit").enabled
+    assert inside.coverage() is not None  # what start-up ran
+    executor.execute(Click(*_centre(press.box)))
+    handler = _line_of(TARGETS / "inside_tk", "clicks[0] += 1")
+    seen: set[tuple[str, int]] = set()
+
+    def ran_handler():
+        delta = inside.coverage()
+        seen.update(delta.lines if delta is not None else ())
+        return ("main.py", handler) in seen
+
+    assert _until(ran_handler)
+    assert ("main.py", handler + 1) in seen
+    assert _one(inside.widgets(), kind="label").text == "clicked 1"
+    assert inside.lines_total() == len(own_lines(TARGETS / "inside_tk")["main.py"])
+    assert 0 < inside.lines_hit() < inside.lines_total()  # on_new never ran
+    # The menu bar's entry is where a click opens the menu: its items then have boxes on the screen.
+    executor.execute(Click(*_centre(_one(widgets, kind="menu", text="File").box)))
+    posted = _until(lambda: _one(inside.widgets() or [], kind="menuitem", text="New").box)
+    executor.execute(Click(*_centre(posted)))
+    assert _until(lambda: _one(inside.widgets() or [], kind="label").text == "new")
+
+
+def test_tk_idle_reports_a_one_shot_timer_and_knows_a_blink_repeats(tk_app):
+    target, executor = tk_app
+    inside = target.inside
+    assert inside.wait_hello(HELLO_S)
+    # The 500 ms blink reschedules itself: once it has fired, it is known to repeat and holds nothing.
+    blink = _until(lambda: (lambda r: r if r is not None and r.repeating else None)(inside.idle(1.0)))
+    assert blink.idle and 0 <= blink.next_timer_ms <= 500
+    later = _one(_until(lambda: inside.widgets()), kind="button", text="Later")
+    executor.execute(Click(*_centre(later.box)))
+    shot = _until(lambda: (lambda r: r if r is not None and not r.repeating else None)(inside.idle(1.0)), every=0)
+    assert shot.idle and 0 <= shot.next_timer_ms <= 150
+    assert _until(lambda: _one(inside.widgets() or [], kind="label").text == "later")
+    after = _until(lambda: (lambda r: r if r is not None and r.repeating else None)(inside.idle(1.0)))
+    assert after.next_timer_ms <= 500
+
+
+def test_qt_widgets_boxes_actions_and_coverage(xvfb):
+    target, executor = _played(xvfb, TARGETS / "inside_qt")
+    try:
+        inside = target.inside
+        assert inside.wait_hello(HELLO_S) and inside.toolkit == "qt"
+        widgets = _until(lambda: inside.widgets())
+        press = _one(widgets, kind="button", text="Press")
+        entry = _one(widgets, kind="entry")
+        assert entry.text == "type here" and press.has_command and not entry.has_command
+        top = _one(widgets, cls="QMenuBar").box[3]
+        assert press.box == (20, top + 20, 120, top + 60)  # setGeometry(20, 20, 100, 40) below the menu bar
+        new = _one(widgets, kind="menuitem", text="New")
+        assert new.menu_path == ("File", "New") and new.shortcut == "Ctrl+N" and not new.visible
+        inside.coverage()
+        executor.execute(Click(*_centre(press.box)))
+        handler = _line_of(TARGETS / "inside_qt", 'label.setText("clicked")')
+        seen: set[tuple[str, int]] = set()
+
+        def ran_handler():
+            delta = inside.coverage()
+            seen.update(delta.lines if delta is not None else ())
+            return ("main.py", handler) in seen
+
+        assert _until(ran_handler)
+        assert _one(inside.widgets(), kind="label").text == "clicked"
+        executor.execute(Click(*_centre(_one(widgets, kind="menu", text="File").box)))
+        posted = _until(lambda: _one(inside.widgets() or [], kind="menuitem", text="New").box)
+        executor.execute(Click(*_centre(posted)))
+        assert _until(lambda: _one(inside.widgets() or [], kind="label").text == "new")
+        report = _until(lambda: inside.idle(1.0))
+        assert report.idle and report.repeating and report.next_timer_ms <= 500
+    finally:
+        executor.close()
+        target.shutdown()
+
+
+def _folder(tmp_path: Path, command: str, main: str) -> Path:
+    folder = tmp_path / "prog"
+    folder.mkdir()
+    (folder / "playcoder.toml").write_text(f'name = "prog"\ncommand = {command}\n')
+    (folder / "main.py").write_text(main)
+    return folder
+
+
+def test_a_program_that_is_not_python_stays_on_pixels(xvfb, tmp_path):
+    folder = _folder(tmp_path, '["sh", "-c", "sleep 3"]', "")
+    target = TargetProcess(load_spec(folder), xvfb)
+    try:
+        assert not target.inside.wait_hello(1.0)
+        inside = target.inside
+        assert (inside.available, inside.source, inside.toolkit) == (False, "pixels", "")
+        assert inside.widgets() is None and inside.idle(0.2) is None and inside.coverage() is None
+    finally:
+        target.shutdown()
+
+
+DEAF = '''
+import json, os, time
+req, evt = (int(x) for x in os.environ["PLAYCODER_INSIDE"].split(","))
+os.write(evt, b"x" * (1 << 21) + b"\\n")   # far too long: dropped
+os.write(evt, b"not json\\n")
+os.write(evt, json.dumps({"v": 1, "type": "hello", "toolkit": "tk", "python": "?"}).encode() + b"\\n")
+time.sleep(60)                             # never reads a request
+'''
+
+
+def test_a_program_that_never_answers_does_not_hold_the_engine(xvfb, tmp_path):
+    folder = _folder(tmp_path, '["python", "-S", "main.py"]', DEAF)  # -S: no sitecustomize, a bare channel
+    target = TargetProcess(load_spec(folder), xvfb)
+    try:
+        inside = target.inside
+        assert inside.wait_hello(HELLO_S) and inside.toolkit == "tk"
+        assert inside.dropped == 2
+        assert inside.widgets(timeout_s=0.2) is None and inside.idle(0.2) is None
+        # Its request pipe fills up: the engine's writes fail at once instead of blocking.
+        for _ in range(2000):
+            assert inside.idle(0.0) is None
+    finally:
+        target.shutdown()
+    assert inside.coverage() is None
+
+
+BUSY_TK = '''
+import time, tkinter as tk
+root = tk.Tk()
+root.geometry("120x80+0+0")
+tk.Button(root, text="Stuck").pack()
+root.after(300, lambda: time.sleep(60))   # the Tk thread never comes back
+root.mainloop()
+'''
+
+
+def test_a_frozen_gui_thread_answers_nothing_but_coverage_still_comes(xvfb, tmp_path):
+    folder = _folder(tmp_path, '["python", "main.py"]', BUSY_TK)
+    target = TargetProcess(load_spec(folder), xvfb)
+    try:
+        target.wait_for_window()
+        inside = target.inside
+        assert inside.wait_hello(HELLO_S) and inside.toolkit == "tk"
+        time.sleep(0.6)
+        assert inside.widgets(timeout_s=0.3) is None and inside.idle(0.3) is None
+        delta = inside.coverage(timeout_s=2.0)
+        assert delta is not None and ("main.py", 6) in delta.lines
+    finally:
+        target.shutdown()
+
+
+def test_own_lines_leave_tests_and_packages_out(tmp_path):
+    (tmp_path / "game.py").write_text("x = 1\n\ndef f():\n    return x\n")
+    for sub in ("tests", ".venv", "lib/site-packages"):
+        (tmp_path / sub).mkdir(parents=True)
+        (tmp_path / sub / "mod.py").write_text("y = 2\n")
+    (tmp_path / "broken.py").write_text("def (:\n")
+    (tmp_path / "test_game.py").write_text("z = 3\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "part.py").write_text("a = 1\nb = 2\n")
+    lines = own_lines(tmp_path)
+    assert lines == {"game.py": frozenset({1, 3, 4}), "pkg/part.py": frozenset({1, 2})}
+    inside = Inside(tmp_path)
+    try:
+        assert inside.lines_total() == 5 and inside.lines_hit() == 0 and not inside.available
+    finally:
+        inside.close()
