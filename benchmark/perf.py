@@ -34,6 +34,7 @@ BENCHMARKS: list[tuple[str, list[str], list[str]]] = [
     ("engine_speed", [], ["--steps", "60", "--capture-seconds", "3"]),
     ("gui_speed", [], ["--steps", "3000", "--live-seconds", "10"]),
     ("llm_tokens", [], ["--steps", "10"]),
+    ("settle_speed", [], ["--steps", "12", "--seeds", "1"]),
 ]
 """The speed/memory benchmarks of the other issues; missing scripts are reported, not fatal."""
 

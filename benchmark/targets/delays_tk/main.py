@@ -2,11 +2,13 @@
 
 Each press paints a new count into the button's own label: now (``Now``), or from a
 one-shot ``after`` timer (``Later 150``, ``Later 400``).  An entry with a blinking
-caret (Tk's own repeating timer) sits below: it must never hold a step.
+caret (Tk's own timer) sits below, and a dot blinks by a Python ``after`` that
+schedules itself again (a repeating timer): neither may hold a step.
 """
 import tkinter as tk
 
 DELAYS_MS = (0, 150, 400)
+BLINK_MS = 500
 
 root = tk.Tk()
 root.title("Delays")
@@ -39,4 +41,14 @@ for i, delay in enumerate(DELAYS_MS):
 entry = tk.Entry(root, font=("DejaVu Sans", 12), width=30)
 entry.place(x=16, y=190)
 entry.focus_set()
+dot = tk.Label(root, text="\u25cf", font=("DejaVu Sans", 12), fg="#468", bg="#eef1f5")
+dot.place(x=440, y=190)
+
+
+def blink() -> None:
+    dot.configure(fg="#468" if dot.cget("fg") != "#468" else "#eef1f5")
+    root.after(BLINK_MS, blink)
+
+
+root.after(BLINK_MS, blink)
 root.mainloop()

@@ -1,0 +1,204 @@
+"""Settling from inside (issue 27): the step's picture is taken when the program says its loop is idle.
+
+The waiting rules are checked on a scripted probe (no X needed); the rest on real programs under
+Xvfb: the three-button Tk program (reactions at once, 150 ms and 400 ms later by ``after``, and a
+dot blinking by a repeating ``after``), the same program written in Tcl for wish (nothing inside
+answers: pixel settling), and a Tk program whose loop hangs (a freeze known from inside).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pytest
+
+from app.engine.judge.oracles import GenericOracles
+from app.engine.play.actions import Click, Press
+from app.engine.play.display import start_xvfb
+from app.engine.play.executor import EVENT_LOOP_PACE, PERSON_PACE
+from app.engine.play.idle_settle import TIMER_SLACK_S, settle_on_idle
+from app.engine.play.inside import IdleReport
+from app.engine.play.observer import Frame, Observation
+from app.engine.play.player import Player
+from app.engine.play.targetspec import load_spec
+from app.engine.session import RunConfig, Session
+from app.engine.trace.store import TrajectoryStore
+
+ROOT = Path(__file__).resolve().parents[1]
+DELAYS_TK = ROOT / "benchmark" / "targets" / "delays_tk"
+DELAYS_WISH = ROOT / "tests" / "targets" / "delays_wish"
+FREEZE_TK = ROOT / "tests" / "targets" / "freeze_tk"
+BUTTONS = ((80, 32), (240, 32), (400, 32))
+LABELS = ((24, 62, 136, 99), (185, 62, 297, 99), (345, 62, 457, 99))
+"""The three buttons (now, 150 ms, 400 ms) and each one's count, in both delay programs."""
+
+
+# -- the waiting rules, on a scripted probe ---------------------------------------------------
+class ScriptedProbe:
+    """Answers idle questions from a script; ``None`` entries answer nothing after ``silent_s``."""
+
+    available = True
+    toolkit = "tk"
+
+    def __init__(self, answers: list[IdleReport | None], silent_s: float = 0.0) -> None:
+        self.answers = answers
+        self.silent_s = silent_s
+        self.asked = 0
+
+    def idle(self, timeout_s: float) -> IdleReport | None:
+        answer = self.answers[min(self.asked, len(self.answers) - 1)]
+        self.asked += 1
+        if answer is None:
+            time.sleep(min(timeout_s, self.silent_s))
+        return answer
+
+
+def frames(*pixels: int) -> Iterator[Frame]:
+    """One 2×1 frame per value, then the last one for ever."""
+    last = pixels[-1]
+    for p in (*pixels, *[last] * 100):
+        yield Frame(2, 1, bytes([p, p, p, 0]) * 2, 0.0)
+
+
+IDLE = IdleReport(True, None, False)
+
+
+def test_settles_at_the_second_equal_idle_picture_without_waiting() -> None:
+    sleeps: list[float] = []
+    pics = frames(1)
+    seen = settle_on_idle(lambda: next(pics), ScriptedProbe([IDLE]), cap_s=1.0, sleep=sleeps.append)
+    assert seen.settled and seen.answered and not seen.busy
+    assert seen.samples == 2 and seen.timers == 0
+    assert max(sleeps) < TIMER_SLACK_S  # only the tiny gap between the two pictures
+
+
+def test_waits_for_a_one_shot_timer_due_soon_but_not_for_repeating_or_distant_ones() -> None:
+    sleeps: list[float] = []
+    pics = frames(1)
+    soon = IdleReport(True, 150.0, False)
+    seen = settle_on_idle(lambda: next(pics), ScriptedProbe([soon, IDLE]), cap_s=1.0, sleep=sleeps.append)
+    assert seen.settled and seen.timers == 1
+    assert pytest.approx(0.150 + TIMER_SLACK_S) in sleeps
+    for report in (IdleReport(True, 100.0, True), IdleReport(True, 5000.0, False)):
+        sleeps.clear()
+        pics = frames(1)
+        seen = settle_on_idle(lambda: next(pics), ScriptedProbe([report]), cap_s=1.0, sleep=sleeps.append)
+        assert seen.settled and seen.timers == 0 and max(sleeps) < TIMER_SLACK_S
+
+
+def test_a_picture_that_changed_is_confirmed_by_another_idle_answer() -> None:
+    pics = frames(1, 2, 2)  # the first idle picture was taken before the paint reached the screen
+    seen = settle_on_idle(lambda: next(pics), ScriptedProbe([IDLE]), cap_s=1.0, sleep=lambda s: None)
+    assert seen.settled and seen.samples == 3 and seen.frame is not None and seen.frame.bgrx[0] == 2
+    moving = frames(*range(1, 100))  # a new picture at every answer: an animation, looked at after moving_s
+    seen = settle_on_idle(lambda: next(moving), ScriptedProbe([IDLE]), cap_s=1.0, moving_s=0.0,
+                          sleep=lambda s: None)
+    assert not seen.settled and seen.answered
+
+
+def test_no_answer_falls_back_and_a_silent_loop_is_busy() -> None:
+    pics = frames(1)
+    broken = settle_on_idle(lambda: next(pics), ScriptedProbe([None]), cap_s=1.0, sleep=lambda s: None)
+    assert not broken.answered  # answered nothing at once: the caller settles from pixels
+    busy = settle_on_idle(lambda: next(pics), ScriptedProbe([None], silent_s=1.0), cap_s=0.2,
+                          sleep=lambda s: None)
+    assert busy.answered and busy.busy and not busy.settled and busy.frame is not None
+
+
+# -- real programs ------------------------------------------------------------------------------
+def _reacted(before: Frame, after: Frame, button: int) -> bool:
+    x0, y0, x1, y1 = LABELS[button]
+    return not np.array_equal(before.array()[y0:y1, x0:x1, :3], after.array()[y0:y1, x0:x1, :3])
+
+
+def _step(player: Player, before: Observation, button: int, sleeps: list[float]) -> Observation:
+    """Click a button and settle as the session does a still window's step."""
+    assert player.executor is not None and player.observer is not None
+    timing = player.spec.timing
+    player.executor.execute(Click(*BUTTONS[button]))
+    return player.observer.settle(before.frame, cap_s=timing.settle_cap_ms / 1000, quiet_s=timing.quiet_ms / 1000,
+                                  react_s=timing.react_ms / 1000, moving_s=timing.animated_cap_ms / 1000,
+                                  sleep=lambda s: (sleeps.append(s), time.sleep(s))[1])
+
+
+def test_each_reaction_is_recorded_in_the_step_that_caused_it() -> None:
+    spec = load_spec(DELAYS_TK)
+    display = start_xvfb(spec.size)
+    player = Player(spec, display, 0, time.sleep)
+    try:
+        player.start()
+        assert player.target is not None and player.executor is not None
+        assert player.target.inside.wait_hello(5.0)
+        assert player.settle_source == "inside" and player.executor.pace == EVENT_LOOP_PACE
+        player.executor.execute(Press("a"))  # the entry has the keys: its caret blinks too
+        obs = player.settle(1.0, 0.08)
+        for button in (0, 1, 2, 2, 1, 0):
+            sleeps: list[float] = []
+            after = _step(player, obs, button, sleeps)
+            assert after.how == "inside" and after.settled
+            assert _reacted(obs.frame, after.frame, button), f"button {button}: its reaction came after its step"
+            others = [b for b in range(3) if b != button]
+            assert not any(_reacted(obs.frame, after.frame, b) for b in others)
+            if button == 0:  # the blinking dot's repeating timer (500 ms) never holds a step
+                assert max(sleeps) < 0.05, sleeps
+            else:  # the one-shot reaction was waited for
+                assert max(sleeps) >= 0.1, sleeps
+            obs = after
+    finally:
+        player.stop()
+        display.close()
+
+
+def test_a_program_that_cannot_be_asked_is_settled_from_pixels() -> None:
+    spec = load_spec(DELAYS_WISH)
+    display = start_xvfb(spec.size)
+    player = Player(spec, display, 0, time.sleep)
+    try:
+        player.start()
+        assert player.target is not None and player.executor is not None
+        assert not player.target.inside.wait_hello(0.5)  # Tcl: nothing inside says hello
+        assert player.settle_source == "pixels" and player.executor.pace == PERSON_PACE
+        obs = player.settle(1.0, 0.08)
+        for button in (0, 1):
+            after = _step(player, obs, button, [])
+            assert after.how == "pixels" and after.settled
+            assert _reacted(obs.frame, after.frame, button)
+            obs = after
+    finally:
+        player.stop()
+        display.close()
+
+
+@pytest.mark.parametrize("target,settle", [(DELAYS_TK, "inside"), (DELAYS_WISH, "pixels")])
+def test_the_run_says_how_it_settled(tmp_path: Path, target: Path, settle: str) -> None:
+    store = TrajectoryStore(tmp_path / "runs.db")
+    result = Session(RunConfig(target=str(target), max_steps=2, film_fps=0), store).run()
+    assert result.status == "completed", result.error
+    assert json.loads(store.run(result.run_id)["config"])["settle"] == settle
+    store.close()
+
+
+def test_a_loop_that_does_not_come_back_is_a_freeze_known_from_inside() -> None:
+    spec = load_spec(FREEZE_TK)
+    display = start_xvfb(spec.size)
+    player = Player(spec, display, 0, time.sleep)
+    try:
+        player.start()
+        assert player.target is not None and player.observer is not None and player.executor is not None
+        assert player.target.inside.wait_hello(5.0)
+        oracles = GenericOracles(player.target, player.observer, timing=spec.timing)
+        before = player.settle(1.0, 0.08)
+        player.executor.execute(Click(150, 90))  # "Go": the handler never returns
+        after = player.observer.settle(before.frame, cap_s=0.5, quiet_s=0.08)
+        assert after.how == "inside" and after.busy
+        findings = oracles.check_step(0, "click", before.frame, after)
+        freeze = [f for f in findings if f.kind == "freeze"]
+        assert freeze and freeze[0].fatal and freeze[0].evidence["idle_probe"] is False
+        assert "asked from inside" in freeze[0].message
+    finally:
+        player.stop()
+        display.close()
