@@ -33,6 +33,8 @@ from pathlib import Path
 from types import CodeType
 from typing import Any, Iterable
 
+from app import pysyntax
+
 ENV = "PLAYCODER_INSIDE"
 VERSION = 1
 """The wire's version: every message carries ``"v": 1``; a program speaking another is ignored."""
@@ -345,8 +347,8 @@ def own_lines(folder: Path) -> dict[str, frozenset[int]]:
                 continue
             path = Path(dirpath) / name
             try:
-                code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
-            except (SyntaxError, ValueError, OSError):
+                code = pysyntax.compile_tree(pysyntax.parse(path.read_bytes().decode("utf-8"), str(path)), str(path))
+            except (SyntaxError, ValueError, OSError, UnicodeDecodeError):
                 continue
             lines = frozenset(code_lines(code))
             if lines:
