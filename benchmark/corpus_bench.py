@@ -1,0 +1,251 @@
+"""Differential play on the corpus: recall over generated mutants, false positives over the references.
+
+    python -m benchmark.corpus_bench [--programs a,b] [--split tune|test|all] [--mutants K] [--ref-seeds N]
+                                     [--duration S] [--max-steps M] [--jobs J] [--json FILE] [--md FILE]
+
+Every run is a ``python -m app test TARGET --tester differential --reference
+benchmark/corpus/NAME --json`` child with its own private Xvfb, explore-only:
+``--no-script`` is passed when this checkout's CLI has it (the corpus has no
+``[[script]]`` anyway, so the runs explore either way).
+
+- **Mutants** (ground truth *fail*): the first K mutants of each program in
+  ``benchmark/corpus/mutants.json`` (``benchmark/mutants.py``), seed 0, each
+  played once against the unmodified program.
+- **References** (ground truth *pass*): each unmodified program against
+  itself, seeds ``0 .. N-1``.
+
+Every run counts.  A run that ends in ``error`` or ``uncertain`` is a miss
+for recall and not a pass for the references; the false-positive rate is the
+share of all reference runs judged ``fail``.  A mutant run is *reached* when
+the mutated line ran during it (the probe's line on the program's stdout, read
+from the run's logs in the database); recall is given over all mutant runs
+and over the reached ones.  A mutant that is never reached could not have
+been seen: it says what exploration covers, not what the judge misses.
+Tables are given per program, per split (tune/test, fixed by
+:func:`benchmark.mutants.program_split` before anything was measured) and
+per mutation operator.  The output names the command line, the commit and
+whether the tree had uncommitted changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from app.engine.bench.children import run_batch, spawn, stop_all
+from app.engine.bench.provenance import describe_commit, measured_on
+from benchmark.mutants import (CORPUS, MANIFEST, MARK, TEST, TUNE, Mutant, build_target, corpus_programs,
+                               load_manifest, program_split)
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmark" / "results"
+MUTANTS_PER_PROGRAM = 5
+REF_SEEDS = 5
+CHILD_SLACK_S = 240.0
+"""A child's timeout beyond its --duration: the start of three programs, a closer look, the end."""
+DEFAULT_STEPS = 30
+
+
+@dataclass
+class Row:
+    kind: str  # "mutant" or "reference"
+    program: str
+    split: str
+    operator: str
+    mutant: str
+    seed: int
+    verdict: str
+    reason: str
+    reached: bool | None
+    run_id: int | None
+    seconds: float
+
+
+def cli_has(flag: str) -> bool:
+    """Does this checkout's ``playcoder test`` take ``flag``? (Another change adds --no-script.)"""
+    out = subprocess.run([sys.executable, "-m", "app", "test", "--help"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    return flag in out.stdout
+
+
+def _play(target: Path, reference: Path, seed: int, args: argparse.Namespace, extra: list[str]) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "app", "test", str(target), "--db", str(args.db), "--tester", "differential",
+           "--reference", str(reference), "--seed", str(seed), "--json", *extra]
+    if args.duration:
+        cmd += ["--duration", f"{args.duration:g}"]
+    if args.max_steps:
+        cmd += ["--max-steps", str(args.max_steps)]
+    timeout = (args.duration or 0) + CHILD_SLACK_S
+    proc = spawn(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc is None:
+        return {"verdict": "error", "reason": "cancelled"}
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        stop_all([proc])
+        return {"verdict": "error", "reason": f"the run took longer than {timeout:.0f} s"}
+    lines = [ln for ln in out.splitlines() if ln.startswith("{")]
+    if not lines:
+        tail = (err.strip().splitlines() or ["no output"])[-1]
+        return {"verdict": "error", "reason": f"exit {proc.returncode}: {tail}"}
+    try:
+        data: dict[str, Any] = json.loads(lines[-1])
+    except json.JSONDecodeError:
+        return {"verdict": "error", "reason": "the run's JSON line could not be read"}
+    return data
+
+
+def _reached(db: Path, run_id: int | None) -> bool | None:
+    if run_id is None:
+        return None
+    with sqlite3.connect(db, timeout=30) as conn:
+        row = conn.execute("SELECT 1 FROM target_logs WHERE run_id = ? AND stream = 'stdout' AND text LIKE ?",
+                           (run_id, MARK + "%")).fetchone()
+    return row is not None
+
+
+def _mutant_call(m: Mutant, args: argparse.Namespace, extra: list[str], scratch: Path) -> Any:
+    def call() -> Row:
+        folder = CORPUS / m.program
+        target = build_target(m, folder, scratch / m.id.replace("~", "_").replace("@", "_").replace(":", "_"))
+        start = time.monotonic()
+        data = _play(target, folder, 0, args, extra)
+        run_id = data.get("run_id")
+        return Row("mutant", m.program, program_split(m.program), m.operator, m.id, 0, str(data.get("verdict")),
+                   str(data.get("reason") or data.get("error") or ""), _reached(args.db, run_id), run_id,
+                   round(time.monotonic() - start, 1))
+    return call
+
+
+def _reference_call(name: str, seed: int, args: argparse.Namespace, extra: list[str]) -> Any:
+    def call() -> Row:
+        folder = CORPUS / name
+        start = time.monotonic()
+        data = _play(folder, folder, seed, args, extra)
+        return Row("reference", name, program_split(name), "", "", seed, str(data.get("verdict")),
+                   str(data.get("reason") or data.get("error") or ""), None, data.get("run_id"),
+                   round(time.monotonic() - start, 1))
+    return call
+
+
+def _rate(hits: int, total: int) -> str:
+    return f"{100 * hits / total:.0f}% ({hits}/{total})" if total else "—"
+
+
+def summarise(rows: list[Row]) -> dict[str, Any]:
+    """Recall (all and reached) and the false-positive rate, by program, split and operator."""
+    def block(sel: list[Row]) -> dict[str, Any]:
+        mut = [r for r in sel if r.kind == "mutant"]
+        ref = [r for r in sel if r.kind == "reference"]
+        reached = [r for r in mut if r.reached]
+        return {"mutant_runs": len(mut), "caught": sum(r.verdict == "fail" for r in mut),
+                "reached": len(reached), "caught_reached": sum(r.verdict == "fail" for r in reached),
+                "caught_unreached": sum(r.verdict == "fail" and not r.reached for r in mut),
+                "mutant_errors": sum(r.verdict == "error" for r in mut),
+                "mutant_uncertain": sum(r.verdict == "uncertain" for r in mut),
+                "reference_runs": len(ref), "false_positives": sum(r.verdict == "fail" for r in ref),
+                "reference_pass": sum(r.verdict == "pass" for r in ref),
+                "reference_errors": sum(r.verdict == "error" for r in ref),
+                "reference_uncertain": sum(r.verdict == "uncertain" for r in ref)}
+    return {"all": block(rows),
+            "by_split": {s: block([r for r in rows if r.split == s]) for s in (TUNE, TEST)},
+            "by_program": {p: block([r for r in rows if r.program == p]) for p in sorted({r.program for r in rows})},
+            "by_operator": {o: block([r for r in rows if r.operator == o])
+                            for o in sorted({r.operator for r in rows if r.operator})}}
+
+
+def markdown(summary: dict[str, Any], rows: list[Row], header: str) -> str:
+    out = [header, "",
+           "Every run counts: `error` and `uncertain` are misses for recall and not passes for the references. "
+           "*Reached*: the mutated line ran during the run (the probe's stdout line).", "",
+           "| group | recall (all mutant runs) | recall (reached) | reached | caught unreached | errors / uncertain "
+           "| false positives (reference runs) | references pass |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+
+    def line(name: str, b: dict[str, Any]) -> str:
+        return (f"| {name} | {_rate(b['caught'], b['mutant_runs'])} | {_rate(b['caught_reached'], b['reached'])} "
+                f"| {b['reached']}/{b['mutant_runs']} | {b['caught_unreached']} "
+                f"| {b['mutant_errors']} / {b['mutant_uncertain']} "
+                f"| {_rate(b['false_positives'], b['reference_runs'])} | {_rate(b['reference_pass'], b['reference_runs'])} |")
+    out.append(line("**all**", summary["all"]))
+    for s, b in summary["by_split"].items():
+        out.append(line(f"split: {s}", b))
+    for o, b in summary["by_operator"].items():
+        out.append(line(f"operator: {o}", b))
+    for p, b in summary["by_program"].items():
+        out.append(line(f"{p} ({program_split(p)})", b))
+    out += ["", "| kind | program | mutant | seed | reached | verdict | reason |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        reason = r.reason.replace("|", "/").replace("\n", " ")[:160]
+        out.append(f"| {r.kind} | {r.program} | {r.mutant} | {r.seed} | {'' if r.reached is None else r.reached} "
+                   f"| {r.verdict} | {reason} |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmark.corpus_bench", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--programs", default="", help="comma-separated corpus programs (default: all of the split)")
+    ap.add_argument("--split", choices=[TUNE, TEST, "all"], default="all")
+    ap.add_argument("--mutants", type=int, default=MUTANTS_PER_PROGRAM, help="mutants per program (manifest order)")
+    ap.add_argument("--ref-seeds", type=int, default=REF_SEEDS, help="reference runs per program: seeds 0..N-1")
+    ap.add_argument("--duration", type=float, default=None, help="seconds each run plays (passed to playcoder test)")
+    ap.add_argument("--max-steps", type=int, default=None)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--manifest", type=Path, default=MANIFEST)
+    ap.add_argument("--db", type=Path, default=None, help="SQLite file for every run (default: a scratch file)")
+    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--md", type=Path, default=None)
+    args = ap.parse_args(argv)
+    names = [n for n in args.programs.split(",") if n]
+    programs = [f.name for f in corpus_programs(names or None)
+                if args.split == "all" or program_split(f.name) == args.split]
+    manifest = [m for m in load_manifest(args.manifest) if m.program in programs]
+    mutants = [m for p in programs for m in [x for x in manifest if x.program == p][:args.mutants]]
+    extra = ["--no-script"] if cli_has("--no-script") else []
+    provenance = measured_on()
+    command = "python -m benchmark.corpus_bench " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])
+                                                            if not a.startswith("--db"))
+    print(f"command: {command}")
+    print(f"measured on: {describe_commit(provenance)}; tree {'clean' if provenance.get('dirty') is False else 'DIRTY' if provenance.get('dirty') else 'unknown'}")
+    print(f"{len(mutants)} mutant runs and {len(programs) * args.ref_seeds} reference runs over {len(programs)} "
+          f"programs; explore-only flag: {' '.join(extra) or '(--no-script not in this CLI: the corpus has no script)'}",
+          flush=True)
+    with tempfile.TemporaryDirectory(prefix="playcoder-corpus-") as tmp:
+        scratch = Path(tmp)
+        if args.db is None:
+            args.db = scratch / "corpus.db"
+        subprocess.run([sys.executable, "-c", "import sys; from app.engine.trace.store import TrajectoryStore; "
+                        "TrajectoryStore(sys.argv[1]).close()", str(args.db)], cwd=ROOT, check=True, timeout=120)
+        calls = [_mutant_call(m, args, extra, scratch) for m in mutants]
+        calls += [_reference_call(p, s, args, extra) for p in programs for s in range(args.ref_seeds)]
+
+        def done(i: int, row: Row) -> None:
+            print(f"  [{i + 1}/{len(calls)}] {row.kind} {row.mutant or row.program} seed {row.seed}: {row.verdict}"
+                  + ("" if row.reached is None else f" (reached: {row.reached})"), file=sys.stderr, flush=True)
+        rows: list[Row] = run_batch(calls, args.jobs, done)
+    summary = summarise(rows)
+    header = (f"Differential play on the corpus, explore-only, at {describe_commit(provenance)}.\n\n"
+              f"    {command}")
+    text = markdown(summary, rows, header)
+    print(text)
+    payload = {"command": command, "measured_on": provenance, "explore_only_flag": extra,
+               "counting": "every run counts; error and uncertain are misses for recall and not passes for the references",
+               "summary": summary, "runs": [asdict(r) for r in rows]}
+    if args.json:
+        args.json.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    if args.md:
+        args.md.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
