@@ -15,6 +15,7 @@ older files forward.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -541,8 +542,20 @@ class TrajectoryStore:
                 return self._run_rows(RUN_LIST_SQL, []), mark
             return self._run_rows(RUN_CHANGES_SQL, [since.runs, since.steps, since.judgments]), mark
         finally:
-            if outer and self.conn.in_transaction:
+            if outer:
+                self.end_read()  # a read that failed half-way must not leave the snapshot open either
+
+    def end_read(self) -> None:
+        """Leave the read transaction this connection may sit in, so its next read sees every commit.
+
+        For a connection that only reads (the run list's, a change probe's): a snapshot left open
+        by a failed COMMIT or a half-read statement would show the database as it was, forever."""
+        if self.conn.in_transaction:
+            try:
                 self.conn.execute("COMMIT")
+            except sqlite3.Error:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
 
     def _run_rows(self, sql: str, args: list[Any]) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, args)

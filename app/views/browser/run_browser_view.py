@@ -1,4 +1,11 @@
-"""RunBrowserView: the searchable, sortable list of runs on the left of the workbench."""
+"""RunBrowserView: the searchable, sortable list of runs on the left of the workbench.
+
+The list follows the database by itself (:class:`RunListWatcher`, every read
+on a connection of its own); :meth:`RunBrowserView.refresh` (F5) reads the
+whole list at once on a fresh connection too, so no connection left inside
+an old read transaction anywhere (the workbench's own included) can show the
+list as it was.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +21,9 @@ from PySide6.QtWidgets import (
 
 from app.views.browser.run_list_watcher import RunListRead, RunListWatcher
 from app.views.browser.runs_model import COLUMN_OF, COLUMNS, RunsModel
+from app.engine.errors import StoreError
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
+from app.engine.trace.store import TrajectoryStore
 from app.views.browser.runs_proxy import NO_VERDICT, RunsProxyModel
 
 log = logging.getLogger(__name__)
@@ -55,6 +64,8 @@ class RunBrowserView(QWidget):
         super().__init__(parent)
         self.setObjectName("RunBrowser")
         self._store: Any = None
+        self.reads = 0
+        """Whole-list reads done by :meth:`refresh` (F5, a run started or imported)."""
         self.model = RunsModel(self)
         self.proxy = RunsProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -141,17 +152,33 @@ class RunBrowserView(QWidget):
         self.watcher.stop()
 
     def refresh(self) -> None:
-        """Re-read the runs now (one query); selection and scroll position are kept."""
+        """Re-read the whole list now (one query, on a fresh connection); selection and scroll position are
+        kept, and the watcher goes on from what this read saw."""
         if self._store is None:
             self.model.clear()
             return
+        self.reads += 1
         try:
-            rows, mark = self._store.run_list_changes(None)
-        except sqlite3.Error as exc:  # a writer holding the file too long: the watcher reads again
+            rows, mark = self._read_all()
+        except (sqlite3.Error, StoreError) as exc:  # a writer holding the file too long: the watcher reads again
             log.warning("could not read the runs: %s", exc)
+            self.watcher.forget()
             return
         self._apply_rows(rows)
         self.watcher.seed(mark)  # the watcher's next read asks only for what changed after this one
+
+    def _read_all(self) -> tuple[list[dict[str, Any]], Any]:
+        path = getattr(self._store, "path", None)
+        if path is None:  # a store without a file (tests): its own connection, left out of any snapshot after
+            try:
+                return self._store.run_list_changes(None)
+            finally:
+                self._store.end_read()
+        fresh = TrajectoryStore(path, readonly=True)
+        try:
+            return fresh.run_list_changes(None)
+        finally:
+            fresh.close()
 
     def _apply_rows(self, rows: list[dict[str, Any]]) -> None:
         self._apply_changes(self.model.set_rows(rows), any(r.get("bug") for r in rows))

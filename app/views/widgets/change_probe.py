@@ -6,6 +6,11 @@ workbench's own main connection) committed since it last looked.  The probe
 keeps one connection of its own for that and looks every :data:`POLL_MS`;
 views that follow the database (the run list, the repair sessions) re-read
 only when it says something changed.
+
+The probe must never stop following: a file it cannot open now (another
+process migrating it, a moment of BUSY) is opened again at the next look, a
+look that fails drops the connection for a fresh one, and its connection
+never sits inside a read transaction (``data_version`` would stand still).
 """
 
 from __future__ import annotations
@@ -39,26 +44,51 @@ class DatabaseChangeProbe(QObject):
         self.path: Path | None = None
 
     def watch(self, path: Path | None) -> bool:
-        """Look at the database at ``path`` from now on (None: nothing); False when it cannot be opened."""
+        """Look at the database at ``path`` from now on (None: nothing); False when it cannot be opened now
+        (it is tried again at every look)."""
         self.stop()
         self.path = Path(path) if path is not None else None
         if self.path is None:
             return False
-        try:
-            self._store = TrajectoryStore(self.path, readonly=True)
-            self._seen = self._store.data_version()
-        except (StoreError, sqlite3.Error) as exc:
-            log.warning("cannot watch %s for changes: %s", self.path, exc)
-            self._store = None
-            return False
         self._timer.start()
+        if not self._open():
+            return False
+        assert self._store is not None
+        try:
+            self._seen = self._store.data_version()
+        except sqlite3.Error as exc:
+            log.warning("cannot watch %s for changes yet: %s", self.path, exc)
+            self._drop()
+            return False
         return True
+
+    def _open(self) -> bool:
+        if self._store is None and self.path is not None:
+            try:
+                self._store = TrajectoryStore(self.path, readonly=True)
+            except (StoreError, sqlite3.Error) as exc:
+                log.warning("cannot watch %s for changes yet: %s", self.path, exc)
+                return False
+        return self._store is not None
+
+    def _drop(self) -> None:
+        """Close the connection; the next look opens a fresh one and reports a change."""
+        if self._store is not None:
+            try:
+                self._store.close()
+            except sqlite3.Error:
+                log.debug("closing the probe's connection failed", exc_info=True)
+        self._store = None
+        self._seen = None
 
     def stop(self) -> None:
         self._timer.stop()
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        self._drop()
+
+    @property
+    def following(self) -> bool:
+        """True while the probe looks at a database (its timer runs, whether or not the file opened yet)."""
+        return self._timer.isActive()
 
     def forget(self) -> None:
         """Report a change at the next look (a read that failed must be done again)."""
@@ -66,12 +96,15 @@ class DatabaseChangeProbe(QObject):
 
     def check_now(self) -> bool:
         """Look now; True (and :attr:`sig_changed`) when the database changed."""
-        if self._store is None:
+        if not self._open():
             return False
+        assert self._store is not None
         try:
+            self._store.end_read()
             version = self._store.data_version()
         except sqlite3.Error as exc:
             log.debug("data_version failed: %s", exc)
+            self._drop()
             return False
         if version == self._seen:
             return False

@@ -1,0 +1,104 @@
+"""The run list never reads from an old snapshot (issue 28: it once stopped following the database and F5 did
+nothing).  Connections left inside a read transaction — the workbench's own, the change probe's — are the
+suspected cause; another process writes runs while the list follows on its timer and after F5."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from test_views_support import ROOT, isolated_settings, make_synthetic_run  # noqa: F401
+
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.views.shell.main_window import MainWindow  # noqa: E402
+from app.views.widgets.long_task import running_tasks  # noqa: E402
+
+WRITER = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {root!r})
+    from app.engine.trace.store import TrajectoryStore
+    store = TrajectoryStore({db!r})
+    for i in range({count}):
+        run = store.create_run(target="writer-{tag}", tester="offline", display="isolated", seed=i, max_steps=1)
+        store.finish_run(run, status="completed", verdict="pass", reason="ok")
+        time.sleep({pause})
+    store.close()
+""")
+
+
+def _write(db, tag: str, count: int, pause: float = 0.0) -> None:
+    out = subprocess.run([sys.executable, "-c", WRITER.format(root=str(ROOT), db=str(db), count=count, tag=tag,
+                                                              pause=pause)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+
+
+def _targets(win) -> list[str]:
+    model = win.browser.model
+    return [model.run_at(r)["target"] for r in range(model.rowCount())]
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, isolated_settings):
+    db = tmp_path / "follow.db"
+    store = TrajectoryStore(db)
+    make_synthetic_run(store, 2, distinct_frames=1)
+    store.close()
+    win = MainWindow()
+    win.modal_messages = False
+    qtbot.addWidget(win)
+    win.show()
+    assert win.open_database(db)
+    yield win, db
+    win.close()
+    for task in running_tasks():
+        task.cancel()
+        assert task.wait(5000)
+
+
+def test_f5_reads_afresh_even_when_the_workbench_connection_sits_in_a_snapshot(window, qtbot):
+    win, db = window
+    win.browser.watcher.probe.stop()  # only F5 reads here
+    conn = win.store.conn
+    conn.execute("BEGIN")  # what a failed COMMIT or a half-read statement leaves behind: an old snapshot
+    conn.execute("SELECT count(*) FROM runs").fetchone()
+    _write(db, "f5", 3)
+    win.commands.refresh.trigger()
+    assert _targets(win).count("writer-f5") == 3
+    conn.execute("ROLLBACK")
+
+
+def test_the_list_follows_on_its_timer_when_the_probe_connection_was_left_in_a_snapshot(window, qtbot):
+    win, db = window
+    probe = win.browser.watcher.probe
+    qtbot.waitUntil(lambda: probe._store is not None, timeout=5000)
+    probe._store.conn.execute("BEGIN")
+    probe._store.conn.execute("SELECT count(*) FROM runs").fetchone()
+    _write(db, "timer", 2)
+    qtbot.waitUntil(lambda: _targets(win).count("writer-timer") == 2, timeout=15_000)
+
+
+def test_the_probe_that_could_not_open_the_file_tries_again(window, qtbot, tmp_path):
+    win, db = window
+    probe = win.browser.watcher.probe
+    later = tmp_path / "later.db"
+    assert not probe.watch(later) and probe.following  # no such file yet: it keeps looking
+    TrajectoryStore(later).close()
+    with qtbot.waitSignal(probe.sig_changed, timeout=5000):
+        pass
+
+
+def test_the_list_follows_a_writer_for_a_while_on_its_timer_and_after_f5(window, qtbot):
+    win, db = window
+    writer = subprocess.Popen([sys.executable, "-c", WRITER.format(root=str(ROOT), db=str(db), count=20,
+                                                                  tag="steady", pause=0.15)])
+    try:
+        seen = []
+        qtbot.waitUntil(lambda: seen.append(_targets(win).count("writer-steady")) or seen[-1] >= 20, timeout=60_000)
+        assert len(set(seen)) > 2  # the list grew as the writer wrote, not once at the end
+    finally:
+        writer.wait(60)
+    win.commands.refresh.trigger()
+    assert _targets(win).count("writer-steady") == 20
