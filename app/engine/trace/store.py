@@ -32,7 +32,9 @@ import sqlite_utils
 from PIL import Image
 
 from app.engine.errors import StoreError
+from app.engine.trace import coverage as coverage_sql
 from app.engine.trace import repair_plays as plays_sql
+from app.engine.trace.coverage import FileCoverage
 from app.engine.trace.repair_plays import RepairPlay
 from app.engine.trace.disk_reserve import DiskReserve
 from app.engine.trace.sqlite_faults import BUSY, FOREIGN, FULL, READONLY, GuardedConnection, StoreFault, fault_for
@@ -261,8 +263,17 @@ def _migration_6(db: sqlite_utils.Database) -> None:
     plays_sql.create_table(db.conn)
 
 
+def _migration_7(db: sqlite_utils.Database) -> None:
+    """Runs record the lines each step ran and what they saw the program through (issue 23,
+    :mod:`app.engine.trace.coverage`): ``seen_through`` is 'inside' (a Python program that answered from
+    inside) or 'pixels' (NULL for runs recorded before)."""
+    coverage_sql.create_tables(db.conn)
+    if "seen_through" not in db.table("runs").columns_dict:
+        db.execute("ALTER TABLE runs ADD COLUMN seen_through TEXT")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3, _migration_4,
-                                                             _migration_5, _migration_6]
+                                                             _migration_5, _migration_6, _migration_7]
 SCHEMA_VERSION = len(MIGRATIONS)
 _IN_FORCE = ("SELECT j.verdict FROM judgments j WHERE j.run_id = r.id AND j.source = '{source}' "
              "AND j.criterion IS NULL AND j.undoes IS NULL AND NOT EXISTS (SELECT 1 FROM judgments u "
@@ -625,6 +636,26 @@ class TrajectoryStore:
         """Does any step of the run carry a reference frame (a differential run)?"""
         return self.conn.execute("SELECT 1 FROM steps WHERE run_id = ? AND frame_reference IS NOT NULL LIMIT 1",
                                  [run_id]).fetchone() is not None
+
+    # -- coverage (app.engine.trace.coverage) -------------------------------------------------
+    def add_coverage(self, run_id: int, step: int, by_file: dict[str, list[int]]) -> None:
+        """Record the lines of the program's own files first run by ``step`` (START_STEP: at start-up)."""
+        with self.transaction():
+            coverage_sql.add(self.conn, run_id, step, by_file)
+
+    def set_coverage_files(self, run_id: int, by_file: dict[str, Iterable[int]]) -> None:
+        """Record each own file's executable lines (what the run's coverage is counted against)."""
+        with self.transaction():
+            coverage_sql.set_files(self.conn, run_id, by_file)
+
+    def step_coverage(self, run_id: int, step: int) -> dict[str, list[int]]:
+        """The lines step ``step`` ran for the first time in its program start, per file ({}: none, or no
+        coverage recorded for the run)."""
+        return coverage_sql.of_step(self.conn, run_id, step)
+
+    def run_coverage(self, run_id: int) -> list[FileCoverage]:
+        """Each own file of the run with its executable lines and those reached ([]: no coverage)."""
+        return coverage_sql.of_run(self.conn, run_id)
 
     def add_finding(self, run_id: int, finding: dict[str, Any]) -> None:
         with self.transaction():
