@@ -23,8 +23,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser("inspect", help="start a program and print its window size, controls, keys and a starter "
                                        "playcoder.toml")
     p.add_argument("folder", type=Path, help="the program's folder")
-    p.add_argument("--command", dest="program_command", default=None, help='how it starts, e.g. "python main.py" (default: playcoder.toml\'s '
-                                                   "command, else a guess from the folder's files)")
+    p.add_argument("--command", dest="program_command", default=None,
+                   help='how it starts, e.g. "python main.py" (default: playcoder.toml\'s command, else a guess '
+                        "from the folder's files)")
     p.add_argument("--json", action="store_true", help="print one JSON line last")
     p.add_argument("--write", action="store_true", help=f"write {SPEC_FILE} into the folder when it has none")
     p.set_defaults(handler=cmd_inspect)

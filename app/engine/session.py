@@ -34,6 +34,7 @@ from app.engine.judge.episodes import EpisodeEndings
 from app.engine.judge.oracles import Finding, GenericOracles
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.target import TargetProcess
+from app.engine.play.scriptlint import say_once, target_warnings
 from app.engine.play.targetspec import ResolvedTarget, TargetSpec, Timing, hinted_action, resolve_target
 from app.engine.testers import make_tester
 from app.engine.testers.base import Decision, Tester, TesterContext, Verdict
@@ -131,12 +132,14 @@ class Session:
             spec = resolved.spec
             tester = self.tester = self.tester or make_tester(cfg.tester, cfg.tester_options)
             timing = spec.timing
+            warnings = target_warnings(spec)  # rubric traps and saved state: said once, kept with the run
+            say_once(warnings)
             self.run_id = self.store.create_run(
                 target=spec.label, target_path=str(spec.source), bug=spec.bug, target_rev=spec.revision(),
                 tester=cfg.tester, display=cfg.display, seed=cfg.seed, max_steps=cfg.max_steps,
                 engine_pid=os.getpid(),
                 config={"settle_cap_s": self._settle_cap(spec), "tester_options": _public_options(cfg.tester_options),
-                        "kind": spec.kind, "timing": timing.as_dict(), "exit_ok": spec.exit_ok,
+                        "kind": spec.kind, "timing": timing.as_dict(), "exit_ok": spec.exit_ok, "warnings": warnings,
                         "in_place": cfg.in_place, "freeze_while_thinking": self._freezes(spec),
                         "slice_ms": self._slice_ms(spec), "duration_s": cfg.duration_s,
                         "film_fps": self._film_fps()},
