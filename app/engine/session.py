@@ -110,7 +110,6 @@ class Session:
         self._play: Player | None = None
         self._played_s = 0.0
         self._captured = 0
-        self._log_flushed = 0
         self._film: RunFilm | None = None
         self.control.on_change(self._on_control_changed)
 
@@ -307,7 +306,6 @@ class Session:
                                         "(exit_ok is declared); restarted it", finding.step,
                              {"episode": self.episodes, "code": 0}))
         play.stop(self._flush_logs)
-        self._log_flushed = 0  # the new process's log starts afresh
         self.episodes += 1
         self._start_target(play)
 
@@ -321,7 +319,6 @@ class Session:
         if play.observer is not None:
             self._captured += play.observer.captured
         play.stop(self._flush_logs)
-        self._log_flushed = 0
         self._start_target(play)
         timing = play.spec.timing
         oracles = _oracles(play, timing, before=oracles)
@@ -450,7 +447,7 @@ class Session:
                 findings = [f for f in findings if not self._ends_episode(spec, f)] + alike
             self._commit_step(actor, decision, result.outcome, before, after, started, decide_ms, result.act_ms,
                               findings)
-            self._flush_logs(target)
+            self._flush_logs(target, final=False)
             self.control.step_done()
             obs = after
             if episode_end is not None and not any(f.fatal for f in findings):
@@ -507,12 +504,12 @@ class Session:
             self.bus.publish(FindingRaised(self.run_id, finding.step, finding.kind, finding.message))
         self.findings.append(finding)
 
-    def _flush_logs(self, target: TargetProcess) -> None:
+    def _flush_logs(self, target: TargetProcess, final: bool = True) -> None:
+        """Store the program's output: during the run only its head, at its end the rest (a note of what was
+        dropped and the tail), so a program printing without end adds a bounded amount to the database."""
         if self.run_id is None:
             return
-        lines = target.lines(self._log_flushed)
-        self._log_flushed += len(lines)
-        self.store.add_logs(self.run_id, lines)
+        self.store.add_logs(self.run_id, target.log.unsaved(final))
 
 
 def _public_options(options: dict[str, Any]) -> dict[str, Any]:

@@ -395,8 +395,7 @@ class GenericOracles:
     # -- process, log and render ---------------------------------------------
     def _common(self, frame: Frame, step: int | None) -> list[Finding]:
         findings: list[Finding] = []
-        lines = self.target.lines(self._log_seen)
-        self._log_seen += len(lines)
+        lines, self._log_seen = self.target.read_since(self._log_seen)
         if self.target.alive() and any(TRACEBACK_MARK in text for stream, _, text in lines if stream == "stderr"):
             # A traceback often precedes the exit by a few hundred ms: wait before calling it an exception.
             deadline = time.monotonic() + TRACEBACK_EXIT_GRACE_S
@@ -404,7 +403,7 @@ class GenericOracles:
                 self.sleep(0.05)
         if not self.target.alive():
             self.target.drain_output()
-            self._log_seen = len(self.target.lines())
+            self._log_seen = self.target.log.count
             code = self.target.returncode
             tail = [text for stream, _, text in self.target.lines()[-12:] if stream == "stderr"]
             has_tb = any(TRACEBACK_MARK in text for _, _, text in self.target.lines())

@@ -38,6 +38,11 @@ REASONING_MODELS = re.compile(r"^(o\d|gpt-5)")
 REASONING_TOKEN_ALLOWANCE = 4096
 """OpenAI reasoning models spend completion tokens thinking before they answer: give them room."""
 
+MAX_RESPONSE_CHARS = 256 * 1024
+"""A model's answer is kept (recorded, and sent back as history) up to this many characters (issue 24)."""
+MAX_USAGE_TOKENS = 100_000_000
+"""Usage a server reports beyond this (or negative, or not a number) is not believed: the tokens are counted."""
+
 ImageRenderer = Callable[[ImagePart], dict[str, Any]]
 
 
@@ -187,10 +192,11 @@ class OpenAIProvider(_Base):
             raise ProviderError("invalid-response", f"the {self.name} provider at {self.where} answered without "
                                 "a choice")
         message = choices[0].message
-        text = message.content or getattr(message, "refusal", None) or ""
+        text = _capped(str(message.content or getattr(message, "refusal", None) or ""))
         usage = getattr(resp, "usage", None)
-        if usage is not None and usage.prompt_tokens is not None and usage.completion_tokens is not None:
-            tin, tout, estimated = int(usage.prompt_tokens), int(usage.completion_tokens), False
+        counted = _tokens(getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+        if counted is not None:
+            (tin, tout), estimated = counted, False
         else:
             (tin, tout), estimated = self._estimate(request, text), True
         return ChatResult(text, tin, tout, estimated, latency, _dump(resp))
@@ -229,12 +235,13 @@ class AnthropicProvider(_Base):
         blocks = getattr(resp, "content", None)
         if blocks is None:
             raise ProviderError("invalid-response", f"the anthropic provider at {self.where} answered without content")
-        text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text")
+        text = _capped("".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text"))
         usage = getattr(resp, "usage", None)
-        if usage is not None and usage.input_tokens is not None and usage.output_tokens is not None:
-            cached = (getattr(usage, "cache_creation_input_tokens", None) or 0) + \
-                (getattr(usage, "cache_read_input_tokens", None) or 0)
-            tin, tout, estimated = int(usage.input_tokens) + int(cached), int(usage.output_tokens), False
+        counted = _tokens(getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None),
+                          getattr(usage, "cache_creation_input_tokens", None) or 0,
+                          getattr(usage, "cache_read_input_tokens", None) or 0)
+        if counted is not None:
+            tin, tout, estimated = counted[0] + counted[2] + counted[3], counted[1], False
         else:
             (tin, tout), estimated = self._estimate(request, text), True
         return ChatResult(text, tin, tout, estimated, latency, _dump(resp))
@@ -289,6 +296,30 @@ def _retry_after(headers: Any) -> float | None:
             return max(0.0, when.timestamp() - time.time())
     except (TypeError, ValueError, OverflowError):
         return None
+
+
+def _capped(text: str) -> str:
+    """The answer up to MAX_RESPONSE_CHARS, saying so when it was longer."""
+    if len(text) <= MAX_RESPONSE_CHARS:
+        return text
+    return (text[:MAX_RESPONSE_CHARS] + f"\n[playcoder: the model's answer was cut here: {len(text)} characters, "
+            f"{MAX_RESPONSE_CHARS} kept]")
+
+
+def _tokens(*values: object) -> tuple[int, ...] | None:
+    """Usage counts as integers, or None when any is missing or absurd (a server's bug is not a cost)."""
+    out: list[int] = []
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            return None
+        try:
+            number = int(value)
+        except (ValueError, OverflowError):
+            return None
+        if not 0 <= number <= MAX_USAGE_TOKENS:
+            return None
+        out.append(number)
+    return tuple(out)
 
 
 def _dump(resp: Any) -> dict[str, Any]:

@@ -34,13 +34,13 @@ from app.engine.errors import TargetError, UserError
 from app.engine.play.gate import FrameGate
 from app.engine.play.program_env import ProgramEnv, program_env
 from app.engine.play.inside import Inside
+from app.engine.play.target_log import MAX_LINE_BYTES, LogLine, TargetLog
 from app.engine.play.targetspec import TargetSpec
 
 WINDOW_POLL_S = 0.05
 STOP_GRACE_S = 2.0
 SEEDING_DIR = Path(__file__).resolve().parent / "seeding"
 """First on a target's PYTHONPATH: its ``sitecustomize`` seeds ``random`` (and numpy) from PLAYCODER_SEED."""
-LogLine = tuple[str, float, str]
 EXIT_NOT_FOUND = 127
 """What a shell answers for a command it cannot find."""
 
@@ -96,8 +96,8 @@ class TargetProcess:
         self.display = display
         self.seed = seed
         self._on_log = on_log
-        self._lines: list[LogLine] = []
-        self._lock = threading.Lock()
+        self.log = TargetLog()
+        """Its output as a bounded head and tail (a program printing without end costs a bounded amount)."""
         self._readers: list[threading.Thread] = []
         command, own_env = program_command(spec)
         env = target_environment(spec, display.name, seed)
@@ -138,17 +138,20 @@ class TargetProcess:
 
     # -- output ------------------------------------------------------------
     def _read(self, name: str, stream: IO[bytes]) -> None:
-        for raw in iter(stream.readline, b""):
+        for raw in iter(lambda: stream.readline(MAX_LINE_BYTES), b""):  # one line never costs more than this
             line = (name, time.time(), raw.decode("utf-8", errors="replace").rstrip("\n"))
-            with self._lock:
-                self._lines.append(line)
+            self.log.append(line)
             if self._on_log is not None:
                 self._on_log(line)
         stream.close()
 
     def lines(self, since: int = 0) -> list[LogLine]:
-        with self._lock:
-            return self._lines[since:]
+        """Kept output lines from position ``since`` on (see :class:`~app.engine.play.target_log.TargetLog`)."""
+        return self.log.lines(since)
+
+    def read_since(self, since: int) -> tuple[list[LogLine], int]:
+        """Kept output lines from position ``since`` on, and the position to read from next."""
+        return self.log.read_since(since)
 
     def drain_output(self, timeout: float = 1.0) -> None:
         """After exit: wait until the reader threads have seen end-of-file."""
