@@ -64,6 +64,8 @@ CLOCK_STEP_S = 0.5
 """How far the programs' Python clocks move on at each step (the same for all three, whatever the wall clock)."""
 EPISODE_END_S = 3.0
 """When the reference ends by design, how long the candidate has to end too."""
+MAX_REFERENCE_ERRORS = 10_000
+"""At most this many distinct stderr lines of the reference are kept (a program that logs without end)."""
 MAX_IGNORED_SHARE = 0.5
 """A screen whose noise (grown) covers more than this share of the window is not compared."""
 
@@ -104,6 +106,9 @@ class DifferentialTester:
         self.lockstep_compared = 0
         self.episodes = 1
         """Episodes of the reference: a declared end (exit_ok, code 0) starts the next one, as for the candidate."""
+        self.reference_errors: set[str] = set()
+        """The lines the reference runs printed on stderr: an exception the candidate prints and the reference
+        printed too is shared, not the candidate's failure (the reference is what is right)."""
 
     def attach(self, store: TrajectoryStore, run_id: int, control: RunControl | None = None) -> None:
         """Called by the session once the run row exists: evidence frames go to its store."""
@@ -184,6 +189,18 @@ class DifferentialTester:
                                    f"differ over {100 * count / mask.size:.0f}% of the window")
         self._add_noise(mask)
 
+    def _note_reference_errors(self) -> None:
+        """Keep what the reference runs printed on stderr (before they stop or restart)."""
+        for player in self.players:
+            if player.target is not None and len(self.reference_errors) < MAX_REFERENCE_ERRORS:
+                self.reference_errors.update(text.strip() for stream, _, text in player.target.lines()
+                                             if stream == "stderr" and text.strip())
+
+    def _shared(self, finding: Finding) -> bool:
+        """An exception whose last line the reference printed too (same seed, same inputs)."""
+        log = finding.evidence.get("log") if finding.kind == "exception" else None
+        return bool(log) and str(log[-1]).strip() in self.reference_errors
+
     def _ignored(self, shape: tuple[int, int]) -> np.ndarray:
         ignored = grow(self.noise) if self.noise is not None and self.noise.shape == shape else np.zeros(shape, bool)
         if self.declared is not None and self.declared.shape == shape:
@@ -238,6 +255,7 @@ class DifferentialTester:
         self.ref_obs = self.pending.result()
         self.pending = None
         self.reference_frames[step] = self.ref_obs[0].frame
+        self._note_reference_errors()
         self.explorer.observe(step, ref_before, decision, self.ref_obs[0], outcome)
         candidate = self._candidate()
         if candidate is not None and candidate.target is not None and not candidate.target.alive():
@@ -257,6 +275,7 @@ class DifferentialTester:
         assert self.resolved is not None
         # Both runs of the reference end at the same input; the second may still be on its way out.
         _wait_ended(self.players)
+        self._note_reference_errors()
         codes = [p.target.returncode if p.target is not None else None for p in self.players]
         if not (self.resolved.spec.exit_ok and all(c == 0 for c in codes)):
             self.unreproducible = "the reference program ended during the run; the rest cannot be compared"
@@ -444,6 +463,8 @@ class DifferentialTester:
     # -- verdict -------------------------------------------------------------------
     def verdict(self, findings: list[Finding], steps: int) -> Verdict:
         overall: tuple[str, str] | None
+        shared = [f for f in findings if self._shared(f)]
+        findings = [f for f in findings if f not in shared]
         if any(f.kind in FAILING_KINDS for f in findings) or self.diverged is not None:
             overall = None  # the finding says it
         elif self.unreproducible:
@@ -462,12 +483,19 @@ class DifferentialTester:
             overall = (PASS, f"behaved as the reference did: {self.compared} settled screens compared after the "
                              f"same inputs over {steps} steps, no behavioural difference "
                              f"(what two reference runs disagree on is not compared){moving}")
+            if shared:
+                overall = (PASS, overall[1] + f"; {len(shared)} exception{'' if len(shared) == 1 else 's'} the "
+                           f"reference printed too (shared, not the candidate's): {shared[0].message}")
         extra = [self.diverged] if self.diverged is not None and self.diverged not in findings else []
         return decide(Evidence(list(findings) + extra, steps, judges_criteria=False, overall=overall))
 
     def close(self) -> None:
         """Stop the reference programs and their displays (the session calls this at the end of a run)."""
         with self._lock:
+            try:
+                self._note_reference_errors()
+            except Exception:  # a dead display or pipe: the findings judged so far stand
+                pass
             stop_programs(self.players, self.displays, self.pending, self.resolved)
             self.pending, self.players, self.displays, self.resolved = None, [], [], None
             self.pool.shutdown(wait=False)
