@@ -116,7 +116,7 @@ def test_steps_model_passes_modeltester(qtmodeltester, tmp_path):
     qtmodeltester.check(model)
     assert model.rowCount() > 0
     index = model.index(0, 0)
-    assert index.data().startswith("#0 click(120, 80)")
+    assert index.data().startswith("#1 click(120, 80)")  # steps are numbered from 1 for people
     assert isinstance(index.data(Qt.ItemDataRole.DecorationRole), QPixmap)
     store.close()
 

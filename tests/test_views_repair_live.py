@@ -71,7 +71,7 @@ def test_the_repair_view_follows_cycles_written_elsewhere_and_opens_at_the_failu
     view.follow(db)
     assert view.cycle_count() == 1 and view.current_cycle().iteration == 1
     assert view.step_slider.value() == 3  # the step where the crash shows, not step 0
-    assert "step 3" in view.step_label.text()
+    assert "step 4" in view.step_label.text()  # idx 3, numbered from 1
 
     writer = TrajectoryStore(db)
     add_cycle(writer, session, 2, before)

@@ -57,7 +57,7 @@ def test_presentation_mode_is_driven_by_keys_alone(qtbot, view):
     assert view.current_cycle().iteration == 1
 
     QTest.keyClick(show, Qt.Key.Key_Right)
-    assert view.step_slider.value() == 4 and "step 4" in show.status.text()
+    assert view.step_slider.value() == 4 and "step 5" in show.status.text()  # idx 4, numbered from 1
     QTest.keyClick(show, Qt.Key.Key_Left)
     QTest.keyClick(show, Qt.Key.Key_Left)
     assert view.step_slider.value() == 2 and "run" in view.frames.captions()[0]

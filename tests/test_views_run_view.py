@@ -42,7 +42,7 @@ def test_run_view_shows_a_real_run(run_view, probe_db, qtbot):
     assert run_view.before.image() is not None and run_view.after.image() is not None
     assert run_view.before.image().width() == 400  # full resolution, the probe window is 400x300
     assert "Run #" in run_view.header.title.text() and "PASS" in run_view.header.title.text()
-    assert "Step #0" in run_view.details.toPlainText()
+    assert "Step #1" in run_view.details.toPlainText()  # idx 0, numbered from 1
     assert "probe started" in run_view.details.toPlainText()  # the target's log around the step
 
     run_view.next_step()
@@ -66,7 +66,7 @@ def test_findings_jump_to_their_step(run_view, qtbot, tmp_path):
     run_view.open_run(run_id)
     assert run_view.tabs.tabText(1) == "Findings (2)"
     item = run_view.findings.item(1)
-    assert item.text().startswith("step 1002 · exception")
+    assert item.text().startswith("step 1003 · exception")  # idx 1002
     with qtbot.waitSignal(run_view.sig_step_changed, timeout=2000) as blocker:
         run_view.findings.itemClicked.emit(item)
     assert blocker.args == [1002]
@@ -230,7 +230,7 @@ def test_replay_drives_the_run_view(run_view, qtbot, tmp_path):
     with qtbot.waitSignal(run_view.replay.sig_playing_changed, timeout=3000, check_params_cb=lambda p: not p):
         run_view.replay.toggle(run_view.current_row())
     assert run_view.current_row() == 3
-    assert run_view.timeline.currentIndex().data(Qt.ItemDataRole.DisplayRole).startswith("#3")
+    assert run_view.timeline.currentIndex().data(Qt.ItemDataRole.DisplayRole).startswith("#4")
     store.close()
 
 

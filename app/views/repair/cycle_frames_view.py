@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QStacke
 
 from app.views.live.live_view import LiveView
 from app.views.widgets.frame_view import FrameView
+from app.views.widgets.step_number import step_number
 
 REPLAY_STEP_MS = 700
 """How long each step shows while the steps play by themselves."""
@@ -94,7 +95,7 @@ class CycleFramesView(QWidget):
         self.show_step(self.step_slider.value())
 
     def show_step(self, idx: int) -> None:
-        self.step_label.setText(f"step {idx}")
+        self.step_label.setText(f"step {step_number(idx)}")
         notes = []
         sides = ((self.before_frame, self._runs[0], BEFORE), (self.after_frame, self._runs[1], AFTER))
         for view, run_id, label in sides:
@@ -206,7 +207,7 @@ class CycleFramesView(QWidget):
         sha = step.get("frame_after") if step else None
         frame = self.store.frame(sha) if sha else None
         if frame is None:
-            return None, f"run {run_id}: no frame at step {shown}"
+            return None, f"run {run_id}: no frame at step {step_number(shown)}"
         image = QImage.fromData(frame.data)
-        note = f"run {run_id}, step {shown}" + (f" (the run ended at step {count - 1})" if shown != idx else "")
+        note = f"run {run_id}, step {step_number(shown)}" + (f" (the run ended at step {count})" if shown != idx else "")
         return image, note

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QTextBrowser, QVBo
 
 from app.views.repair.diff_html import side_by_side_html, unified_html
 from app.views.widgets.frame_view import FrameView
+from app.views.widgets.step_number import step_number
 
 TYPE_SCALE = 1.8
 """Type in the presentation is this many times the workbench's."""
@@ -182,7 +183,7 @@ class PresentationView(QWidget):
 
     def _say_status(self) -> None:
         frames = self.source.frames
-        where = "live" if self.source.showing_progress() else f"step {frames.step()} / {frames.step_count() - 1}"
+        where = "live" if self.source.showing_progress() else f"step {step_number(frames.step())} / {frames.step_count()}"
         playing = "▶ playing" if frames.replaying else "⏸"
         self.status.setText(f"{where} · {playing}    <span style='color:#9aa0a6'>{KEYS_HINT}</span>")
 

@@ -18,6 +18,7 @@ from app.views.widgets.frame_cache import THUMB_SIZE
 from app.views.run.step_delegate import StepDelegate
 from app.views.run.steps_model import StepsModel
 from app.views.widgets.verdict_style import VERDICT_COLORS, outcome_color
+from app.views.widgets.step_number import step_text
 
 CELL = QSize(THUMB_SIZE + 14, THUMB_SIZE + 24)
 STRIP_HEIGHT = CELL.height() + 22
@@ -70,7 +71,7 @@ class _ThumbDelegate(StepDelegate):
             painter.drawEllipse(QRect(label.left() + 6, label.center().y() - 3, 7, 7))
         painter.setFont(self._font)
         painter.setPen(palette.highlightedText().color() if selected else palette.text().color())
-        text = f"#{step['idx']}" + (" · human" if step.get("actor") == "human" else "")
+        text = step_text(step['idx']) + (" · human" if step.get("actor") == "human" else "")
         painter.drawText(label, Qt.AlignmentFlag.AlignCenter, text)
 
 

@@ -39,6 +39,7 @@ from app.views.run.step_details_view import LOG_BEFORE_S, StepDetailsView
 from app.views.run.steps_model import StepsModel, action_caption
 from app.views.run.timeline_view import TimelineView
 from app.views.run.verdict_view import VerdictView
+from app.views.widgets.step_number import step_text
 
 log = logging.getLogger(__name__)
 
@@ -317,11 +318,11 @@ class RunView(QWidget):
             self._set_reference_panes(True)  # a live differential run's first reference frame
         if self._with_reference:  # "before" is hidden: the action is drawn on the candidate
             self.after.set_frame(self.frames.image(step.get("frame_after")), action=step.get("action"), bbox=bbox,
-                                 subtitle=f"#{step['idx']} {caption} · {changed}")
+                                 subtitle=f"{step_text(step['idx'])} {caption} · {changed}")
             self._show_reference(step)
         else:
             self.before.set_frame(self.frames.image(step.get("frame_before")), action=step.get("action"),
-                                  subtitle=f"#{step['idx']} {caption}")
+                                  subtitle=f"{step_text(step['idx'])} {caption}")
             self.after.set_frame(self.frames.image(step.get("frame_after")), bbox=bbox, subtitle=changed)
         self.details.show_step(step, [f for f in self._findings if f.get("step") == step["idx"]], self._logs(step),
                                calls=self._llm_calls(step))
@@ -451,8 +452,8 @@ class RunView(QWidget):
         if self.run is None:
             return
         step = next((s for s in reversed(self.scrub.steps) if s[1] <= t), None)
-        where = f"during step #{step[0]}" if step is not None and t <= step[2] else \
-            f"after step #{step[0]}" if step is not None else "before the first step"
+        where = f"during step {step_text(step[0])}" if step is not None and t <= step[2] else \
+            f"after step {step_text(step[0])}" if step is not None else "before the first step"
         self.after.set_frame(image, subtitle=f"film t+{t - float(self.run['started_at']):.3f} s, frame {index} ({where})")
         self.show_page(FRAMES_PAGE)
 

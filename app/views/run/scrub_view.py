@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent,
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.views.widgets.verdict_style import VERDICT_COLORS
+from app.views.widgets.step_number import step_text
 
 HEIGHT = 44
 MARGIN = 8
@@ -126,7 +127,7 @@ class ScrubView(QWidget):
             p.setPen(QPen(QColor(VERDICT_COLORS["fail"]) if bad else TICK, 1))
             p.drawLine(QPointF(x, BAND_TOP - 3), QPointF(x, BAND_TOP + BAND_HEIGHT + 3))
             if x - last_label > 26:
-                p.drawText(QPointF(x + 2, BAND_TOP - 4), f"#{idx}")
+                p.drawText(QPointF(x + 2, BAND_TOP - 4), step_text(idx))
                 last_label = x
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(QColor(VERDICT_COLORS["fail"]))

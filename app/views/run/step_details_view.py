@@ -19,6 +19,7 @@ from app.views.widgets.frame_cache import FrameCache
 from app.views.run.llm_call_html import FRAME_SCHEME, Expanded, calls_html, link_target
 from app.views.run.steps_model import action_caption, step_badge
 from app.views.widgets.verdict_style import NO_VERDICT_COLOR, VERDICT_COLORS
+from app.views.widgets.step_number import step_text
 
 LOG_BEFORE_S = 2.0
 """Target log lines shown from this long before a step started to the step's end — never later: a line
@@ -97,7 +98,7 @@ class StepDetailsView(QTextBrowser):
         caption = html.escape(action_caption(step.get("action")))
         actor = str(step.get("actor") or "tester")
         parts = [
-            f'<p style="margin:0"><b style="font-size:12pt">Step #{step.get("idx")}</b>'
+            f'<p style="margin:0"><b style="font-size:12pt">Step {step_text(step.get("idx"))}</b>'
             f'&nbsp;&nbsp;<code style="font-size:11pt">{caption}</code>'
             f'&nbsp;&nbsp;<span style="color:{color}; font-weight:600">{html.escape(badge)}</span>'
             f'&nbsp;&nbsp;<span style="color:{NO_VERDICT_COLOR}">by {html.escape(actor)}</span></p>'

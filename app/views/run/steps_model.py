@@ -22,6 +22,7 @@ from app.engine.judge.oracles import FAILING_KINDS
 from app.engine.play.actions import ActionParseError, action_from_dict, action_to_call
 from app.views.widgets.frame_cache import FrameCache
 from app.views.widgets.verdict_style import VERDICT_COLORS, outcome_color
+from app.views.widgets.step_number import step_text
 
 FETCH_CHUNK = 200
 STEP_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -160,7 +161,7 @@ class StepsModel(QAbstractListModel):
             return None
         step = self._rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"#{step['idx']} {self.caption_of(step)} {step_badge(step, self.kinds_of(step))[0]}".rstrip()
+            return f"{step_text(step['idx'])} {self.caption_of(step)} {step_badge(step, self.kinds_of(step))[0]}".rstrip()
         if role == CAPTION_ROLE:
             return self.caption_of(step)
         if role == Qt.ItemDataRole.DecorationRole:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOption
 from app.views.run.step_delegate import StepDelegate
 from app.views.run.steps_model import BADGE_ROLE, StepsModel
 from app.views.widgets.verdict_style import VERDICT_COLORS
+from app.views.widgets.step_number import step_text
 
 ROW_HEIGHT = 24
 IDX_WIDTH = 48
@@ -57,7 +58,7 @@ class _StepRowDelegate(StepDelegate):
         painter.setFont(self._small)
         painter.setPen(muted)
         painter.drawText(QRect(rect.left() + 6, rect.top(), IDX_WIDTH - 8, rect.height()),
-                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"#{step['idx']}")
+                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, step_text(step['idx']))
         x = rect.left() + 6 + IDX_WIDTH
         right = rect.right() - 6
         badge = index.data(BADGE_ROLE)

@@ -26,6 +26,7 @@ from app.engine.trace.repair_plays import REPAIR_KIND
 from app.views.run.override_dialog import OverrideDialog
 from app.views.widgets.identity import IDENTITY_KEY, ask_identity, identity, set_identity
 from app.views.widgets.verdict_style import NO_VERDICT_COLOR, verdict_badge_html, verdict_color
+from app.views.widgets.step_number import step_number
 
 AUTHOR_KEY = IDENTITY_KEY
 """QSettings key of the name recorded with the user's overrides: the one identity."""
@@ -232,7 +233,7 @@ class VerdictView(QWidget):
             note = str(active[-1].get("note") or "") if active else ""
             evidence = [f for f in findings if f.get("criterion") == cid]
             if evidence:
-                note += ("; " if note else "") + "; ".join(f"step {f.get('step')}: {f.get('message')}" for f in evidence)
+                note += ("; " if note else "") + "; ".join(f"step {step_number(f['step']) if f.get('step') is not None else '?'}: {f.get('message')}" for f in evidence)
             item = QTreeWidgetItem([cid, verdict or "—", note])
             item.setForeground(1, QBrush(verdict_color(verdict)))
             item.setToolTip(2, note)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView, QListWidget, QListWidgetItem, Q
 
 from app.engine.judge.oracles import FAILING_KINDS
 from app.views.widgets.verdict_style import NO_VERDICT_COLOR, VERDICT_COLORS
+from app.views.widgets.step_number import step_number
 
 STEP_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -38,7 +39,7 @@ class FindingsView(QListWidget):
             return
         for f in findings:
             step = f.get("step")
-            where = f"step {step}" if step is not None else "run"
+            where = f"step {step_number(step)}" if step is not None else "run"
             criterion = f" [{f['criterion']}]" if f.get("criterion") else ""
             item = QListWidgetItem(f"{where} · {f.get('kind')}{criterion}: {f.get('message')}")
             item.setData(STEP_ROLE, step)
