@@ -51,6 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="llm tester: model provider (default: $PLAYCODER_PROVIDER or the one whose key is set)")
     t.add_argument("--model", default=None, help="llm tester: model name (default: $PLAYCODER_MODEL)")
     t.add_argument("--base-url", default=None, help="llm tester: server URL, e.g. a local OpenAI-compatible /v1")
+    t.add_argument("--no-script", action="store_true",
+                   help="differential tester: play no [[script]] steps first, explore only (explore-only recall)")
+    t.add_argument("--explorer", choices=["new", "old"], default=None,
+                   help="offline and differential testers: 'old' explores as before issue 23 (for comparisons)")
     t.add_argument("--json", action="store_true", help="print one JSON summary as the last stdout line")
     t.add_argument("--events", choices=["-"], default=None,
                    help="'-': stream JSON-lines events on stdout, read pause/resume/step/stop on stdin")
@@ -191,6 +195,14 @@ def cmd_test(args: argparse.Namespace) -> int:
         if args.tester not in ("differential", "script"):
             raise UserError("--reference applies only to --tester differential and --tester script.")
         llm_options = {"reference": args.reference}
+    if args.no_script:
+        if args.tester != "differential":
+            raise UserError("--no-script applies only to --tester differential.")
+        llm_options = {**llm_options, "script": False}
+    if args.explorer is not None:
+        if args.tester not in ("offline", "differential"):
+            raise UserError("--explorer applies only to --tester offline and --tester differential.")
+        llm_options = {**llm_options, "explorer": args.explorer}
     max_steps = args.max_steps if args.max_steps is not None else (UNBOUNDED_STEPS if args.duration else 30)
     config = RunConfig(target=args.target, tester=args.tester, display=args.display,
                        max_steps=max_steps, seed=args.seed, tester_options=llm_options,

@@ -14,9 +14,14 @@ def make_tester(name: str, options: dict[str, Any] | None = None) -> Tester:
     """Build a tester by name; unknown names end in a clear error."""
     options = options or {}
     if name == "offline":
-        from app.engine.testers.offline import OfflineExplorer
+        options = dict(options)
+        if options.pop("explorer", "new") == "old":  # the explorer before issue 23, for comparisons
+            from app.engine.testers.offline import OfflineExplorer
 
-        return OfflineExplorer(**options)
+            return OfflineExplorer(**options)
+        from app.engine.testers.explore.explorer import Explorer
+
+        return Explorer(**options)
     if name == "script":
         from app.engine.testers.script import ScriptTester
 

@@ -3,8 +3,10 @@
 The reference is played twice, on private displays of its own, beside the
 candidate.  Each step's action is chosen once and sent to all three programs:
 first the steps of the reference's ``[[script]]`` cases that apply to the
-seed (their expectations are not needed), then by exploring the first
-reference (the offline explorer's choices);
+seed (their expectations are not needed; none with ``--no-script``), then by
+exploring the first reference (the model-free explorer's choices,
+:mod:`app.engine.testers.explore`: keys read from the code, widgets from
+inside, tester plans);
 their settled frames are compared (:mod:`app.engine.judge.compare`).  What
 the two reference runs disagree on, and what the reference changes by
 itself, is *noise* and never counts.  The first behavioural difference that
@@ -52,6 +54,7 @@ from app.engine.play.observer import Frame, Observation
 from app.engine.play.player import Player, stop_programs
 from app.engine.play.targetspec import ResolvedTarget, TargetSpec, resolve_target
 from app.engine.testers.base import Decision, TesterContext
+from app.engine.testers.explore.explorer import Explorer
 from app.engine.testers.offline import OfflineExplorer
 from app.engine.trace.store import TrajectoryStore
 
@@ -75,10 +78,16 @@ class DifferentialTester:
     lockstep = True
     """The session puts the candidate on a frame gate (a game is then played in lockstep with the references)."""
 
-    def __init__(self, reference: str | None = None) -> None:
+    def __init__(self, reference: str | None = None, script: bool = True, explorer: str = "new") -> None:
+        """``script``: play the reference's ``[[script]]`` steps first (``--no-script``: explore only);
+        ``explorer``: "old" explores as before issue 23 (for comparisons)."""
         self.reference_arg = reference
+        self.script = script
         self.ctx: TesterContext | None = None
-        self.explorer = OfflineExplorer(second_clicks=True)
+        # No returns and no survival search here: both restart the program, and the references would
+        # have to restart with it.  Keys read from the code, widgets from inside and tester plans remain.
+        self.explorer = (OfflineExplorer(second_clicks=True) if explorer == "old"
+                         else Explorer(second_clicks=True, go_explore=False, survival=False))
         self.resolved: ResolvedTarget | None = None
         self.displays: list[XDisplay] = []
         self.players: list[Player] = []
@@ -149,7 +158,7 @@ class DifferentialTester:
                                      (self.ref_obs[0].frame.width, self.ref_obs[0].frame.height),
                                      target=self.players[0])
         self.explorer.begin(explorer_ctx, self.ref_obs[0])
-        cases = [c for c in ref_spec.script if c.applies_to(ctx.seed)]
+        cases = [c for c in ref_spec.script if c.applies_to(ctx.seed)] if self.script else []
         for n, case in enumerate(cases, 1):
             for i, action in enumerate(case.steps, 1):
                 self.scripted.append((action, f"step {i}/{len(case.steps)} of scripted case {n} ({case.label})"))
@@ -199,7 +208,7 @@ class DifferentialTester:
     def _shared(self, finding: Finding) -> bool:
         """An exception whose last line the reference printed too (same seed, same inputs)."""
         log = finding.evidence.get("log") if finding.kind == "exception" else None
-        return bool(log) and str(log[-1]).strip() in self.reference_errors
+        return isinstance(log, list) and bool(log) and str(log[-1]).strip() in self.reference_errors
 
     def _ignored(self, shape: tuple[int, int]) -> np.ndarray:
         ignored = grow(self.noise) if self.noise is not None and self.noise.shape == shape else np.zeros(shape, bool)
@@ -491,6 +500,9 @@ class DifferentialTester:
 
     def close(self) -> None:
         """Stop the reference programs and their displays (the session calls this at the end of a run)."""
+        close_explorer = getattr(self.explorer, "close", None)
+        if close_explorer is not None:
+            close_explorer()
         with self._lock:
             try:
                 self._note_reference_errors()

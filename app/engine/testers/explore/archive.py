@@ -34,6 +34,8 @@ VISIT_WEIGHT = 0.5
 PRODUCTIVE_BONUS = 1.0
 """Added to a cell's weight per recent exploration from it that found something new (decays by half)."""
 EPSILON = 0.1
+Step = tuple[int, Action]
+"""One input of a prefix: the frame count the program stood at when it was sent (0 off the gate), and the input."""
 
 
 def thumbnail(frame: Frame, size: tuple[int, int] = THUMB, levels: int = LEVELS) -> bytes:
@@ -53,19 +55,24 @@ def coverage_bucket(lines: int) -> int:
     return 0 if lines <= 0 else int(math.log2(lines)) + 1
 
 
+def picture_key(frame: Frame) -> str:
+    """The thumbnail's hash: what a return must see again."""
+    return hashlib.blake2b(thumbnail(frame), digest_size=6).hexdigest()
+
+
 def cell_key(frame: Frame, lines: int | None = None) -> str:
     """A cell's name: the thumbnail's hash, and the coverage bucket when coverage is known."""
-    digest = hashlib.blake2b(thumbnail(frame), digest_size=6).hexdigest()
+    digest = picture_key(frame)
     return digest if lines is None else f"{digest}/c{coverage_bucket(lines)}"
 
 
 @dataclass
 class Cell:
     key: str
-    prefix: tuple[Action, ...]
+    prefix: tuple[Step, ...]
     """The shortest input sequence from the program's start known to reach this cell."""
     picture: str
-    """The exact frame's hash after the prefix (a return is checked against it off the frame gate)."""
+    """The thumbnail's hash after the prefix (a return is checked against it)."""
     found_at: int
     visits: int = 1
     chosen: int = 0
@@ -87,7 +94,7 @@ class Archive:
     def __len__(self) -> int:
         return len(self.cells)
 
-    def visit(self, key: str, prefix: tuple[Action, ...], picture: str) -> bool:
+    def visit(self, key: str, prefix: tuple[Step, ...], picture: str) -> bool:
         """The explorer stands in cell ``key`` after ``prefix``; True when the cell is new.
         A shorter prefix to a known cell replaces its prefix (the return gets cheaper)."""
         self.steps += 1

@@ -7,8 +7,9 @@ same frame counts reach the same state, exactly.  So a return is a restart
 the prefix, each input sent when the program has played as many frames as it
 had the first time (:meth:`Player.catch_up`).  A program off the gate (Tk, Qt,
 a game that paces itself) is replayed as well, and the picture at the end is
-compared with the one the cell was found with: when they differ the return is
-unreliable and the cell is not chosen again.
+compared with the one the cell was found with (its thumbnail: a caret's blink
+does not count): when they differ the return is unreliable and the cell is not
+chosen again.
 """
 
 from __future__ import annotations
@@ -19,10 +20,7 @@ from typing import Protocol
 
 from app.engine.play.actions import Action
 from app.engine.play.observer import Frame
-from app.engine.testers.explore.archive import Cell
-
-Step = tuple[int, Action]
-"""One input of a prefix: the frame count the program stood at when it was sent (0 off the gate), and the input."""
+from app.engine.testers.explore.archive import Cell, Step, picture_key
 
 
 class Gated(Protocol):
@@ -35,13 +33,6 @@ class Gated(Protocol):
     def frames(self) -> int: ...
 
     def catch_up(self, frames: int) -> None: ...
-
-
-def picture_id(frame: Frame) -> str:
-    """The exact picture (a return off the gate must end on it)."""
-    import hashlib
-
-    return hashlib.blake2b(frame.bgrx, digest_size=8).hexdigest()
 
 
 @dataclass
@@ -61,8 +52,8 @@ class Returner:
         self.done = 0
         self.failed = 0
 
-    def ask(self, cell: Cell, prefix: list[Step]) -> None:
-        self.pending = Return(cell, deque(prefix))
+    def ask(self, cell: Cell) -> None:
+        self.pending = Return(cell, deque(cell.prefix))
 
     @property
     def replaying(self) -> bool:
@@ -94,7 +85,7 @@ class Returner:
         ret, self.pending = self.pending, None
         if ret is None:
             return None
-        same = picture_id(frame) == ret.cell.picture
+        same = picture_key(frame) == ret.cell.picture
         if same:
             self.done += 1
             return ret.cell

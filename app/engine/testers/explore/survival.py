@@ -19,27 +19,32 @@ game's, just plays on.
 
 from __future__ import annotations
 
-import hashlib
+import random
 import time
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Protocol
 
 from app.engine.play.actions import Action, Press, Wait
 from app.engine.play.display import ISOLATED, XDisplay, open_display
-from app.engine.play.observer import Frame
+from app.engine.play.observer import BBox, Frame, changed_bbox
 from app.engine.play.player import Player
 from app.engine.play.targetspec import TargetSpec
 from app.engine.testers.explore.archive import thumbnail
-from app.engine.testers.explore.returns import Step
+from app.engine.testers.explore.archive import Step
 
 HORIZON_S = 1.5
 """How far ahead a branch is played (game time)."""
 LOOKS = 6
 """Pictures taken over a branch's horizon: a branch whose last pictures are all the same has stopped
 (a GAME OVER panel, a menu), a branch whose program ended is dead."""
-EXPLORE_EVERY = 3
-"""Every this many decisions all branches are compared, even when doing nothing would live."""
+EXPLORE_EVERY = 4
+"""Every this many decisions a key is pressed (the first, in random order, whose branch lives and shows
+something new), even when doing nothing would live: a snake turns towards its food only so."""
 MAX_ALTERNATIVES = 6
+SMALL_CHANGE = 0.05
+NEAR_PX = 4
+"""A change within this share of the window, where the last one was (give or take a few pixels), is an
+animation of a standing screen, not play."""
 NOTHING: Action = Wait(0.0)
 
 
@@ -59,7 +64,7 @@ class Scout(Protocol):
 
     def capture(self) -> Frame: ...
 
-    def new_lines(self) -> int: ...
+    def new_lines(self) -> set[tuple[str, int]]: ...
 
     def fps(self) -> float: ...
 
@@ -77,19 +82,16 @@ class Branch:
         return (self.lived, self.lines, self.pictures)
 
 
-def _picture(frame: Frame) -> str:
-    return hashlib.blake2b(frame.bgrx, digest_size=8).hexdigest()
-
-
 class SurvivalSearch:
     """Chooses the next input of a gated game by playing each alternative ahead on a scout."""
 
-    def __init__(self, scout: Scout, alternatives: list[Action], horizon_s: float = HORIZON_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, scout: Scout, alternatives: list[Action], rng: random.Random,
+                 horizon_s: float = HORIZON_S) -> None:
         self.scout = scout
+        self.rng = rng
+        self.lines_seen: set[tuple[str, int]] = set()
         self.alternatives = [*[a for a in alternatives if not isinstance(a, Wait)][:MAX_ALTERNATIVES - 1], NOTHING]
         self.horizon_s = horizon_s
-        self.clock = clock
         self.scout_inputs: list[Step] | None = None
         """The inputs the scout has played since its start, or None when it must restart."""
         self.decisions = 0
@@ -102,22 +104,32 @@ class SurvivalSearch:
         """The input to send at gate frame ``frame`` after the game's inputs ``prefix``, and why."""
         self.decisions += 1
         inputs = _inputs(prefix)
-        if self.decisions % EXPLORE_EVERY != 0 and self.scout_inputs == inputs and self.scout.alive():
+        explore = self.decisions % EXPLORE_EVERY == 0
+        if not explore and self.scout_inputs == inputs and self.scout.alive():
             # The scout is this game's future while nothing is pressed: look (further) ahead.
             ahead = self._play_on(NOTHING, frame)
             if ahead.lived == LOOKS:
                 self.last = [ahead]
                 return NOTHING, f"survival: doing nothing lives {self.horizon_s:g} s ahead (the scout saw it)"
-        branches = [self._branch(inputs, frame, a) for a in self.alternatives]
+        # Danger ahead, the scout behind, or time to press something: the first key (in random order) whose
+        # branch lives through the horizon; nothing last.  The chosen branch is the scout's last: it stays
+        # this game's future.
+        keys = [a for a in self.alternatives if a != NOTHING]
+        self.rng.shuffle(keys)
+        branches: list[Branch] = []
+        for action in [*keys, NOTHING]:
+            branch = self._branch(inputs, frame, action)
+            branches.append(branch)
+            if branch.lived == LOOKS:
+                break  # (each restart costs most of a second: the first that lives will do)
         self.last = branches
-        # Ties go to the branch played last: the scout still stands in it.
         best = max(branches, key=lambda b: (b.score, b is branches[-1]))
         self.scout_inputs = None
         if best is branches[-1]:
             self.scout_inputs = inputs + ([(frame, best.action)] if best.action != NOTHING else [])
         why = "; ".join(f"{_name(b.action)}: lived {b.lived}/{LOOKS}, {b.lines} new lines, {b.pictures} new pictures"
                         for b in branches)
-        return best.action, f"survival: each choice played {self.horizon_s:g} s ahead on a scout ({why})"
+        return best.action, f"survival: choices played {self.horizon_s:g} s ahead on a scout ({why})"
 
     def _branch(self, inputs: list[Step], frame: int, action: Action) -> Branch:
         """Restart the scout, replay ``inputs``, send ``action`` at ``frame``, play the horizon."""
@@ -126,7 +138,7 @@ class SurvivalSearch:
         for at, step_action in inputs:
             self.scout.catch_up(at)
             self.scout.send(step_action)
-        self.scout.new_lines()  # what the replay ran is not this branch's
+        self.lines_seen |= self.scout.new_lines()  # what the replay ran is not this branch's
         return self._play_on(action, frame)
 
     def _play_on(self, action: Action, frame: int) -> Branch:
@@ -139,23 +151,41 @@ class SurvivalSearch:
             scout.send(action)
         end = frame + max(LOOKS, round(self.horizon_s * (scout.fps() or 60)))
         start = scout.frames
-        lived, pictures, prev, stopped = 0, 0, None, 0
+        lived, pictures, stopped = 0, 0, 0
+        prev: Frame | None = None
+        last_change: BBox | None = None
         for i in range(1, LOOKS + 1):
             scout.catch_up(start + (end - start) * i // LOOKS)
             if not scout.alive():
                 break
             shot = scout.capture()
-            pic = _picture(shot)
-            stopped = stopped + 1 if pic == prev else 0
-            prev = pic
+            change = changed_bbox(prev, shot) if prev is not None else (0, 0, shot.width, shot.height)
+            stopped = stopped + 1 if _standing(change, last_change, shot) else 0
+            prev, last_change = shot, change
             if stopped >= 2:
-                break  # standing still three looks running: game over, or waiting on a menu
+                break  # standing still (but for a glow in one place) three looks running: game over, or a menu
             lived += 1
             thumb = thumbnail(shot)
             if thumb not in self.seen:
                 self.seen.add(thumb)
                 pictures += 1
-        return Branch(action, lived, scout.new_lines() if scout.alive() else 0, pictures)
+        lines = scout.new_lines() - self.lines_seen if scout.alive() else set()
+        self.lines_seen |= lines
+        return Branch(action, lived, len(lines), pictures)
+
+
+def _standing(change: BBox | None, before: BBox | None, frame: Frame) -> bool:
+    """Nothing moved between two looks, or only a small region that also changed before (a glowing
+    food, a blinking caret on a GAME OVER panel): the game is not being played on."""
+    if change is None:
+        return True
+    if before is None:
+        return False
+    x0, y0, x1, y1 = change
+    small = (x1 - x0) * (y1 - y0) <= SMALL_CHANGE * frame.width * frame.height
+    inside = before[0] - NEAR_PX <= x0 and before[1] - NEAR_PX <= y0 and x1 <= before[2] + NEAR_PX \
+        and y1 <= before[3] + NEAR_PX
+    return small and inside
 
 
 def _inputs(prefix: list[Step]) -> list[Step]:
@@ -182,8 +212,7 @@ class PlayerScout:
     def restart(self) -> None:
         if self.display is None:
             self.display = open_display(ISOLATED, self.spec.size)
-        if self.player is not None:
-            self.player.stop()
+        self._stop()
         self.player = Player(self.spec, self.display, self.seed, time.sleep, gated=True)
         self.player.start()
         self.gated = self.player.lockstep
@@ -208,20 +237,28 @@ class PlayerScout:
         assert self.player is not None and self.player.observer is not None
         return self.player.observer.capture()
 
-    def new_lines(self) -> int:
+    def new_lines(self) -> set[tuple[str, int]]:
+        """Lines the scout's program ran since the last call (empty without coverage)."""
         target = self.player.target if self.player is not None else None
         inside = getattr(target, "inside", None)
-        delta = inside.coverage() if inside is not None else None
-        return len(delta) if delta is not None else 0
+        delta = inside.coverage() if inside is not None and inside.available else None
+        return set(delta.lines) if delta is not None else set()
 
     def fps(self) -> float:
         gate = self.player.gate if self.player is not None else None
         return gate.fps if gate is not None else 0.0
 
-    def close(self) -> None:
+    def _stop(self) -> None:
+        """Kill at once: a game standing on its gate never reads the polite close (SDL turns SIGTERM into a
+        QUIT event the program would read at its next frame), and a scout's state is thrown away anyway."""
         if self.player is not None:
+            if self.player.target is not None:
+                self.player.target.sandboxed.kill()
             self.player.stop()
             self.player = None
+
+    def close(self) -> None:
+        self._stop()
         if self.display is not None:
             self.display.close()
             self.display = None

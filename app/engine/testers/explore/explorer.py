@@ -1,0 +1,314 @@
+"""The model-free explorer: the offline explorer's choices, plus what a tester of real programs does.
+
+On top of :class:`~app.engine.testers.offline.OfflineExplorer` (least-tried
+actions per screen, dialogs escaped, fields focused before typing):
+
+- it presses every key the program's code reads (:mod:`.keys_from_code`), not
+  only the toml's hints, and never one that quits unless ending is declared;
+- it sees the widgets the toolkit knows when the program answers from inside
+  (:mod:`app.engine.play.inside`): exact boxes, enabled state, menu shortcuts;
+  the X tree and the image stay the fallback;
+- it plays tester plans on forms and lists (:mod:`.forms`);
+- it keeps a Go-Explore archive of the cells it reached (:mod:`.archive`) and,
+  when nothing new has come for a while, returns to a promising one by
+  restarting the program and replaying that cell's inputs (:mod:`.returns`);
+- in a real-time game on the frame gate it chooses, at moving screens, the
+  input after which the game lives longest (:mod:`.survival`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from app.engine.play.actions import Action, Click, Press, Tap, Wait
+from app.engine.play.inside import InsideWidget
+from app.engine.play.observer import Frame, Observation
+from app.engine.play.targetspec import hinted_action
+from app.engine.play.xwidgets import Widget
+from app.engine.testers.base import Decision, TesterContext
+from app.engine.testers.explore.archive import Archive, Step, cell_key, picture_key
+from app.engine.testers.explore.forms import Plan, entry_plans, list_plans, shortcut_action, surface_plans
+from app.engine.testers.explore.keys_from_code import ReadInputs, inputs_from_folder
+from app.engine.testers.explore.returns import Returner
+from app.engine.testers.explore.survival import PlayerScout, SurvivalSearch
+from app.engine.testers.offline import BURST_TAPS, LIST_MIN_H, OfflineExplorer, _View
+
+MAX_READ_KEYS = 16
+"""Keys read from the code pressed at most (a program that reads the whole keyboard types text instead)."""
+RETURN_AFTER = 8
+"""Steps without a new cell after which the explorer returns to an archived one."""
+MAX_PREFIX = 40
+"""Cells reached by longer prefixes are not returned to (the replay would cost more than it brings)."""
+PLAN_EVERY = 3
+"""At most one tester plan (a value in an entry, a row deleted) started every this many steps."""
+COVERAGE_TIMEOUT_S = 0.25
+QUIT_WORDS = ("quit", "exit", "close")
+"""Menu items named so are not used (their shortcuts end the program) unless ending is declared."""
+INSIDE_WIDGET = {"entry": "entry", "text": "text", "list": "list"}
+
+
+class Explorer(OfflineExplorer):
+    name = "offline"
+    gated = True
+    """The session puts a pygame game on the frame gate: returns then replay exactly, survival can look ahead."""
+
+    def __init__(self, click_widgets: bool = True, second_clicks: bool = False, go_explore: bool = True,
+                 survival: bool = True) -> None:
+        super().__init__(click_widgets=click_widgets, second_clicks=second_clicks)
+        self.go_explore, self.use_survival = go_explore, survival
+        self.reads = ReadInputs()
+        self.archive = Archive()
+        self.returner = Returner()
+        self.prefix: list[Step] = []
+        """The inputs since the program's last start (what a return to here would replay)."""
+        self.lines: set[tuple[str, int]] = set()
+        """Lines of the program's own code run in this run (all starts)."""
+        self.episode_lines: set[tuple[str, int]] = set()
+        self.plan: deque[tuple[Action, str]] = deque()
+        self.plans_tried: set[str] = set()
+        self.survival: SurvivalSearch | None = None
+        self.scout: PlayerScout | None = None
+        self.since_new = 0
+        self.since_plan = PLAN_EVERY
+        self._program: Any = None
+        self._from_cell: str | None = None
+        self._found = 0
+        self._pending_step: Step | None = None
+        self._here: str | None = None
+
+    # -- the program ---------------------------------------------------------------
+    def _player(self) -> Any:
+        return getattr(self.ctx, "player", None)
+
+    def _target(self) -> Any:
+        return getattr(self._player(), "target", None)
+
+    def _inside(self) -> Any:
+        inside = getattr(self._target(), "inside", None)
+        return inside if inside is not None and getattr(inside, "available", False) else None
+
+    def _frame_count(self) -> int:
+        player = self._player()
+        return int(getattr(player, "frames", 0)) if getattr(player, "lockstep", False) else 0
+
+    def begin(self, ctx: TesterContext, first: Observation) -> None:
+        super().begin(ctx, first)
+        self.reads = inputs_from_folder(ctx.spec.folder)
+        for key in self.reads.keys[:MAX_READ_KEYS]:
+            if key in self.reads.quits and not ctx.spec.exit_ok:
+                continue
+            action = hinted_action(key)
+            if action not in self.keys:
+                self.keys.append(action)
+        if self.burst is None and ctx.spec.kind == "game":
+            lead = next((k for k in self.keys if isinstance(k, Press)), None)
+            self.burst = Tap(lead.key, BURST_TAPS) if lead is not None else None
+        self._program = self._target()
+        self._poll_coverage()
+        self.archive.visit(self._cell(first.frame), (), picture_key(first.frame))
+
+    def restarted(self, obs: Observation) -> None:
+        """The session restarted the program for a return: the prefix replays from here."""
+        self.returner.restarted()
+        self._new_start()
+
+    def _new_start(self) -> None:
+        self.prefix, self.episode_lines, self.plan = [], set(), deque()
+        self._program = self._target()
+        self.pending_key, self.focused, self.again = None, None, None
+
+    def wants_restart(self) -> bool:
+        return self.returner.wants_restart()
+
+    def close(self) -> None:
+        if self.scout is not None:
+            self.scout.close()
+            self.scout = None
+
+    # -- seeing ------------------------------------------------------------------------
+    def _look(self, frame: Frame) -> _View:
+        view = self._inside_view(frame)
+        return view if view is not None else super()._look(frame)
+
+    def _inside_view(self, frame: Frame) -> _View | None:
+        """The widgets the toolkit knows (exact boxes, enabled ones only); None without an answer, or while
+        a dialog is open (the X tree tells which window holds which control)."""
+        inside = self._inside()
+        if inside is None or self.ctx is None or getattr(inside, "toolkit", "") not in ("tk", "qt"):
+            return None
+        if self.ctx.windows is not None and any(t.kind != "main" for t in self.ctx.windows.toplevels()):
+            return None
+        found: list[InsideWidget] | None = inside.widgets()
+        if not found:
+            return None
+        self._learn_shortcuts(found)
+        widgets: list[Widget] = []
+        fields: list[Widget] = []
+        clicks: dict[Action, Widget] = {}
+        for w in found:
+            if not (w.visible and w.enabled and w.box is not None) or w.kind in ("menuitem", "label"):
+                continue
+            x0, y0, x1, y1 = max(0, w.box[0]), max(0, w.box[1]), min(frame.width, w.box[2]), min(frame.height, w.box[3])
+            if x1 - x0 < 2 or y1 - y0 < 2:
+                continue
+            widget = Widget(x0, y0, x1, y1, cls=INSIDE_WIDGET.get(w.kind, w.cls or w.kind), source="inside")
+            if w.kind == "other" and not w.has_command:
+                continue
+            widgets.append(widget)
+            if w.kind in INSIDE_WIDGET:
+                fields.append(widget)
+        for widget in widgets:
+            clicks.setdefault(self._click(widget), widget)
+        return _View(widgets, fields, clicks, [])
+
+    @staticmethod
+    def _click(w: Widget) -> Action:
+        return Click(*w.center)
+
+    def _learn_shortcuts(self, widgets: list[InsideWidget]) -> None:
+        """Keyboard shortcuts the menus show become keys to press (not those of Quit, unless declared)."""
+        assert self.ctx is not None
+        for w in widgets:
+            if not w.shortcut or not w.enabled:
+                continue
+            name = " ".join((*w.menu_path, w.text)).lower()
+            if any(word in name for word in QUIT_WORDS) and not self.ctx.spec.exit_ok:
+                continue
+            action = shortcut_action(w.shortcut)
+            if action is not None and action not in self.keys:
+                self.keys.append(action)
+
+    @staticmethod
+    def _kind(action: Action, view: _View) -> str:
+        widget = view.clicks.get(action)
+        if widget is not None and widget.source == "inside":
+            return f"{widget.cls} (from inside the program)"
+        return OfflineExplorer._kind(action, view)
+
+    # -- deciding ----------------------------------------------------------------------
+    def decide(self, step: int, obs: Observation) -> Decision:
+        assert self.ctx is not None, "begin() first"
+        if self._target() is not self._program and not self.returner.replaying:
+            self._new_start()  # a declared end restarted the program: a new episode
+        decision = self._replay() or self._next_in_plan() or self._survive(obs) or self._start_plan(obs)
+        if decision is None:
+            decision = super().decide(step, obs)
+        else:
+            self._last = None  # not the least-tried choice: its result is not attributed to one
+        self._pending_step = (self._frame_count(), decision.action)
+        return decision
+
+    def _replay(self) -> Decision | None:
+        returned = self.returner.next_input(self._player())
+        if returned is None:
+            return None
+        action, i, n = returned
+        cell = self.returner.pending.cell.key if self.returner.pending is not None else "?"
+        return Decision(action, f"return to cell {cell}: replay input {i}/{n} after a restart (the same inputs "
+                                "at the same frames reach the same state)")
+
+    def _next_in_plan(self) -> Decision | None:
+        if not self.plan:
+            return None
+        action, why = self.plan.popleft()
+        return Decision(action, why)
+
+    def _survive(self, obs: Observation) -> Decision | None:
+        """In a moving game on the frame gate: the input whose future lives longest."""
+        assert self.ctx is not None
+        player = self._player()
+        if (not self.use_survival or self.ctx.spec.kind != "game" or obs.settled
+                or not getattr(player, "lockstep", False) or self.returner.pending is not None):
+            return None
+        if self.survival is None:
+            self.scout = PlayerScout(self.ctx.spec, self.ctx.seed)
+            keys: list[Action] = [k for k in self.keys if isinstance(k, Press)]
+            self.survival = SurvivalSearch(self.scout, keys, self.ctx.rng)
+        self.survival.lines_seen |= self.lines
+        action, why = self.survival.choose(self.prefix, self._frame_count())
+        if self.scout is not None and not self.scout.gated:
+            self.use_survival = False  # the scout is not on the gate: its future is not the game's
+            return None
+        return Decision(action, why)
+
+    def _start_plan(self, obs: Observation) -> Decision | None:
+        """Every few steps, a tester plan not tried yet on what is in sight (an entry, a list, a canvas)."""
+        assert self.ctx is not None
+        self.since_plan += 1
+        if self.since_plan < PLAN_EVERY or self.ctx.spec.kind != "app":
+            return None
+        view = self._view if self._view is not None else self._look(obs.frame)
+        plans: list[Plan] = []
+        for f in view.fields:
+            box = (f.x0, f.y0, f.x1, f.y1)
+            tall = f.cls == "list" or f.height >= LIST_MIN_H
+            plans += list_plans(box, self.reads) if tall else entry_plans(box)
+        w, h = obs.frame.width, obs.frame.height
+        plans += surface_plans((0, 0, w, h), self.reads)
+        fresh = [p for p in plans if p.name not in self.plans_tried]
+        if not fresh:
+            return None
+        plan = fresh[0]
+        self.plans_tried.add(plan.name)
+        self.since_plan = 0
+        n = len(plan.actions)
+        for i, action in enumerate(plan.actions[1:], 2):
+            self.plan.append((action, f"tester plan: {plan.name} (action {i}/{n})"))
+        return Decision(plan.actions[0], f"tester plan: {plan.name} (action 1/{n})")
+
+    # -- what happened -------------------------------------------------------------------
+    def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None:
+        super().observe(step, before, decision, after, outcome)
+        if self._pending_step is not None:
+            self.prefix.append(self._pending_step)
+            self._pending_step = None
+        new_lines = self._poll_coverage()
+        if self.returner.replaying:
+            if self.returner.pending is not None and not self.returner.pending.steps:
+                cell = self.returner.arrive(after.frame)
+                self._from_cell, self._found, self.since_new = (cell.key if cell else None), 0, 0
+                if cell is not None:
+                    self.prefix = list(cell.prefix)
+            return
+        self._here = self._cell(after.frame)
+        new_cell = self.archive.visit(self._here, tuple(self.prefix), picture_key(after.frame))
+        found = int(new_cell) + new_lines
+        self._found += found
+        self.since_new = 0 if found else self.since_new + 1
+        if self.go_explore and self.since_new >= RETURN_AFTER and not self.plan:
+            self._return()
+
+    def _return(self) -> None:
+        assert self.ctx is not None
+        if self._from_cell is not None:
+            self.archive.credit(self._from_cell, self._found)
+        cell = self.archive.choose(self.ctx.rng, exclude=self._here)
+        if cell is None or not cell.prefix or len(cell.prefix) > MAX_PREFIX:
+            self.since_new = 0
+            return
+        self.returner.ask(cell)
+        self.since_new = 0
+
+    def _cell(self, frame: Frame) -> str:
+        return cell_key(frame, len(self.episode_lines) if self._inside() is not None else None)
+
+    def _poll_coverage(self) -> int:
+        """New lines of the program's own code since the last step (0 without coverage)."""
+        inside = self._inside()
+        delta = inside.coverage(COVERAGE_TIMEOUT_S) if inside is not None else None
+        if not delta:
+            return 0
+        fresh = set(delta.lines) - self.lines
+        self.lines |= delta.lines
+        self.episode_lines |= delta.lines
+        return len(fresh)
+
+
+
+def explorer_summary(explorer: Explorer) -> dict[str, int]:
+    """What the search did, for benchmarks: cells, returns, branches looked at."""
+    s = explorer.survival
+    return {"cells": len(explorer.archive), "returns": explorer.returner.done, "failed_returns": explorer.returner.failed,
+            "lines": len(explorer.lines), "branches": s.branches if s else 0, "restarts": s.restarts if s else 0,
+            "waits": sum(1 for _, a in explorer.prefix if isinstance(a, Wait))}

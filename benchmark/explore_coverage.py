@@ -1,0 +1,151 @@
+"""Line coverage the offline explorer reaches in a fixed budget, old explorer against new (issue 23).
+
+    python benchmark/explore_coverage.py [PROGRAM ...] [--duration 40] [--seed 0] [--explorer old|new|both]
+
+For each program (a bundled app name or a folder; by default every bundled
+and wild program) plays ``--tester offline`` for ``--duration`` seconds with
+the explorer before issue 23 (``old``: state-coverage over hinted keys and
+detected widgets) and the new one (keys read from the code, widgets from
+inside, tester plans, Go-Explore returns, survival search on games), and
+prints the lines of the program's own .py files executed (measured inside the
+program, :mod:`app.engine.play.inside`, over every start of the program in the
+run), the steps played and, for the games, whether the line that scores ran
+(food eaten, a pipe passed, a brick broken).  The two explorers are measured
+with the same tracer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.engine.play.inside import own_lines  # noqa: E402
+from app.engine.play.targetspec import resolve_target  # noqa: E402
+from app.engine.session import RunConfig, Session  # noqa: E402
+from app.engine.testers import make_tester  # noqa: E402
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PROGRAMS = [*(f"benchmark/apps/{p.name}" for p in sorted((ROOT / "benchmark/apps").iterdir()) if p.is_dir()),
+            *(f"benchmark/wild/{p.name}" for p in sorted((ROOT / "benchmark/wild").iterdir()) if p.is_dir())]
+SCORE_LINES = {
+    "snake": r"self\.score \+= FOOD_POINTS", "flappy": r"self\.score \+= 1", "pysnake": r"score \+=",
+    "brickout": r"score \+=", "hopper": r"score \+=",
+}
+"""Per game: the line that runs when the player scores (its first match in the program's own files)."""
+COVERAGE_WAIT_S = 1.0
+
+
+class CoverageTap:
+    """Wraps a tester: keeps every start's Inside channel, so the run's lines are their union."""
+
+    def __init__(self, tester: Any) -> None:
+        self._tester = tester
+        self.insides: list[Any] = []
+        self.ctx: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._tester, name)
+
+    def begin(self, ctx: Any, first: Any) -> None:
+        self.ctx = ctx
+        self._tester.begin(ctx, first)
+        self._keep()
+
+    def decide(self, step: int, obs: Any) -> Any:
+        self._keep()
+        return self._tester.decide(step, obs)
+
+    def observe(self, step: int, before: Any, decision: Any, after: Any, outcome: str) -> None:
+        self._tester.observe(step, before, decision, after, outcome)
+        self._keep(poll=True)
+
+    def _keep(self, poll: bool = False) -> None:
+        inside = getattr(getattr(getattr(self.ctx, "player", None), "target", None), "inside", None)
+        if inside is None:
+            return
+        if all(i is not inside for i in self.insides):
+            self.insides.append(inside)
+        if poll and inside.available and not hasattr(self._tester, "episode_lines"):
+            inside.coverage(COVERAGE_WAIT_S)  # the old explorer never asks: ask for it (the new one does)
+
+    def lines(self) -> set[tuple[str, int]]:
+        seen: set[tuple[str, int]] = set()
+        for inside in self.insides:
+            with inside._lock:  # the channel keeps every line it was told of (benchmark only: no public union)
+                seen |= set(inside._seen)
+        return seen
+
+
+def score_line(folder: Path, game: str) -> tuple[str, int] | None:
+    pattern = SCORE_LINES.get(game)
+    if pattern is None:
+        return None
+    for path in sorted(folder.rglob("*.py")):
+        if "bugs" in path.parts or path.name.startswith("test_"):
+            continue
+        for n, text in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if re.search(pattern, text):
+                return (str(path.relative_to(folder)), n)
+    return None
+
+
+def measure(program: str, explorer: str, duration: float, seed: int, db: Path) -> dict[str, Any]:
+    resolved = resolve_target(program)
+    folder = resolved.spec.folder
+    total = own_lines(folder)
+    resolved.cleanup()
+    tap = CoverageTap(make_tester("offline", {"explorer": explorer}))
+    store = TrajectoryStore(db)
+    config = RunConfig(program, tester="offline", max_steps=100_000, seed=seed, duration_s=duration, film_fps=0)
+    result = Session(config, store, tester=tap).run()  # type: ignore[arg-type]
+    store.close()
+    hit = {(f, n) for f, n in tap.lines() if n in total.get(f, ())}
+    n_total = sum(len(v) for v in total.values())
+    scored = score_line(Path(program) if Path(program).is_dir() else folder, Path(program).name)
+    return {"program": program, "explorer": explorer, "lines": len(hit), "total": n_total,
+            "share": round(len(hit) / n_total, 3) if n_total else None, "steps": result.steps,
+            "verdict": result.verdict, "episodes": result.episodes,
+            "scored": (scored in tap.lines()) if scored is not None else None,
+            "findings": sorted({f.kind for f in result.findings})}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("programs", nargs="*", default=PROGRAMS)
+    ap.add_argument("--duration", type=float, default=40.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--explorer", choices=["old", "new", "both"], default="both")
+    ap.add_argument("--json", action="store_true", help="one JSON line per run")
+    args = ap.parse_args()
+    explorers = ["old", "new"] if args.explorer == "both" else [args.explorer]
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for program in args.programs:
+            for explorer in explorers:
+                row = measure(program, explorer, args.duration, args.seed, Path(tmp) / "runs.db")
+                rows.append(row)
+                if args.json:
+                    print(json.dumps(row), flush=True)
+                else:
+                    scored = "" if row["scored"] is None else f"  scored: {'yes' if row['scored'] else 'no'}"
+                    print(f"{program:28s} {explorer:3s}  lines {row['lines']:4d}/{row['total']:<4d} "
+                          f"({100 * (row['share'] or 0):5.1f}%)  steps {row['steps']:4d}  {row['verdict']}"
+                          f"{scored}  {' '.join(row['findings'])}", flush=True)
+    for explorer in explorers:
+        shares = [r["share"] for r in rows if r["explorer"] == explorer and r["share"] is not None]
+        if shares:
+            print(f"median line coverage, {explorer}: {100 * statistics.median(shares):.1f}% over {len(shares)} programs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
