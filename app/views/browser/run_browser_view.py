@@ -13,7 +13,7 @@ import logging
 import sqlite3
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QPoint, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QObject, QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu, QTableView, QVBoxLayout,
     QWidget,
@@ -85,6 +85,7 @@ class RunBrowserView(QWidget):
 
         self.table = QTableView(self)
         self.table.setModel(self.proxy)
+        self.table.viewport().installEventFilter(self)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(COLUMN_OF["id"], Qt.SortOrder.DescendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -142,9 +143,13 @@ class RunBrowserView(QWidget):
 
     # -- public API ------------------------------------------------------------
     def set_store(self, store: Any) -> None:
-        """Show the runs of ``store`` and follow its file for changes made by any process."""
+        """Show the runs of ``store`` and follow its file for changes made by any process; the search text
+        and the filters start empty (those of another database would make this one look empty)."""
         self._store = store
         self.model.clear()
+        self.search.clear()
+        self.verdict_filter.setCurrentIndex(0)
+        self.kind_filter.setCurrentIndex(0)
         self.watcher.watch(getattr(store, "path", None))  # first: a change during the read below is not missed
         self.refresh()
 
@@ -221,6 +226,29 @@ class RunBrowserView(QWidget):
         for key, column in COLUMN_OF.items():
             hidden = key in self._hidden or (key == "bug" and not self._has_bugs)
             self.table.setColumnHidden(column, hidden)
+
+    # -- holding the order under the pointer ------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """While the pointer is over the list, rows keep their places: runs that change (a bench writing)
+        are not re-sorted and new ones join at the end; the order is made whole again when it leaves."""
+        if watched is self.table.viewport():
+            if event.type() == QEvent.Type.Enter:
+                self.hold_order(True)
+            elif event.type() == QEvent.Type.Leave:
+                self.hold_order(False)
+        return super().eventFilter(watched, event)
+
+    def hold_order(self, hold: bool) -> None:
+        """Hold (True) or release the order of the rows; releasing sorts them again."""
+        if hold == (not self.proxy.dynamicSortFilter()):
+            return
+        self.proxy.setDynamicSortFilter(not hold)
+        if not hold:
+            self.proxy.invalidate()  # filters and order catch up with what changed meanwhile
+
+    @property
+    def order_held(self) -> bool:
+        return not self.proxy.dynamicSortFilter()
 
     # -- handlers ----------------------------------------------------------------
     def _on_watcher_runs_read(self, read: RunListRead) -> None:

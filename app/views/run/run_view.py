@@ -446,12 +446,24 @@ class RunView(QWidget):
             self.scrub.select_span(step.get("started_at"), step.get("ended_at"))
 
     def _on_scrub_time_scrubbed(self, t: float) -> None:
+        """The step under the playhead becomes the current step (list, strip, Before pane and details move
+        with it); the film's picture at ``t`` then takes the After pane."""
+        step = self._scrub_step_at(t)
+        row = self.model.row_of_idx(step[0]) if step is not None else None
+        if row is not None and row != self.current_row():
+            self.go_to_row(row)
+        self.scrub.set_playhead(t)  # choosing the step put the playhead at its end
         self.player.request(t)
+
+    def _scrub_step_at(self, t: float) -> tuple[int, float, float, bool] | None:
+        """The step under ``t`` on the time axis: the last one started at or before it (the first before any)."""
+        steps = self.scrub.steps
+        return next((s for s in reversed(steps) if s[1] <= t), steps[0] if steps else None)
 
     def _on_player_frame_decoded(self, requested: float, t: float, index: int, image: QImage) -> None:
         if self.run is None:
             return
-        step = next((s for s in reversed(self.scrub.steps) if s[1] <= t), None)
+        step = next((s for s in reversed(self.scrub.steps) if s[1] <= t), None)  # None: before the first step
         where = f"during step {step_text(step[0])}" if step is not None and t <= step[2] else \
             f"after step {step_text(step[0])}" if step is not None else "before the first step"
         self.after.set_frame(image, subtitle=f"film t+{t - float(self.run['started_at']):.3f} s, frame {index} ({where})")

@@ -280,8 +280,9 @@ class MainWindow(QMainWindow):
             self.repair.close()
 
     def current_run_id(self) -> int | None:
-        """The run shown in the run view (what File › Export acts on)."""
-        return self.run_view.run_id
+        """The run selected in the run list as it shows now (what File › Export acts on): a run the search or a
+        filter hides is not exported, even when the run view still shows it."""
+        return self.browser.current_run_id()
 
     def show_message(self, text: str, *, title: str = APP_NAME, error: bool = True) -> None:
         self.messages.append(text)

@@ -1,0 +1,101 @@
+"""The smaller defects of issue 28, each with its check: scrubbing moves the whole view, a new database starts
+unfiltered, Export acts on the run the list shows selected, and the list holds still under the pointer."""
+
+from __future__ import annotations
+
+import pytest
+from test_views_support import isolated_settings, make_synthetic_run  # noqa: F401
+
+from PySide6.QtCore import QEvent, QPoint, Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from app.engine.trace.store import TrajectoryStore  # noqa: E402
+from app.views.browser.runs_model import COLUMN_OF  # noqa: E402
+from app.views.shell.main_window import MainWindow  # noqa: E402
+
+
+@pytest.fixture
+def window(qtbot, isolated_settings):
+    win = MainWindow()
+    win.modal_messages = False
+    win.resize(1400, 900)
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.close()
+
+
+@pytest.fixture
+def two_dbs(tmp_path):
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    store = TrajectoryStore(first)
+    ids = [make_synthetic_run(store, n, target=t, distinct_frames=2) for n, t in ((30, "flappy"), (5, "calculator"))]
+    store.close()
+    store = TrajectoryStore(second)
+    make_synthetic_run(store, 3, target="snake", distinct_frames=2)
+    store.close()
+    return first, second, ids
+
+
+def test_scrubbing_moves_the_step_list_and_the_before_pane_too(window, two_dbs, qtbot):
+    first, _, (flappy, _) = two_dbs
+    assert window.open_database(first) and window.open_run(flappy)
+    rv = window.run_view
+    scrub = rv.scrub
+    idx, start, end, _ = scrub.steps[10]
+    moment = (start + end) / 2
+    qtbot.mouseClick(scrub, Qt.MouseButton.LeftButton, pos=QPoint(round(scrub.x_of(moment)), 20))
+    assert rv.current_row() == 10 and rv.timeline.currentIndex().row() == 10
+    step = rv.model.step_at(10)
+    assert rv.before.image() is rv.frames.image(step["frame_before"]) or \
+        rv.before.image() == rv.frames.image(step["frame_before"])
+    assert "#11" in rv.before._subtitle  # idx 10, numbered from 1
+    assert scrub.playhead == pytest.approx(moment, abs=2 * (scrub.t1 - scrub.t0) / scrub.width())
+
+
+def test_open_database_starts_with_no_search_and_no_filter(window, two_dbs):
+    first, second, _ = two_dbs
+    assert window.open_database(first)
+    browser = window.browser
+    browser.search.setText("flappy")
+    browser.verdict_filter.setCurrentIndex(2)
+    assert browser.proxy.rowCount() == 0
+    assert window.open_database(second)
+    assert browser.search.text() == "" and browser.verdict_filter.currentIndex() == 0
+    assert browser.proxy.rowCount() == 1
+
+
+def test_export_acts_on_the_selected_visible_run_only(window, two_dbs, monkeypatch):
+    first, _, (flappy, calculator) = two_dbs
+    assert window.open_database(first) and window.open_run(flappy)
+    assert window.current_run_id() == flappy
+    window.browser.search.setText("no such run")  # hides the open run; the run view still shows it
+    assert window.run_view.run_id == flappy and window.current_run_id() is None
+    asked = []
+    monkeypatch.setattr("app.views.shell.run_transfer.QFileDialog.getSaveFileName",
+                        lambda *a, **k: asked.append(a) or ("", ""))
+    window.commands.export_run.trigger()
+    assert not asked and "Select a run" in window.messages[-1]
+    window.browser.search.setText("calculator")
+    window.browser.select_run(calculator)
+    window.commands.export_run.trigger()
+    assert asked and f"run-{calculator}.zip" in asked[-1]
+
+
+def test_the_list_holds_still_under_the_pointer(window, two_dbs, qtbot):
+    first, _, (flappy, calculator) = two_dbs
+    assert window.open_database(first)
+    browser = window.browser
+    browser.table.sortByColumn(COLUMN_OF["target"], Qt.SortOrder.AscendingOrder)
+    order = [browser.proxy.run_id_at(r) for r in range(browser.proxy.rowCount())]
+    assert order == [calculator, flappy]
+    QApplication.sendEvent(browser.table.viewport(), QEvent(QEvent.Type.Enter))
+    assert browser.order_held
+    rows = {r["id"]: dict(r) for r in (browser.model.run_at(i) for i in range(browser.model.rowCount()))}
+    rows[flappy]["target"] = "aardvark"  # a bench re-judging a run: its row would jump to the top
+    rows[999] = dict(rows[calculator], id=999, target="aaa-new")
+    browser.model.set_rows(list(rows.values()))
+    assert [browser.proxy.run_id_at(r) for r in range(2)] == [calculator, flappy]  # nothing moved
+    QApplication.sendEvent(browser.table.viewport(), QEvent(QEvent.Type.Leave))
+    assert not browser.order_held
+    assert [browser.proxy.run_id_at(r) for r in range(3)] == [999, flappy, calculator]
