@@ -105,19 +105,21 @@ class SurvivalSearch:
         self.decisions += 1
         inputs = _inputs(prefix)
         explore = self.decisions % EXPLORE_EVERY == 0
-        if not explore and self.scout_inputs == inputs and self.scout.alive():
+        ahead = self.scout_inputs == inputs and self.scout.alive()
+        if not explore and ahead:
             # The scout is this game's future while nothing is pressed: look (further) ahead.
-            ahead = self._play_on(NOTHING, frame)
-            if ahead.lived == LOOKS:
-                self.last = [ahead]
+            future = self._play_on(NOTHING, frame)
+            if future.lived == LOOKS:
+                self.last = [future]
                 return NOTHING, f"survival: doing nothing lives {self.horizon_s:g} s ahead (the scout saw it)"
-        # Danger ahead, the scout behind, or time to press something: the first key (in random order) whose
-        # branch lives through the horizon; nothing last.  The chosen branch is the scout's last: it stays
-        # this game's future.
+        # Danger ahead, the scout behind, or time to press something: the first choice whose branch lives
+        # through the horizon (keys in random order; doing nothing first unless it is known to die or it is
+        # time to press something).  The chosen branch is the scout's last: it stays this game's future.
         keys = [a for a in self.alternatives if a != NOTHING]
         self.rng.shuffle(keys)
+        order = [*keys, NOTHING] if explore or ahead else [NOTHING, *keys]
         branches: list[Branch] = []
-        for action in [*keys, NOTHING]:
+        for action in order:
             branch = self._branch(inputs, frame, action)
             branches.append(branch)
             if branch.lived == LOOKS:
