@@ -17,6 +17,15 @@ every program (:meth:`FrameGate.advance_clock`).  A stopwatch written with
 ``time.monotonic`` then shows the same digits in the candidate and its
 reference.
 
+The gate cannot be turned against the engine (issue 24): the clock is a
+sealed memfd (it cannot shrink, grow or be written by anyone but the
+engine's own mapping; a program that truncates it would otherwise kill the
+engine with SIGBUS at its next clock write), handed to the program
+read-only; credits are written without blocking (a full credit pipe means
+the program stopped taking frames: it is let go, with the reason); and an
+answer written out of turn (bytes before any frames were granted) lets the
+program go too.
+
 A program that never imports ``pygame.time`` is not gated (the engine learns
 it at once: no hello byte); one that imports it but never ticks is let go
 after :data:`FIRST_FRAME_S`.  Letting go closes the credit pipe: the program
@@ -25,6 +34,7 @@ runs on the wall clock from then on, as it would without the gate.
 
 from __future__ import annotations
 
+import fcntl
 import mmap
 import os
 import select
@@ -43,6 +53,10 @@ FIRST_FRAME_S = 5.0
 """How long a pygame program has to reach its first frame before it is let go."""
 FRAME_GRACE_S = 3.0
 """On top of the granted frames' own time: how long a program may take to use them up."""
+CLOCK_BYTES = 8
+F_SEAL_FUTURE_WRITE = getattr(fcntl, "F_SEAL_FUTURE_WRITE", 0x0010)
+"""No write and no new writable mapping; the engine's mapping, made before, stays writable (Linux 5.1)."""
+CLOCK_SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | F_SEAL_FUTURE_WRITE | fcntl.F_SEAL_SEAL
 
 
 class FrameGate:
@@ -50,6 +64,7 @@ class FrameGate:
 
     def __init__(self) -> None:
         self._credit_r, self._credit_w = os.pipe()
+        os.set_blocking(self._credit_w, False)  # a program that stops taking frames never blocks the engine
         self._ack_r, self._ack_w = os.pipe()
         self.fps = 0.0
         self.frames = 0
@@ -58,9 +73,7 @@ class FrameGate:
         self.lost = ""
         """Why the gate stopped holding the program (it did not use its frames in time), or ''."""
         self._open = True
-        self._clock_fd = os.memfd_create("playcoder-clock")
-        os.ftruncate(self._clock_fd, 8)
-        self._clock = mmap.mmap(self._clock_fd, 8)
+        self._clock, self._clock_fd = _sealed_clock()
         self.clock_s = 0.0
         """The engine's time the program's Python clocks read (off the frame gate)."""
 
@@ -106,11 +119,19 @@ class FrameGate:
         """Let the program play ``frames`` frames and wait until it stands still again."""
         if not self.active or frames <= 0:
             return self.active
+        if self._answered_out_of_turn():
+            return self._let_go("the program answered its frame gate out of turn (frames it was never granted); "
+                                "it runs on the wall clock from here")
         try:
-            os.write(self._credit_w, b"\x01" * frames)
+            written = os.write(self._credit_w, b"\x01" * frames)
+        except BlockingIOError:
+            written = 0
         except OSError:
             self.active, self.lost = False, "the program closed its frame gate (it ended)"
             return False
+        if written < frames:
+            return self._let_go("the program stopped taking frames (its frame gate is full); it runs on the wall "
+                                "clock from here")
         limit = frames / (self.fps or 60) + FRAME_GRACE_S
         if not self._wait_byte(limit):
             self.active = False
@@ -127,6 +148,18 @@ class FrameGate:
             self.advance(self.frames_for(seconds))
         else:
             time.sleep(seconds)
+
+    def _answered_out_of_turn(self) -> bool:
+        """Bytes from the program while it should stand still: not a program the gate holds."""
+        if self._ack_r < 0:
+            return False
+        ready, _, _ = select.select([self._ack_r], [], [], 0)
+        return bool(ready)
+
+    def _let_go(self, why: str) -> bool:
+        self.active, self.lost = False, why
+        self.release()
+        return False
 
     def release(self) -> None:
         """Let the program go: it runs on the wall clock from now on (its credit pipe reads EOF)."""
@@ -162,6 +195,22 @@ class FrameGate:
             self.fps = float(data[0])
             return True
         return False
+
+
+def _sealed_clock() -> tuple[mmap.mmap, int]:
+    """The engine's writable mapping of a sealed memfd, and a read-only descriptor of it for the program."""
+    fd = os.memfd_create("playcoder-clock", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        os.ftruncate(fd, CLOCK_BYTES)
+        view = mmap.mmap(fd, CLOCK_BYTES)
+        try:
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, CLOCK_SEALS)
+        except OSError:  # a kernel before 5.1 has no F_SEAL_FUTURE_WRITE: the size is what matters (SIGBUS)
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+        reader = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_CLOEXEC)
+    finally:
+        os.close(fd)
+    return view, reader
 
 
 def _close(fd: int) -> None:
