@@ -28,6 +28,7 @@ from app.engine.play.observer import Observation
 from app.engine.play.clock import GameClock
 from app.engine.play.player import Player
 from app.engine.run_faults import close_quietly, describe_fault
+from app.engine.run_coverage import RunCoverage
 from app.engine.run_film import RunFilm
 from app.engine.trace.film import FILM_FPS
 from app.engine.judge.episodes import EpisodeEndings
@@ -82,13 +83,15 @@ class RunResult:
     duration_s: float = 0.0
     captured_frames: int = 0
     film_frames: int = 0
+    coverage: dict[str, Any] | None = None
+    """``{"lines": H, "total": N}``: lines of the program's own .py files the run executed (a Python program)."""
 
     def summary(self, db: str) -> dict[str, Any]:
         return {
             "run_id": self.run_id, "verdict": self.verdict, "status": self.status, "steps": self.steps,
             "reason": self.reason, "window": list(self.window) if self.window else None, "episodes": self.episodes,
             "duration_s": round(self.duration_s, 2), "captured_frames": self.captured_frames,
-            "film_frames": self.film_frames,
+            "film_frames": self.film_frames, "coverage": self.coverage,
             "findings": [{"kind": f.kind, "step": f.step, "message": f.message} for f in self.findings],
             "error": self.error, "db": db,
         }
@@ -111,6 +114,7 @@ class Session:
         self._played_s = 0.0
         self._captured = 0
         self._film: RunFilm | None = None
+        self._coverage: RunCoverage | None = None
         self.control.on_change(self._on_control_changed)
 
     def _on_control_changed(self, state: str) -> None:
@@ -144,6 +148,7 @@ class Session:
                         "film_fps": self._film_fps()},
             )
             self._film = RunFilm(self.store, self.run_id, self._film_fps(), timing)
+            self._coverage = RunCoverage(self.store, self.run_id)
             attach = getattr(tester, "attach", None)  # testers that record (LLM calls) or cancel (retries)
             if attach is not None:
                 attach(self.store, self.run_id, self.control)
@@ -229,7 +234,8 @@ class Session:
             self.bus.publish(RunFinished(self.run_id, status, verdict, self.steps, error))
         return RunResult(self.run_id, status, verdict, reason, self.steps, list(self.findings), error,
                          self.window, self.episodes, self._played_s, self._captured,
-                         self._film.frames if self._film is not None else 0)
+                         self._film.frames if self._film is not None else 0,
+                         coverage=self._coverage.summary() if self._coverage is not None else None)
 
     # -- the program, started and restarted ---------------------------------------
     def _settle_cap(self, spec: TargetSpec) -> float:
@@ -273,6 +279,8 @@ class Session:
                 f"{screen[0]}×{screen[1]}; set size = [{win.width}, {win.height}] in its playcoder.toml.")
         self.window = (win.width, win.height)
         self.store.update_run(self.run_id, window_width=win.width, window_height=win.height)
+        if self._coverage is not None and play.target is not None:
+            self._coverage.started(play.target.inside)
         self._note_settle(play)
         if self._film is not None:
             self._film.attach(play.observer)
@@ -473,6 +481,8 @@ class Session:
         idx = self.steps
         if self._film is not None:
             findings = [self._film.stamp(f) for f in findings]
+        lines = self._coverage.lines(self._play.target.inside if self._play is not None and self._play.target
+                                     is not None else None) if self._coverage is not None else {}
         with self.store.transaction():
             h_before = self.store.put_frame(before.width, before.height, before.bgrx)
             h_after = self.store.put_frame(after.frame.width, after.frame.height, after.frame.bgrx)
@@ -486,6 +496,8 @@ class Session:
                 "findings": [f.kind for f in findings] or None,
                 "started_at": started, "ended_at": time.time(),
             }, [f.row() for f in findings])
+            if self._coverage is not None:
+                self._coverage.record(idx, lines)
         self.steps += 1
         self.findings.extend(findings)
         recorded = getattr(self.tester, "step_recorded", None)  # testers that add to the row (a reference frame)

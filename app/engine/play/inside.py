@@ -134,7 +134,8 @@ class Inside:
         self._replies: dict[int, dict[str, Any]] = {}
         self._waiting: set[int] = set()
         """Ids of questions still waited for: a late answer to one given up on is not kept."""
-        self._fresh: set[tuple[str, int]] = set()
+        self._fresh: dict[str, set[tuple[str, int]]] = {}
+        """Per reader of :meth:`coverage`: the pairs it has not been given yet."""
         self._seen: set[tuple[str, int]] = set()
         self._total: dict[str, frozenset[int]] | None = None
         self._closed = False
@@ -161,17 +162,23 @@ class Inside:
         return "inside" if self.available else "pixels"
 
     # -- queries -------------------------------------------------------------------
-    def coverage(self, timeout_s: float = COVERAGE_TIMEOUT_S) -> CoverageDelta | None:
-        """The (file, line) pairs of the program's own files first run since the last call; None when the
-        program cannot be asked (not Python, ended) or did not answer in time (its lines then come with the
-        next call)."""
+    def coverage(self, timeout_s: float = COVERAGE_TIMEOUT_S, reader: str = "") -> CoverageDelta | None:
+        """The (file, line) pairs of the program's own files first run since this ``reader``'s last call
+        (its first call: all so far); None when the program cannot be asked (not Python, ended) or did not
+        answer in time (its lines then come with the next call).
+
+        Readers are independent: the session records each step's lines (reader "run") while an explorer
+        takes its own feedback (the default reader)."""
         if not self.available:
             return None
         reply = self._ask("coverage", timeout_s)
         with self._lock:
-            if reply is None and not self._fresh:
+            fresh = self._fresh.get(reader)
+            if fresh is None:
+                fresh = set(self._seen)
+            self._fresh[reader] = set()
+            if reply is None and not fresh:
                 return None
-            fresh, self._fresh = self._fresh, set()
         return CoverageDelta(frozenset(fresh))
 
     def lines_hit(self) -> int:
@@ -317,8 +324,9 @@ class Inside:
             elif kind in ("coverage", "reply"):
                 for file, lines in (msg.get("files") or {}).items():
                     if isinstance(file, str) and isinstance(lines, list):
-                        pairs = {(file, n) for n in lines if isinstance(n, int)}
-                        self._fresh |= pairs - self._seen
+                        pairs = {(file, n) for n in lines if isinstance(n, int)} - self._seen
+                        for fresh in self._fresh.values():
+                            fresh |= pairs
                         self._seen |= pairs
                 if msg.get("id") in self._waiting and (kind == "reply" or msg.get("done")):
                     self._replies[msg["id"]] = msg

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Mapping
 
 START_STEP = -1
 """The step the start-up's lines are recorded with (the program's module code, its first window)."""
@@ -75,7 +75,7 @@ def add(conn: sqlite3.Connection, run_id: int, step: int, by_file: dict[str, lis
                      [(run_id, step, file, compact(lines)) for file, lines in sorted(by_file.items()) if lines])
 
 
-def set_files(conn: sqlite3.Connection, run_id: int, by_file: dict[str, Iterable[int]]) -> None:
+def set_files(conn: sqlite3.Connection, run_id: int, by_file: Mapping[str, Iterable[int]]) -> None:
     conn.executemany("INSERT OR REPLACE INTO coverage_files (run_id, file, lines) VALUES (?, ?, ?)",
                      [(run_id, file, compact(lines)) for file, lines in sorted(by_file.items())])
 

@@ -24,7 +24,7 @@ import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 import psutil
@@ -643,7 +643,7 @@ class TrajectoryStore:
         with self.transaction():
             coverage_sql.add(self.conn, run_id, step, by_file)
 
-    def set_coverage_files(self, run_id: int, by_file: dict[str, Iterable[int]]) -> None:
+    def set_coverage_files(self, run_id: int, by_file: Mapping[str, Iterable[int]]) -> None:
         """Record each own file's executable lines (what the run's coverage is counted against)."""
         with self.transaction():
             coverage_sql.set_files(self.conn, run_id, by_file)
