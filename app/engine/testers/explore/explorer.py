@@ -40,7 +40,7 @@ RETURN_AFTER = 8
 """Steps without a new cell after which the explorer returns to an archived one."""
 MAX_PREFIX = 40
 """Cells reached by longer prefixes are not returned to (the replay would cost more than it brings)."""
-PLAN_EVERY = 3
+PLAN_EVERY = 4
 """At most one tester plan (a value in an entry, a row deleted) started every this many steps."""
 COVERAGE_TIMEOUT_S = 0.25
 QUIT_WORDS = ("quit", "exit", "close")
