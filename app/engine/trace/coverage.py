@@ -112,3 +112,11 @@ def of_run(conn: sqlite3.Connection, run_id: int) -> list[FileCoverage]:
         total = tuple(expand(lines))
         out.append(FileCoverage(file, total, tuple(sorted(hit.get(file, set()) & set(total)))))
     return out
+
+
+def lines_by_step(conn: sqlite3.Connection, run_id: int) -> dict[int, int]:
+    """How many lines each step ran first (START_STEP: the start-up), for the steps that ran any."""
+    out: dict[int, int] = {}
+    for step, lines in conn.execute("SELECT step, lines FROM coverage WHERE run_id = ? ORDER BY step", [run_id]):
+        out[int(step)] = out.get(int(step), 0) + len(expand(lines))
+    return out

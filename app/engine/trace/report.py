@@ -28,6 +28,7 @@ from app import __version__
 from app.engine.play.actions import ActionParseError, action_from_dict, action_to_call
 from app.engine.trace.atomic_file import atomic_path
 from app.engine.trace.difference import picture_difference
+from app.engine.trace.report_coverage import coverage_html
 from app.engine.trace.report_clips import ClipMaker
 from app.engine.errors import UserError
 from app.engine.trace.store import TrajectoryStore
@@ -89,6 +90,7 @@ def render_html_report(store: TrajectoryStore, run_id: int) -> str:
         _header_html(store, run, len(steps)),
         _judgments_html(store, run),
         findings_html,
+        coverage_html(store, run),
         _strip_html(steps),
         '<h2 id="timeline">Timeline</h2>',
         "\n".join(timeline) or "<p class=muted>No steps were recorded.</p>",

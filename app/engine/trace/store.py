@@ -657,6 +657,10 @@ class TrajectoryStore:
         """Each own file of the run with its executable lines and those reached ([]: no coverage)."""
         return coverage_sql.of_run(self.conn, run_id)
 
+    def coverage_by_step(self, run_id: int) -> dict[int, int]:
+        """How many lines each step ran first (-1: the start-up), for the steps that ran any."""
+        return coverage_sql.lines_by_step(self.conn, run_id)
+
     def add_finding(self, run_id: int, finding: dict[str, Any]) -> None:
         with self.transaction():
             self._insert_finding(run_id, finding)
