@@ -7,7 +7,14 @@ reports each variant as one of:
 
 * fixed: the loop ended with the unit tests passing and every tester's
   verdict pass (the offline tester, plus the scripted rubric tester where
-  the target has a ``[[script]]`` section);
+  the target has a ``[[script]]`` section) -- the repair's *claim* -- **and**
+  the claim holds up (:mod:`benchmark.repair_check`): the patch swallows no
+  exception and deletes no behaviour, and the repaired program behaves as the
+  unmodified app under differential play on three seeds;
+* suppressed / diverges / tuned template: the repair claimed a fix that does
+  not hold up (a silenced symptom; a program that plays differently from the
+  reference; in the held-out half, a fix made by a template that inverts how
+  the bundled bugs were built); counted as not fixed, with the diff;
 * not fixed: the first play or the unit tests failed and no patch made the
   program pass;
 * not detected: the first play passed and the unit tests passed, so there
@@ -55,14 +62,21 @@ from app.engine.bench.ray_tasks import DB, SCRATCH  # noqa: E402
 from app import pysyntax  # noqa: E402
 from app.paths import default_db  # noqa: E402
 from app.engine.bench.jobs import run_parallel  # noqa: E402
-from app.engine.bench.split import SPLITS, split_of  # noqa: E402
+from app.engine.bench.split import HELD_OUT, SPLITS, split_of  # noqa: E402
 from app.engine.errors import UserError  # noqa: E402
 from app.engine.play.targetspec import list_apps, load_bugs  # noqa: E402
+from benchmark.repair_check import check_claimed_fix  # noqa: E402
 
 VARIANT_TIMEOUT_S = 1200
-OUTCOMES = ("fixed", "not fixed", "not detected", "no answer")
-COUNTING = ("every variant counts: the repair rate is fixed / all variants of the half; 'not detected' and "
-            "'no answer' (uncertain or error) count as not fixed")
+OUTCOMES = ("fixed", "suppressed", "diverges", "tuned template", "not fixed", "not detected", "no answer")
+CLAIMED = ("fixed", "suppressed", "diverges", "tuned template")
+"""Outcomes where the repair itself said fixed; only ``fixed`` held up under the benchmark's checks."""
+COUNTING = ("every variant counts: the repair rate is fixed / all variants of the half, where fixed means the "
+            "repair's claim held up (no swallowed exception, no deleted behaviour, plays as the unmodified app "
+            "under differential play on 3 seeds); suppressed, diverges, tuned template, not detected and no "
+            "answer (uncertain or error) count as not fixed")
+CHECK_STEPS = 40
+"""Steps of each differential run that checks a claimed fix."""
 
 
 def same_as_reference(repaired: Path, reference: Path) -> bool:
@@ -123,14 +137,22 @@ def variant_row(app: Path, bug: str, stdout: str, stderr: str, code: int, second
         summary = {}
     iterations = summary.get("iterations", [])
     outcome = classify(summary, code)
+    split = split_of(app.name, bug)
+    patch = next((i["description"] for i in iterations if i.get("outcome") == "fixed"), "")
+    checked: dict[str, Any] = {}
+    if outcome == "fixed":  # the repair's claim: now checked with what the refiner never saw
+        checked = check_claimed_fix(f"{app.name}@{bug}", app, out, patch, split == HELD_OUT, CHECK_STEPS)
+        outcome = checked["outcome"]
     fixed = outcome == "fixed"
     return {
-        "variant": f"{app.name}@{bug}", "split": split_of(app.name, bug), "exit": code, "outcome": outcome,
-        "detected": outcome in ("fixed", "not fixed"), "fixed": fixed,
+        "variant": f"{app.name}@{bug}", "split": split, "exit": code, "outcome": outcome,
+        "detected": outcome in (*CLAIMED, "not fixed"), "claimed": outcome in CLAIMED, "fixed": fixed,
         "final_verdict": summary.get("final_verdict", "error"), "iterations": len(iterations),
         "refused": sum(i.get("outcome") == "refused" for i in iterations), "seconds": round(seconds, 1),
         "same_as_reference": fixed and same_as_reference(out, app),
-        "patch": next((i["description"] for i in iterations if i.get("outcome") == "fixed"), ""),
+        "patch": patch, "check": checked.get("check", ""), "template": checked.get("template", ""),
+        "tuned_template": checked.get("tuned_template", False), "diff": checked.get("diff", ""),
+        "behaviour": checked.get("behaviour", []),
         "reason": summary.get("reason", stderr.strip()[-300:]),
     }
 
@@ -152,6 +174,7 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     detected = [r for r in rows if r["detected"]]
     return {
         "variants": total, **{o.replace(" ", "_"): sum(r["outcome"] == o for r in rows) for o in OUTCOMES},
+        "claimed_fixed": sum(r.get("claimed", r["fixed"]) for r in rows),
         "repair_rate": round(len(fixed) / total, 3) if total else None,
         "repair_rate_detected": round(len(fixed) / len(detected), 3) if detected else None,
         "same_as_reference": sum(r["same_as_reference"] for r in rows),
@@ -169,19 +192,31 @@ def markdown(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
              f"max {summary['max_steps']} steps, {summary['wall_seconds']:.0f} s wall", "",
              f"Measured on {describe_commit(summary['measured_on'])}; {COUNTING}.", "",
              *([f"Command: `{summary['command']}`", ""] if summary.get("command") else []),
-             "| half | variants | fixed | not fixed | not detected | no answer | repair rate | same as reference "
-             "| refused patches |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "The bundled suite is **in-sample**: every bug, and the refiner's templates, were seen before the "
+             "split was drawn; 'held-out' is only the half the templates were not meant to be tuned on. A fix made "
+             "by a tuned template (while-to-if, dead-method) does not count in that half.", "",
+             "| half | variants | claimed fixed | fixed (held up) | suppressed | diverges | tuned template | not fixed "
+             "| not detected | no answer | repair rate | same as reference | refused patches |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, t in [*summary["by_split"].items(), ("all", summary["totals"])]:
-        lines.append(f"| {name} | {t['variants']} | {t['fixed']} | {t['not_fixed']} | {t['not_detected']} | "
+        lines.append(f"| {name} | {t['variants']} | {t['claimed_fixed']} | {t['fixed']} | {t['suppressed']} | "
+                     f"{t['diverges']} | {t['tuned_template']} | {t['not_fixed']} | {t['not_detected']} | "
                      f"{t['no_answer']} | {pct(t['repair_rate'])} | {t['same_as_reference']} | "
                      f"{t['refused_patches']} |")
     lines += ["", "| variant | half | outcome | iterations | seconds | patch or reason |",
               "| --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         why = " ".join(str(r["patch"] or r["reason"]).split())[:110].replace("|", "/")
+        if r.get("check"):
+            why += " — " + " ".join(str(r["check"]).split())[:140].replace("|", "/")
         same = " (= reference)" if r["same_as_reference"] else ""
         lines.append(f"| {r['variant']} | {r['split']} | {r['outcome']}{same} | {r['iterations']} | "
                      f"{r['seconds']:.0f} | {why} |")
+    diffs = [r for r in rows if r.get("diff")]
+    if diffs:
+        lines += ["", "### Every claimed fix's diff (the buggy variant against the repaired copy)", ""]
+        for r in diffs:
+            lines += [f"#### {r['variant']}: {r['outcome']}", "", "```diff", r["diff"].rstrip("\n"), "```", ""]
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,161 @@
+"""What a claimed fix must also be, in the repair-rate benchmark: a repair, not a silenced symptom.
+
+``playcoder repair`` says *fixed* when the unit tests pass and the testers
+pass.  That is what the refiner could see.  The benchmark then checks, with
+what the refiner never sees (the unmodified program):
+
+- **behaviour**: the repaired program is played by differential play against
+  the bundled app itself (``--tester differential --reference APP``) on
+  :data:`BEHAVIOUR_SEEDS`; every run must pass.  A claimed fix that diverges
+  from the reference, or whose check cannot answer, is not a fix.
+- **no suppression**: a patch that adds an exception handler doing nothing
+  (``except ...: pass``) or that only removes statements (the failing write
+  deleted) silences the symptom; it is not a fix, whatever the runs say.
+- **no tuned template in the held-out half**: :data:`TUNED_TEMPLATES` are the
+  offline refiner's templates that are the exact inverse of how bundled bugs
+  were built.  A fix made by one of them says how the bugs were made, not
+  how well the refiner repairs; it is kept out of the held-out figure.
+
+Every claimed fix's diff (the buggy variant against the repaired copy) goes
+into the results.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from app.engine.bench import children
+from app.engine.play.targetspec import resolve_target
+
+ROOT = Path(__file__).resolve().parents[1]
+BEHAVIOUR_SEEDS = (0, 1, 2)
+BEHAVIOUR_TIMEOUT_S = 600
+TUNED_TEMPLATES = {
+    "while-to-if": "bundled freeze bugs were made by turning an `if` into a `while` (8 of the 23 offline fixes)",
+    "dead-method": "two bundled bugs were made by deleting a method's only call; the template calls it again",
+}
+TEMPLATE = re.compile(r":\d+ ([a-z][a-z-]*):")
+
+
+def template_of(description: str) -> str:
+    """The refiner template named in a patch description (``main.py:94 while-to-if: …``), or ''."""
+    found = TEMPLATE.search(description or "")
+    return found.group(1) if found else ""
+
+
+def _sources(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): p.read_text(encoding="utf-8", errors="replace")
+            for p in sorted(folder.rglob("*.py"))
+            if "bugs" not in p.relative_to(folder).parts and "__pycache__" not in p.parts}
+
+
+def buggy_sources(variant: str) -> dict[str, str]:
+    """The Python files of ``APP@BUG`` as the repair started from them (a scratch copy, patch applied)."""
+    resolved = resolve_target(variant)
+    try:
+        return _sources(resolved.spec.folder)
+    finally:
+        resolved.cleanup()
+
+
+def source_diff(before: dict[str, str], after: dict[str, str]) -> str:
+    out: list[str] = []
+    for name in sorted(set(before) | set(after)):
+        a, b = before.get(name, ""), after.get(name, "")
+        if a != b:
+            out.extend(difflib.unified_diff(a.splitlines(True), b.splitlines(True), f"a/{name}", f"b/{name}"))
+    return "".join(out)
+
+
+def _silent_handlers(tree: ast.AST) -> int:
+    def silent(body: list[ast.stmt]) -> bool:
+        return all(isinstance(s, (ast.Pass, ast.Continue)) or
+                   (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in body)
+    return sum(isinstance(n, ast.ExceptHandler) and silent(n.body) for n in ast.walk(tree))
+
+
+def _statements(tree: ast.AST) -> Counter[str]:
+    return Counter(ast.dump(n) for n in ast.walk(tree)
+                   if isinstance(n, ast.stmt) and not isinstance(n, (ast.Pass, ast.FunctionDef, ast.ClassDef,
+                                                                     ast.AsyncFunctionDef, ast.If, ast.For,
+                                                                     ast.While, ast.With, ast.Try)))
+
+
+def suppression(before: dict[str, str], after: dict[str, str]) -> str:
+    """Why the patch silences the symptom rather than repairing it, or '' when it does not."""
+    for name in sorted(set(before) & set(after)):
+        if before[name] == after[name]:
+            continue
+        try:
+            a, b = ast.parse(before[name]), ast.parse(after[name])
+        except SyntaxError:
+            continue
+        if _silent_handlers(b) > _silent_handlers(a):
+            return f"{name}: the patch adds an exception handler that does nothing (the exception is swallowed)"
+        sa, sb = _statements(a), _statements(b)
+        if sum(sb.values()) < sum(sa.values()) and not (sb - sa):
+            return f"{name}: the patch only removes statements (the failing behaviour is deleted, not repaired)"
+    return ""
+
+
+def behaves_like_reference(repaired: Path, app: Path, max_steps: int) -> list[dict[str, Any]]:
+    """Differential play of the repaired copy against the bundled app, one run per seed."""
+    runs: list[dict[str, Any]] = []
+    for seed in BEHAVIOUR_SEEDS:
+        cmd = [sys.executable, "-m", "app", "test", str(repaired), "--tester", "differential", "--reference",
+               str(app), "--seed", str(seed), "--max-steps", str(max_steps), "--json",
+               "--db", str(repaired.parent / f"{repaired.name}-behaviour.db")]
+        proc = children.spawn(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if proc is None:
+            runs.append({"seed": seed, "verdict": "error", "reason": "interrupted"})
+            break
+        try:
+            out, err = proc.communicate(timeout=BEHAVIOUR_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            children.stop_all([proc])
+            out, err = "", f"the check took longer than {BEHAVIOUR_TIMEOUT_S} s"
+        finally:
+            children.forget(proc)
+        lines = [ln for ln in out.splitlines() if ln.startswith("{")]
+        try:
+            data = json.loads(lines[-1]) if lines else {}
+        except ValueError:
+            data = {}
+        runs.append({"seed": seed, "verdict": data.get("verdict", "error"),
+                     "reason": str(data.get("reason") or err.strip()[-200:])})
+        if runs[-1]["verdict"] != "pass":
+            break  # one divergence is enough: the fix does not behave as the reference
+    return runs
+
+
+def check_claimed_fix(variant: str, app: Path, repaired: Path, patch: str, held_out: bool,
+                      max_steps: int) -> dict[str, Any]:
+    """Outcome and evidence for a fix the repair claimed: ``fixed``, or why it is not."""
+    after = _sources(repaired) if repaired.is_dir() else {}
+    before = buggy_sources(variant)
+    diff = source_diff(before, after)
+    template = template_of(patch)
+    found: dict[str, Any] = {"diff": diff, "template": template, "tuned_template": template in TUNED_TEMPLATES,
+                             "behaviour": []}
+    why = suppression(before, after)
+    if why:
+        return {**found, "outcome": "suppressed", "check": why}
+    if held_out and template in TUNED_TEMPLATES:
+        return {**found, "outcome": "tuned template",
+                "check": f"made by {template}, a tuned template ({TUNED_TEMPLATES[template]}): not a held-out fix"}
+    found["behaviour"] = behaves_like_reference(repaired, app, max_steps)
+    bad = next((r for r in found["behaviour"] if r["verdict"] != "pass"), None)
+    if bad is not None:
+        return {**found, "outcome": "diverges",
+                "check": f"differential play against the reference, seed {bad['seed']}: {bad['verdict']}: "
+                         f"{bad['reason']}"}
+    return {**found, "outcome": "fixed",
+            "check": f"behaves as the reference under differential play, seeds {', '.join(map(str, BEHAVIOUR_SEEDS))}"}
