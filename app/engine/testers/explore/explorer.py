@@ -43,6 +43,9 @@ MAX_PREFIX = 40
 PLAN_EVERY = 4
 """At most one tester plan (a value in an entry, a row deleted) started every this many steps."""
 COVERAGE_TIMEOUT_S = 0.25
+SURVIVAL_EVERY = 3
+"""In a moving game, every this many steps the survival search looks ahead (a look may cost a restart of
+the scout, most of a second); the steps between are the explorer's own choices."""
 QUIT_WORDS = ("quit", "exit", "close")
 """Menu items named so are not used (their shortcuts end the program) unless ending is declared."""
 INSIDE_WIDGET = {"entry": "entry", "text": "text", "list": "list"}
@@ -70,6 +73,7 @@ class Explorer(OfflineExplorer):
         self.survival: SurvivalSearch | None = None
         self.scout: PlayerScout | None = None
         self.since_new = 0
+        self.survival_tick = 0
         self.since_plan = PLAN_EVERY
         self._program: Any = None
         self._from_cell: str | None = None
@@ -220,6 +224,9 @@ class Explorer(OfflineExplorer):
         player = self._player()
         if (not self.use_survival or self.ctx.spec.kind != "game" or obs.settled
                 or not getattr(player, "lockstep", False) or self.returner.pending is not None):
+            return None
+        self.survival_tick += 1
+        if self.survival_tick % SURVIVAL_EVERY:
             return None
         if self.survival is None:
             self.scout = PlayerScout(self.ctx.spec, self.ctx.seed)

@@ -37,9 +37,9 @@ HORIZON_S = 1.5
 LOOKS = 6
 """Pictures taken over a branch's horizon: a branch whose last pictures are all the same has stopped
 (a GAME OVER panel, a menu), a branch whose program ended is dead."""
-EXPLORE_EVERY = 4
-"""Every this many decisions a key is pressed (the first, in random order, whose branch lives and shows
-something new), even when doing nothing would live: a snake turns towards its food only so."""
+EXPLORE_EVERY = 0
+"""Every this many decisions a key is pressed (the first, in random order, whose branch lives), even when
+doing nothing would live; 0: never (the explorer's own choices press keys between survival decisions)."""
 MAX_ALTERNATIVES = 6
 SMALL_CHANGE = 0.05
 NEAR_PX = 4
@@ -86,9 +86,10 @@ class SurvivalSearch:
     """Chooses the next input of a gated game by playing each alternative ahead on a scout."""
 
     def __init__(self, scout: Scout, alternatives: list[Action], rng: random.Random,
-                 horizon_s: float = HORIZON_S) -> None:
+                 horizon_s: float = HORIZON_S, explore_every: int = EXPLORE_EVERY) -> None:
         self.scout = scout
         self.rng = rng
+        self.explore_every = explore_every
         self.lines_seen: set[tuple[str, int]] = set()
         self.alternatives = [*[a for a in alternatives if not isinstance(a, Wait)][:MAX_ALTERNATIVES - 1], NOTHING]
         self.horizon_s = horizon_s
@@ -104,7 +105,7 @@ class SurvivalSearch:
         """The input to send at gate frame ``frame`` after the game's inputs ``prefix``, and why."""
         self.decisions += 1
         inputs = _inputs(prefix)
-        explore = self.decisions % EXPLORE_EVERY == 0
+        explore = self.explore_every > 0 and self.decisions % self.explore_every == 0
         ahead = self.scout_inputs == inputs and self.scout.alive()
         if not explore and ahead:
             # The scout is this game's future while nothing is pressed: look (further) ahead.
