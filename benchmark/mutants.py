@@ -17,10 +17,12 @@ the corpus folder: a small launcher there runs the mutated copy as
 ``__main__`` with the original module's ``__file__`` and package, so it
 shadows the installed module exactly as ``python -m MODULE`` would have run
 it (its data files are found where they are).  The reference is the
-unmodified corpus folder.  The mutated expression is wrapped in a probe that
-prints one line on stdout the first time it runs (``[playcoder-mutant] ID
-ran``), so a run tells whether the mutated line was reached; the probe keeps
-the line numbers (multi-line nodes are padded inside the probe's brackets).
+unmodified corpus folder.  A probe runs just before the mutated expression
+(``(probe(ID), (mutated))[1]``; a deleted statement becomes ``probe(ID,
+None)``) and prints one line on stdout the first time it runs
+(``[playcoder-mutant] ID ran``), so a run tells whether the mutated place was
+reached; the probe keeps the line numbers (multi-line nodes are padded inside
+its brackets).
 
 Mutants that do not compile are dropped when the manifest is written.  A
 mutant whose line never ran in a run is *not reached* in that run: it cannot
@@ -176,7 +178,8 @@ def mutated_source(source: str, m: Mutant) -> str:
     if m.statement:
         body = f"{PROBE}({m.id!r}, None".encode() + pad + b")"
     else:
-        body = f"{PROBE}({m.id!r}, ({m.after})".encode() + pad + b")"
+        # The probe runs before the mutated expression: a mutant that raises there was still reached.
+        body = f"({PROBE}({m.id!r}), ({m.after})".encode() + pad + b")[1]"
     new = head + body + tail
     return b"\n".join(lines[:first] + new.split(b"\n") + lines[last + 1:]).decode("utf-8")
 
@@ -227,7 +230,7 @@ HERE = Path(__file__).resolve().parent
 _seen = False
 
 
-def {probe}(ident, value):
+def {probe}(ident, value=None):
     global _seen
     if not _seen:
         _seen = True
