@@ -50,3 +50,19 @@ def test_a_python_programs_run_records_its_coverage(db_path):
     assert 1 in start and len(start) <= summary["coverage"]["lines"]
     assert sum(store.coverage_by_step(run["id"]).values()) == summary["coverage"]["lines"]
     assert "id=coverage" in render_html_report(store, run["id"])
+
+
+def test_coverage_travels_in_a_trace_bundle(tmp_path):
+    from app.engine.trace.bundle import export_bundle
+    from app.engine.trace.bundle_import import import_bundle
+
+    store = TrajectoryStore(tmp_path / "a.db")
+    run = store.create_run(target="t", tester="offline", display="isolated", seed=0, seen_through="inside")
+    store.set_coverage_files(run, {"main.py": [1, 2, 3]})
+    store.add_coverage(run, START_STEP, {"main.py": [1, 3]})
+    store.finish_run(run, status="completed", verdict="pass", reason="", error="")
+    bundle = export_bundle(store, run, tmp_path / "run.zip")
+    other = TrajectoryStore(tmp_path / "b.db")
+    copy = import_bundle(other, bundle)
+    assert other.run_coverage(copy) == store.run_coverage(run)
+    assert other.step_coverage(copy, START_STEP) == {"main.py": [1, 3]}

@@ -27,15 +27,18 @@ TABLES: dict[str, tuple[str, str]] = {
     "llm_calls.jsonl": ("llm_calls", "jsonl"),
     "patches.json": ("patches", "json"),
     "films.json": ("films", "json"),
+    "coverage.jsonl": ("coverage", "jsonl"),
+    "coverage_files.json": ("coverage_files", "json"),
 }
 """Every row member and the table it holds; only these names, frames/ and films/ are accepted."""
-OPTIONAL_MEMBERS = frozenset({"films.json"})
-"""Row members a bundle may lack (bundles written before runs had films)."""
+OPTIONAL_MEMBERS = frozenset({"films.json", "coverage.jsonl", "coverage_files.json"})
+"""Row members a bundle may lack (bundles written before runs had films, or line coverage)."""
 STEP_FRAMES = ("frame_before", "frame_after", "frame_reference")
 """The step columns that hold a frame's content address; each such frame travels as ``frames/<sha256>.png``
 (``frame_reference``: what the reference program showed, differential play; NULL in bundles before schema 5)."""
 COUNT_KEYS = {"steps.jsonl": "steps", "findings.json": "findings", "judgments.json": "judgments",
-              "logs.jsonl": "logs", "llm_calls.jsonl": "llm_calls", "patches.json": "patches", "films.json": "films"}
+              "logs.jsonl": "logs", "llm_calls.jsonl": "llm_calls", "patches.json": "patches", "films.json": "films",
+              "coverage.jsonl": "coverage", "coverage_files.json": "coverage_files"}
 
 
 class BundleError(UserError):

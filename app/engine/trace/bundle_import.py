@@ -60,6 +60,10 @@ class _Checked:
     films: list[FilmMember]
 
 
+COVERAGE_MEMBERS = ("coverage.jsonl", "coverage_files.json")
+"""The run's line coverage (optional: bundles before schema 7, and runs of programs that are not Python)."""
+
+
 def import_bundle(store: TrajectoryStore, path: str | Path) -> int:
     """Import a trace bundle as a new run and return its id; all or nothing (its film's files too)."""
     path = Path(path)
@@ -178,7 +182,9 @@ def _verify(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path) -> _Checked
     for judgment in judgments:
         columns.check("judgments.json", judgment)
     _check_judgments(judgments, path)
-    for name in ("findings.json", "patches.json", "logs.jsonl", "llm_calls.jsonl"):
+    for name in ("findings.json", "patches.json", "logs.jsonl", "llm_calls.jsonl", *COVERAGE_MEMBERS):
+        if name in COVERAGE_MEMBERS and name not in present:
+            continue
         n = 0
         for row in rows.rows(name):
             columns.check(name, row)
@@ -394,7 +400,9 @@ def _insert(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path, checked: _C
         if new.get("undoes") is not None:
             new["undoes"] = judgment_ids[new["undoes"]]
         judgment_ids[row.get("id")] = inserter.insert("judgments", new)
-    for name in ("steps.jsonl", "findings.json", "logs.jsonl", "llm_calls.jsonl", "patches.json"):
+    for name in ("steps.jsonl", "findings.json", "logs.jsonl", "llm_calls.jsonl", "patches.json", *COVERAGE_MEMBERS):
+        if name in COVERAGE_MEMBERS and name not in checked.infos:
+            continue
         table = TABLES[name][0]
         for row in rows.rows(name):
             columns.check(name, row)  # again: the file could have changed since it was checked

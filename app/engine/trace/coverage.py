@@ -10,6 +10,8 @@ and written only through :class:`~app.engine.trace.store.TrajectoryStore`:
 * ``coverage_files(run_id, file, lines)``: each own file's executable lines,
   the run's denominator (what "lines not reached" are counted from).
 
+Both travel in trace bundles (``coverage.jsonl``, ``coverage_files.json``; optional members).
+
 ``lines`` is compact text: sorted runs of line numbers, ``"1-5,8,10-12"``.
 """
 
@@ -35,10 +37,11 @@ def create_tables(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS coverage_run ON coverage(run_id, step)")
     conn.execute("""
         CREATE TABLE IF NOT EXISTS coverage_files (
+            id INTEGER PRIMARY KEY,
             run_id INTEGER NOT NULL REFERENCES runs(id),
             file TEXT NOT NULL,
             lines TEXT NOT NULL,
-            PRIMARY KEY (run_id, file)
+            UNIQUE (run_id, file)
         )""")
 
 
