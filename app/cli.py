@@ -247,9 +247,25 @@ def cmd_runs(args: argparse.Namespace) -> int:
         print(json.dumps(rows))
         return 0
     for r in rows:
-        print(f"{r['id']:>5}  {r['target']:<28} {r['tester']:<8} {r['status']:<9} "
-              f"{r['effective_verdict'] or '-':<6} {r['step_count']:>4} steps")
+        print(f"{r['id']:>5}  {_printable(r['target']):<28} {_printable(r['tester']):<8} {_printable(r['status']):<9} "
+              f"{_printable(r['effective_verdict'] or '-'):<6} {r['step_count']:>4} steps")
     return 0
+
+
+_UNPRINTABLE = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+"""Unicode categories a terminal would act on (newlines, escapes, U+202E turning the line around) or not show."""
+
+
+def _printable(value: object) -> str:
+    """A value from the database as one terminal line: control and format characters escaped (``\\n``,
+    ``\\u202e``), as a target's name may hold anything."""
+    import unicodedata
+
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in _UNPRINTABLE else ch
+                   for ch in text)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -30,11 +30,11 @@ _X_GONE = ("ConnectionClosedError", "DisplayConnectionError", "ScreenShotError",
 def describe_fault(exc: BaseException, display: XDisplay | None, db: Path | None = None,
                    player: Player | None = None) -> str | None:
     """One sentence for a fault the environment caused, or None when it looks like an engine bug."""
-    x_gone = type(exc).__name__ in _X_GONE or isinstance(exc, (BrokenPipeError, ConnectionResetError))
+    x_gone = _named(exc, _X_GONE) or isinstance(exc, (BrokenPipeError, ConnectionResetError))
     if display is not None and display_died(display, wait_s=X_EXIT_WAIT_S if x_gone else 0.0):
         return (f"the private X display {display.name} (Xvfb) stopped during the run (was it killed, or out of "
                 "memory?); run again.")
-    if type(exc).__name__ == "ScreenShotError" and display is not None:
+    if _named(exc, ("ScreenShotError",)) and display is not None:  # mss's XProtoError (BadMatch) is one
         return _uncapturable(display, player)
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
         where = f" ({exc.filename})" if exc.filename else ""
@@ -48,6 +48,11 @@ def describe_fault(exc: BaseException, display: XDisplay | None, db: Path | None
         return (f"the X display {name} closed its connection during the run ({type(exc).__name__}); check that it "
                 "is still running and run again.")
     return None
+
+
+def _named(exc: BaseException, names: tuple[str, ...]) -> bool:
+    """``exc`` is of a class so named, or of a subclass of one (mss raises XProtoError, a ScreenShotError)."""
+    return any(cls.__name__ in names for cls in type(exc).__mro__)
 
 
 def _uncapturable(display: XDisplay, player: Player | None) -> str:

@@ -14,12 +14,12 @@ import random
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
-from urllib.parse import urlsplit, urlunsplit
 
 from app.engine.play.actions import ActionParseError, Finish, Wait, action_from_dict, action_to_call, action_to_dict
 from app.engine.play.control import RunControl
 from app.engine.play.display import DEFAULT_SCREEN, ISOLATED, XDisplay, open_display
 from app.engine.errors import RunStopped, TargetError, UserError
+from app.engine.llm.config import public_url
 from app.engine.play.events import (
     ControlChanged, EventBus, FindingRaised, RunFinished, RunStarted, StepRecorded, VerdictReached, WindowFound,
     WindowMoved,
@@ -395,7 +395,9 @@ class Session:
                 try:
                     decision = Decision(action_from_dict(human), "human take-over")
                 except ActionParseError as exc:
-                    self._record(Finding("error", f"a take-over action was refused: {exc}", self.steps))
+                    # A person's input the engine cannot perform says nothing about the program: noted, not judged.
+                    self._record(Finding("refused", f"a take-over action was refused ({exc}); the run goes on",
+                                         self.steps))
                     continue
                 actor = "human"
             else:
@@ -531,11 +533,7 @@ def _public_options(options: dict[str, Any]) -> dict[str, Any]:
         if any(word in key.lower() for word in ("key", "secret", "password", "token")) and "max" not in key.lower():
             continue
         if isinstance(value, str) and "://" in value:
-            parts = urlsplit(value)
-            if parts.username or parts.password:
-                host = parts.hostname or ""
-                value = urlunsplit((parts.scheme, host + (f":{parts.port}" if parts.port else ""), parts.path,
-                                    parts.query, parts.fragment))
+            value = public_url(value)  # no user:password, and no query (``?token=``) nor fragment
         out[key] = value
     return out
 

@@ -13,6 +13,7 @@ the image checks stay the fallback for programs that cannot be asked.
 
 from __future__ import annotations
 
+import signal
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from Xlib import error as xerror
 
 from app.engine.play.idle_settle import sees_loop
 from app.engine.play.observer import Frame, Observation, VisualObserver, changed_mask, is_blank
+from app.engine.play.sandbox import TARGET_LIMITS
 from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import Timing
 
@@ -412,6 +414,8 @@ class GenericOracles:
                     "exit", "the program exited by itself with code 0 while being played; if it is meant to end "
                     "(a game over that quits), declare exit_ok = true in its playcoder.toml",
                     step, {"code": code}, fatal=True))
+            elif (limit := file_size_limit(code, tail)) is not None:
+                findings.append(Finding("limit", limit, step, {"code": code, "log": tail}, fatal=True))
             else:
                 last = next((t for t in reversed(tail) if t.strip()), "")
                 findings.append(Finding(
@@ -480,6 +484,19 @@ def probe_residue(frame: Frame, region: tuple[int, int, int, int], share: float 
     r, g, b = (PROBE_COLOUR >> 16) & 0xFF, (PROBE_COLOUR >> 8) & 0xFF, PROBE_COLOUR & 0xFF
     hits = (area[:, :, 2] == r) & (area[:, :, 1] == g) & (area[:, :, 0] == b)  # BGRX
     return bool(hits.mean() >= share)
+
+
+FILE_TOO_LARGE = ("File too large", "EFBIG")
+"""What a program (Python ignores SIGXFSZ) says when a write passes RLIMIT_FSIZE."""
+
+
+def file_size_limit(code: int | None, tail: list[str]) -> str | None:
+    """The sandbox's file-size limit ended the program (SIGXFSZ, or a write refused with EFBIG): one sentence
+    that says so, since it is the engine's bound, not the program's crash; else None."""
+    if code != -signal.SIGXFSZ and not any(mark in text for text in tail[-4:] for mark in FILE_TOO_LARGE):
+        return None
+    return (f"the program was stopped by the sandbox's file-size limit: it wrote a file past {TARGET_LIMITS.fsize_mb} MB "
+            "(a bound of the engine, not a crash of the program); keep its files smaller to play it")
 
 
 def repaint_probe(target: TargetProcess, observer: VisualObserver,

@@ -82,10 +82,13 @@ def public_url(url: str | None) -> str:
     """A base URL safe to show: no user:password, no query string."""
     if not url:
         return "the provider's default address"
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
+    except ValueError:  # a port that is not a number: show nothing of it rather than fail
+        return "an unreadable address"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 

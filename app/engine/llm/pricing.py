@@ -69,6 +69,8 @@ class PriceTable:
 def _read_prices(path: Path) -> dict[str, tuple[float, float]]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except RecursionError as exc:  # tomllib recurses once per nesting level
+        raise UserError(f"the price file {path} is nested too deeply to read; fix it or unset {PRICES_ENV}.") from exc
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"the price file {path} is unreadable ({exc}); fix it or unset {PRICES_ENV}.") from exc
     out: dict[str, tuple[float, float]] = {}

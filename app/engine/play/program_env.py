@@ -76,6 +76,8 @@ def requirement_lines(folder: Path, name: str) -> list[str]:
         return text.splitlines()
     try:
         deps = tomllib.loads(text).get("project", {}).get("dependencies", [])
+    except RecursionError as exc:  # tomllib recurses once per nesting level
+        raise TargetError(f"{path} is nested too deeply to read; fix it.") from exc
     except tomllib.TOMLDecodeError as exc:
         raise TargetError(f"{path} is not valid TOML ({exc}); fix it.") from exc
     if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):

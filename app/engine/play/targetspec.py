@@ -26,6 +26,8 @@ from app.engine.play.scriptspec import ScriptCase, parse_script
 SPEC_FILE = "playcoder.toml"
 KINDS = ("game", "app")
 NETWORKS = ("none", "loopback")
+MAX_ENV_VALUE_CHARS = 32 * 1024
+"""An [env] entry longer than this is refused: environments are for settings, not data (issue 24)."""
 """What a target may reach (play/sandbox.py): nothing, or a loopback of its own."""
 _TREE = Path(__file__).resolve().parents[3]
 APPS_DIR = (_TREE if (_TREE / "pyproject.toml").is_file()  # a source tree, else the copy an installed package ships
@@ -170,6 +172,8 @@ def load_spec(folder: Path, *, source: Path | None = None, bug: str | None = Non
         raise TargetError(f"{folder} has no {SPEC_FILE}; point TARGET at a folder that contains one.")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except RecursionError as exc:  # tomllib recurses once per nesting level
+        raise TargetError(f"{path} is nested too deeply to read; fix the file and try again.") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TargetError(f"{path} is not valid TOML ({exc}); fix the file and try again.") from exc
     return parse_spec(data, folder=folder, source=source or folder, bug=bug, where=str(path))
@@ -230,6 +234,10 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise fail('"env" must be a table of string values')
+    long_value = next((k for k, v in env.items() if len(k) + len(v) > MAX_ENV_VALUE_CHARS), None)
+    if long_value is not None:
+        raise fail(f'[env] {long_value[:40]!r} holds more than {MAX_ENV_VALUE_CHARS} characters; pass large data in a '
+                   'file in the program folder instead')
     timeout = data.get("startup_timeout", 20.0)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 1 <= timeout <= 300:
         raise fail('"startup_timeout" must be a number of seconds between 1 and 300')
@@ -303,6 +311,8 @@ def load_bugs(folder: Path) -> list[BugInfo]:
         return []
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except RecursionError as exc:
+        raise TargetError(f"{path} is nested too deeply to read; fix the file.") from exc
     except tomllib.TOMLDecodeError as exc:
         raise TargetError(f"{path} is not valid TOML ({exc}); fix the file.") from exc
     bugs = []

@@ -390,6 +390,6 @@ def _improved(old: Diagnosis, new: Diagnosis) -> bool:
 def _has_script(workspace: Workspace) -> bool:
     try:
         data = tomllib.loads(workspace.read_text(SPEC_FILE))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
         return False
     return bool(data.get("script"))

@@ -91,7 +91,7 @@ def refusal_text(paths: list[str]) -> str:
 def _unit_test_patterns(root: Path) -> tuple[str, ...]:
     try:
         data = tomllib.loads((root / SPEC_FILE).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
         return DEFAULT_UNIT_TESTS
     patterns = data.get("unit_tests", list(DEFAULT_UNIT_TESTS))
     if not isinstance(patterns, list) or not all(isinstance(p, str) and p for p in patterns):
