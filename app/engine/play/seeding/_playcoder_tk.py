@@ -178,12 +178,13 @@ class TkAdapter:
         })
 
     def _widgets(self, root: Any) -> list[dict[str, Any]]:
-        ox, oy = self._origin(root)
+        main = _main_window(root)
+        ox, oy = self._origin(main)
         out: list[dict[str, Any]] = []
         seen_menus: set[str] = set()
-        menubar = str(root.cget("menu") or "")
+        menubar = str(main.cget("menu") or "")
         if menubar:
-            self._menubar(root, menubar, ox, oy, out, seen_menus)
+            self._menubar(main, menubar, ox, oy, out, seen_menus)
         stack = list(reversed(root.winfo_children()))
         while stack:
             widget = stack.pop()
@@ -202,14 +203,14 @@ class TkAdapter:
         return out
 
     @staticmethod
-    def _origin(root: Any) -> tuple[int, int]:
-        """Where the captured window starts: above the root's client area sits its menu bar (a clone)."""
-        x, y = int(root.winfo_rootx()), int(root.winfo_rooty())
-        for child in root.tk.splitlist(root.tk.call("winfo", "children", ".")):
+    def _origin(main: Any) -> tuple[int, int]:
+        """Where the captured window starts: above the main window's client area sits its menu bar (a clone)."""
+        x, y = int(main.winfo_rootx()), int(main.winfo_rooty())
+        for child in main.tk.splitlist(main.tk.call("winfo", "children", str(main))):
             name = str(child)
             try:
-                if name.startswith(".#") and int(root.tk.call("winfo", "ismapped", name)):
-                    y = min(y, int(root.tk.call("winfo", "rooty", name)))
+                if name.rsplit(".", 1)[-1].startswith("#") and int(main.tk.call("winfo", "ismapped", name)):
+                    y = min(y, int(main.tk.call("winfo", "rooty", name)))
             except Exception:
                 pass
         return x, y
@@ -225,9 +226,10 @@ class TkAdapter:
                 "enabled": _enabled(widget), "visible": visible, "box": box, "has_command": _has_command(widget)}
 
     def _menubar(self, root: Any, name: str, ox: int, oy: int, out: list[dict[str, Any]], seen: set[str]) -> None:
+        """The menu bar of the main window ``root`` (the root, or the Toplevel shown in its place)."""
         menu = root.nametowidget(name)
         seen.add(str(menu))
-        clone = "." + "#" + str(menu).lstrip(".").replace(".", "#")
+        clone = _clone("" if str(root) == "." else str(root), str(menu))
         last = menu.index("end")
         if last is None:
             return
@@ -296,6 +298,14 @@ class TkAdapter:
                 if sub:
                     self._menu(menu.nametowidget(sub), path + (label,), origin, out, seen,
                                _clone(clone, sub) if clone else "")
+
+
+def _main_window(root: Any) -> Any:
+    """The window the engine plays: the root, or (a withdrawn root) the largest Toplevel on the screen."""
+    if root.winfo_viewable():
+        return root
+    tops = [w for w in root.winfo_children() if w.winfo_class() == "Toplevel" and w.winfo_viewable()]
+    return max(tops, key=lambda w: w.winfo_width() * w.winfo_height()) if tops else root
 
 
 def _clone(parent_clone: str, menu: str) -> str:
