@@ -30,7 +30,7 @@ def test_an_identical_copy_that_prints_the_references_exception_passes(tmp_path,
     summary = play(copy, db_path)
     assert [f["kind"] for f in summary["findings"]] == ["exception"], summary
     assert summary["verdict"] == "pass", summary
-    assert "the reference printed too (shared" in summary["reason"]
+    assert "the reference shows too after the same inputs (shared" in summary["reason"]
 
 
 @needs_xvfb
@@ -42,3 +42,23 @@ def test_an_exception_only_the_candidate_prints_still_fails(tmp_path, db_path):
     summary = play(candidate, db_path)
     assert summary["verdict"] == "fail", summary
     assert "KeyError" in summary["reason"], summary
+
+
+@needs_xvfb
+def test_inputs_the_reference_does_not_answer_either_are_a_shared_no_response(tmp_path, db_path):
+    # A finished game: nothing answers any more, in the reference as in the copy (issue 25: every freegames
+    # reference failed against itself with no-response once its round was over).
+    still = tmp_path / "still"
+    still.mkdir()
+    (still / "main.py").write_text("import tkinter as tk\nroot = tk.Tk()\nroot.geometry('300x200')\n"
+                                   "tk.Label(root, text='GAME OVER', font=('DejaVu Sans', 20)).pack(pady=70)\n"
+                                   "root.mainloop()\n")
+    (still / "playcoder.toml").write_text('name = "still"\ncommand = ["python", "main.py"]\nsize = [300, 200]\n'
+                                          'keys = ["space", "left"]\n')
+    proc = subprocess.run([sys.executable, "-m", "app", "test", str(still), "--reference", str(still),
+                           "--tester", "differential", "--max-steps", "20", "--json", "--db", str(db_path)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert [f["kind"] for f in summary["findings"]] == ["no-response"], summary
+    assert summary["verdict"] == "pass", summary
+    assert "(shared, not the candidate's): no-response" in summary["reason"]

@@ -116,6 +116,8 @@ class DifferentialTester:
         self.episodes = 1
         """Episodes of the reference: a declared end (exit_ok, code 0) starts the next one, as for the candidate."""
         self.reference_errors: set[str] = set()
+        self.agreed: set[int] = set()
+        """Steps whose screen was compared with the reference's after the same inputs and agreed."""
         """The lines the reference runs printed on stderr: an exception the candidate prints and the reference
         printed too is shared, not the candidate's failure (the reference is what is right)."""
 
@@ -206,7 +208,12 @@ class DifferentialTester:
                                              if stream == "stderr" and text.strip())
 
     def _shared(self, finding: Finding) -> bool:
-        """An exception whose last line the reference printed too (same seed, same inputs)."""
+        """A generic finding the reference shows too, after the same inputs: an exception whose last line
+        the reference printed; a no-response where every screen of its inputs agreed with the reference's
+        (the reference did not answer those inputs either: a game over, a full board)."""
+        if finding.kind == "no-response" and finding.step is not None and self.ctx is not None:
+            first = max(0, finding.step - self.ctx.spec.timing.no_response_tries + 1)
+            return all(s in self.agreed for s in range(first, finding.step + 1))
         log = finding.evidence.get("log") if finding.kind == "exception" else None
         return isinstance(log, list) and bool(log) and str(log[-1]).strip() in self.reference_errors
 
@@ -374,6 +381,7 @@ class DifferentialTester:
         self.compared += 1
         found = compare(candidate, self._references(), ignored) or self._text_differs(candidate, ignored)
         if found is None:
+            self._agreed(step)
             return
         # A closer look before calling it: a caret or a clock may just have been in another
         # phase.  Watch both programs, learn what each changes by itself, and look for any
@@ -388,6 +396,7 @@ class DifferentialTester:
         for frame in [candidate, *own]:
             found = compare(frame, seen, ignored) or self._text_differs(frame, ignored)
             if found is None:
+                self._agreed(step)
                 return
             if best is None or found.pixels < best.pixels:
                 best = found
@@ -416,6 +425,12 @@ class DifferentialTester:
         found = compare(candidate, refs, ignored) or self._text_differs(candidate, ignored)
         if found is not None:
             self._diverge(step, candidate, found)
+        else:
+            self._agreed(step)
+
+    def _agreed(self, step: int | None) -> None:
+        if step is not None:
+            self.agreed.add(step)
 
     def _text_differs(self, frame: Frame, ignored: np.ndarray) -> Divergence | None:
         """Small text (one-pixel strokes) that reads differently from what every reference run shows now."""
@@ -493,8 +508,9 @@ class DifferentialTester:
                              f"same inputs over {steps} steps, no behavioural difference "
                              f"(what two reference runs disagree on is not compared){moving}")
             if shared:
-                overall = (PASS, overall[1] + f"; {len(shared)} exception{'' if len(shared) == 1 else 's'} the "
-                           f"reference printed too (shared, not the candidate's): {shared[0].message}")
+                overall = (PASS, overall[1] + f"; {len(shared)} finding{'' if len(shared) == 1 else 's'} the "
+                           f"reference shows too after the same inputs (shared, not the candidate's): "
+                           f"{shared[0].kind}: {shared[0].message}")
         extra = [self.diverged] if self.diverged is not None and self.diverged not in findings else []
         return decide(Evidence(list(findings) + extra, steps, judges_criteria=False, overall=overall))
 
