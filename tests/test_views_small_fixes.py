@@ -99,3 +99,28 @@ def test_the_list_holds_still_under_the_pointer(window, two_dbs, qtbot):
     QApplication.sendEvent(browser.table.viewport(), QEvent(QEvent.Type.Leave))
     assert not browser.order_held
     assert [browser.proxy.run_id_at(r) for r in range(3)] == [999, flappy, calculator]
+
+
+def test_frames_can_be_enlarged_at_150_percent_and_stay_so(qtbot, two_dbs, isolated_settings):
+    """1920×1080 at 150 % is 1280×720 logical pixels; the frames had a quarter of the window's height."""
+    first, _, (flappy, _) = two_dbs
+    win = MainWindow()
+    win.modal_messages = False
+    qtbot.addWidget(win)
+    win.resize(1280, 690)
+    win.show()
+    assert win.open_database(first) and win.open_run(flappy)
+    rv = win.run_view
+    qtbot.waitUntil(lambda: rv.center.height() >= 0.3 * win.height(), timeout=3000)
+    rv.right.setSizes([2000, 0])  # drag the tabs' handle to the bottom
+    rv.vertical.setSizes([0, 2000])  # and the film strip's to the top
+    rv._on_right_splitter_moved(0, 1)
+    qtbot.waitUntil(lambda: rv.center.height() >= 0.6 * win.height(), timeout=3000)
+    win.close()
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.resize(1280, 690)
+    again.show()
+    assert again.open_database(first) and again.open_run(flappy)
+    qtbot.waitUntil(lambda: again.run_view.center.height() >= 0.6 * again.height(), timeout=3000)
+    again.close()

@@ -18,8 +18,8 @@ import logging
 import sqlite3
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QImage
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QImage, QResizeEvent
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from app.engine.play.events import StepRecorded
@@ -52,6 +52,10 @@ def _moment(finding: dict[str, Any]) -> float | None:
     return float(t) if isinstance(t, (int, float)) else None
 
 DETAILS_TAB, FINDINGS_TAB, VERDICT_TAB = 0, 1, 2
+FRAMES_SHARE = 0.7
+"""The frames' share of the height beside the details tabs, at first (the splitter keeps what the user sets)."""
+TABS_MIN_HEIGHT = 90
+"""The details tabs give way down to this (a tab bar and a few lines) before they collapse."""
 AFTER_TITLE, CANDIDATE_TITLE = "After", "Candidate"
 
 
@@ -73,6 +77,8 @@ class RunView(QWidget):
         """Does the open run carry reference frames (three panes: candidate | reference | difference)?"""
         self._difference_key = ""
         """The difference the difference pane waits for or shows."""
+        self._shared = False
+        """Has the user set the frames' share of the height (moved the splitter, or it was restored)?"""
         self.frames = FrameCache()
         self.model = StepsModel(self, frames=self.frames)
         self.replay = ReplayController(self.model, self)
@@ -111,26 +117,42 @@ class RunView(QWidget):
         self.tabs.addTab(self.details, "Step details")
         self.tabs.addTab(self.findings, "Findings")
         self.tabs.addTab(self.verdict, "Verdict")
+        # Every pane around the frames gives way when dragged (at 150 % scaling on a 1080p screen the frames
+        # had a quarter of the height): the tabs and the film strip collapse, the timeline narrows.
         right = QSplitter(Qt.Orientation.Vertical, self)
         right.addWidget(self.center)
         right.addWidget(self.tabs)
         right.setStretchFactor(0, 3)
         right.setStretchFactor(1, 2)
         right.setChildrenCollapsible(False)
+        right.setCollapsible(1, True)
+        self.tabs.setMinimumHeight(TABS_MIN_HEIGHT)  # below their contents' wish: they scroll or clip, frames grow
+        self.right = right
+        right.splitterMoved.connect(self._on_right_splitter_moved)
         body = QSplitter(Qt.Orientation.Horizontal, self)
         body.addWidget(self.timeline)
         body.addWidget(right)
         body.setStretchFactor(1, 1)
         body.setSizes([250, 900])
+        body.setCollapsible(1, False)
         self.body = body
+        lower = QWidget(self)
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.setSpacing(0)
+        lower_layout.addWidget(self.scrub)
+        lower_layout.addWidget(body, 1)
+        self.vertical = QSplitter(Qt.Orientation.Vertical, self)
+        self.vertical.addWidget(self.film)
+        self.vertical.addWidget(lower)
+        self.vertical.setStretchFactor(1, 1)
+        self.vertical.setCollapsible(1, False)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.header)
-        layout.addWidget(self.film)
-        layout.addWidget(self.scrub)
-        layout.addWidget(body, 1)
+        layout.addWidget(self.vertical, 1)
 
         self.timeline.selectionModel().currentChanged.connect(self._on_selection_current_changed)
         self.findings.sig_step_requested.connect(self._on_findings_step_requested)
@@ -257,6 +279,26 @@ class RunView(QWidget):
     def zoom_to_fit(self) -> None:
         for view in (self.before, self.after, self.reference, self.difference, self.live):
             view.zoom_to_fit()
+
+    def splitters(self) -> dict[str, QSplitter]:
+        """The splitters whose positions the window keeps between sessions, by name."""
+        return {"film": self.vertical, "body": self.body, "frames": self.right}
+
+    def restore_splitters(self, states: dict[str, Any]) -> None:
+        """Put the splitters where the user left them (saved ``saveState`` bytes by name)."""
+        for name, splitter in self.splitters().items():
+            if states.get(name) is not None and splitter.restoreState(states[name]):
+                self._shared = True
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if not self._shared:  # until the user moves the splitter, the frames keep their share (once laid out)
+            QTimer.singleShot(0, self._share_height)
+
+    def _share_height(self) -> None:
+        total = sum(self.right.sizes())
+        if not self._shared and total > 0:
+            self.right.setSizes([round(total * FRAMES_SHARE), total - round(total * FRAMES_SHARE)])
 
     def show_page(self, page: int) -> None:
         self.center.setCurrentIndex(page)
@@ -487,6 +529,9 @@ class RunView(QWidget):
 
     def _on_replay_row_reached(self, row: int) -> None:
         self.go_to_row(row)
+
+    def _on_right_splitter_moved(self, _pos: int, _index: int) -> None:
+        self._shared = True
 
     def _on_header_page_requested(self, page: int) -> None:
         self.show_page(page)

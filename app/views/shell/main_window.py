@@ -49,6 +49,8 @@ DEFAULT_SIZE = (1400, 900)
 """The size asked for; :func:`fit_to_screen` makes it smaller on a smaller screen (or at a higher scaling)."""
 DB_FILTER = "PlayCoder databases (*.db *.sqlite *.sqlite3);;All files (*)"
 RUNS_PAGE, BLINDED_PAGE = 0, 1
+LAYOUT_KEY = "layout/run_view"
+"""QSettings group of the run view's splitter positions."""
 BLINDED_TEXT = ("Blinded labelling is open in its own window.\n\nThe run list and the run details stay hidden here "
                 "until you close it.")
 
@@ -121,6 +123,7 @@ class MainWindow(QMainWindow):
         self.live_label.setObjectName("LiveStatus")
         self.statusBar().addPermanentWidget(self.live_label)
         self._connect()
+        self._restore_layout()
         self.commands.set_live_controls(None)
         self.set_blinded(False)
         self._update_title()
@@ -292,7 +295,19 @@ class MainWindow(QMainWindow):
         else:
             self.statusBar().showMessage(text, 10000)
 
+    def _restore_layout(self) -> None:
+        """Put the run view's splitters where the user left them (frames enlarged stay enlarged)."""
+        settings = QSettings()
+        self.run_view.restore_splitters({name: settings.value(f"{LAYOUT_KEY}/{name}")
+                                         for name in self.run_view.splitters()})
+
+    def _save_layout(self) -> None:
+        settings = QSettings()
+        for name, splitter in self.run_view.splitters().items():
+            settings.setValue(f"{LAYOUT_KEY}/{name}", splitter.saveState())
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        self._save_layout()
         self.run_view.replay.pause()
         self.validation.close_windows()
         self.repair.shutdown()
