@@ -8,8 +8,8 @@ the explorer before issue 23 (``old``: state-coverage over hinted keys and
 detected widgets) and the new one (keys read from the code, widgets from
 inside, tester plans, Go-Explore returns, survival search on games), and
 prints the lines of the program's own .py files executed (measured inside the
-program, :mod:`app.engine.play.inside`, over every start of the program in the
-run), the steps played and, for the games, whether the line that scores ran
+program by the run's own coverage, :mod:`app.engine.run_coverage`, over every
+start of the program in the run: the same tracer for both explorers), the steps played and, for the games, whether the line that scores ran
 (food eaten, a pipe passed, a brick broken).  The two explorers are measured
 with the same tracer.
 """
@@ -27,10 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine.play.inside import own_lines  # noqa: E402
-from app.engine.play.targetspec import resolve_target  # noqa: E402
 from app.engine.session import RunConfig, Session  # noqa: E402
-from app.engine.testers import make_tester  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,50 +38,6 @@ SCORE_LINES = {
     "brickout": r"score \+=", "hopper": r"score \+=",
 }
 """Per game: the line that runs when the player scores (its first match in the program's own files)."""
-COVERAGE_WAIT_S = 1.0
-
-
-class CoverageTap:
-    """Wraps a tester: keeps every start's Inside channel, so the run's lines are their union."""
-
-    def __init__(self, tester: Any) -> None:
-        self._tester = tester
-        self.insides: list[Any] = []
-        self.ctx: Any = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._tester, name)
-
-    def begin(self, ctx: Any, first: Any) -> None:
-        self.ctx = ctx
-        self._tester.begin(ctx, first)
-        self._keep()
-
-    def decide(self, step: int, obs: Any) -> Any:
-        self._keep()
-        return self._tester.decide(step, obs)
-
-    def observe(self, step: int, before: Any, decision: Any, after: Any, outcome: str) -> None:
-        self._tester.observe(step, before, decision, after, outcome)
-        self._keep(poll=True)
-
-    def _keep(self, poll: bool = False) -> None:
-        inside = getattr(getattr(getattr(self.ctx, "player", None), "target", None), "inside", None)
-        if inside is None:
-            return
-        if all(i is not inside for i in self.insides):
-            self.insides.append(inside)
-        if poll and inside.available and not hasattr(self._tester, "episode_lines"):
-            inside.coverage(COVERAGE_WAIT_S)  # the old explorer never asks: ask for it (the new one does)
-
-    def lines(self) -> set[tuple[str, int]]:
-        seen: set[tuple[str, int]] = set()
-        for inside in self.insides:
-            with inside._lock:  # the channel keeps every line it was told of (benchmark only: no public union)
-                seen |= set(inside._seen)
-        return seen
-
-
 def score_line(folder: Path, game: str) -> tuple[str, int] | None:
     pattern = SCORE_LINES.get(game)
     if pattern is None:
@@ -99,22 +52,20 @@ def score_line(folder: Path, game: str) -> tuple[str, int] | None:
 
 
 def measure(program: str, explorer: str, duration: float, seed: int, db: Path) -> dict[str, Any]:
-    resolved = resolve_target(program)
-    folder = resolved.spec.folder
-    total = own_lines(folder)
-    resolved.cleanup()
-    tap = CoverageTap(make_tester("offline", {"explorer": explorer}))
     store = TrajectoryStore(db)
-    config = RunConfig(program, tester="offline", max_steps=100_000, seed=seed, duration_s=duration, film_fps=0)
-    result = Session(config, store, tester=tap).run()  # type: ignore[arg-type]
+    config = RunConfig(program, tester="offline", max_steps=100_000, seed=seed, duration_s=duration, film_fps=0,
+                       tester_options={"explorer": explorer})
+    result = Session(config, store).run()
+    files = store.run_coverage(result.run_id) if result.run_id is not None else []
     store.close()
-    hit = {(f, n) for f, n in tap.lines() if n in total.get(f, ())}
-    n_total = sum(len(v) for v in total.values())
-    scored = score_line(Path(program) if Path(program).is_dir() else folder, Path(program).name)
+    hit = {(f.file, n) for f in files for n in f.hit}
+    n_total = sum(len(f.total) for f in files)
+    folder = Path(program) if Path(program).is_dir() else ROOT / "benchmark" / "apps" / program
+    scored = score_line(folder, folder.name)
     return {"program": program, "explorer": explorer, "lines": len(hit), "total": n_total,
             "share": round(len(hit) / n_total, 3) if n_total else None, "steps": result.steps,
             "verdict": result.verdict, "episodes": result.episodes,
-            "scored": (scored in tap.lines()) if scored is not None else None,
+            "scored": (scored in hit) if scored is not None else None,
             "findings": sorted({f.kind for f in result.findings})}
 
 

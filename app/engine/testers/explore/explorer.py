@@ -18,6 +18,7 @@ actions per screen, dialogs escaped, fields focused before typing):
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from typing import Any
 
@@ -31,7 +32,7 @@ from app.engine.testers.explore.archive import Archive, Step, cell_key, picture_
 from app.engine.testers.explore.forms import Plan, entry_plans, list_plans, shortcut_action, surface_plans
 from app.engine.testers.explore.keys_from_code import ReadInputs, inputs_from_folder
 from app.engine.testers.explore.returns import Returner
-from app.engine.testers.explore.survival import PlayerScout, SurvivalSearch
+from app.engine.testers.explore.survival import PlayerScout, SurvivalSearch, standing_still
 from app.engine.testers.offline import BURST_TAPS, LIST_MIN_H, OfflineExplorer, _View
 
 MAX_READ_KEYS = 16
@@ -43,6 +44,8 @@ MAX_PREFIX = 40
 PLAN_EVERY = 4
 """At most one tester plan (a value in an entry, a row deleted) started every this many steps."""
 COVERAGE_TIMEOUT_S = 0.25
+SURVIVAL_SHARE = 0.5
+"""At most this share of the run's time goes to survival looks (each may restart the scout)."""
 SURVIVAL_EVERY = 3
 """In a moving game, every this many steps the survival search looks ahead (a look may cost a restart of
 the scout, most of a second); the steps between are the explorer's own choices."""
@@ -74,6 +77,12 @@ class Explorer(OfflineExplorer):
         self.scout: PlayerScout | None = None
         self.since_new = 0
         self.survival_tick = 0
+        self.survival_s = 0.0
+        self.began = time.monotonic()
+        self.died = False
+        self._moved = 0
+        self._last_change: tuple[int, int, int, int] | None = None
+        """The game ended an episode (or stood still after moving): survival looks are worth their cost."""
         self.since_plan = PLAN_EVERY
         self._program: Any = None
         self._from_cell: str | None = None
@@ -98,6 +107,7 @@ class Explorer(OfflineExplorer):
 
     def begin(self, ctx: TesterContext, first: Observation) -> None:
         super().begin(ctx, first)
+        self.began = time.monotonic()
         self.reads = inputs_from_folder(ctx.spec.folder)
         for key in self.reads.keys[:MAX_READ_KEYS]:
             if key in self.reads.quits and not ctx.spec.exit_ok:
@@ -195,6 +205,7 @@ class Explorer(OfflineExplorer):
         assert self.ctx is not None, "begin() first"
         if self._target() is not self._program and not self.returner.replaying:
             self._new_start()  # a declared end restarted the program: a new episode
+            self.died = True
         decision = self._replay() or self._next_in_plan() or self._survive(obs) or self._start_plan(obs)
         if decision is None:
             decision = super().decide(step, obs)
@@ -225,9 +236,19 @@ class Explorer(OfflineExplorer):
         if (not self.use_survival or self.ctx.spec.kind != "game" or obs.settled
                 or not getattr(player, "lockstep", False) or self.returner.pending is not None):
             return None
+        if not self.died:
+            return None  # a game that has not died yet needs no saving (and looks ahead cost restarts)
         self.survival_tick += 1
-        if self.survival_tick % SURVIVAL_EVERY:
+        if self.survival_tick % SURVIVAL_EVERY or self.survival_s > SURVIVAL_SHARE * (time.monotonic() - self.began):
             return None
+        t0 = time.monotonic()
+        try:
+            return self._look_ahead()
+        finally:
+            self.survival_s += time.monotonic() - t0
+
+    def _look_ahead(self) -> Decision | None:
+        assert self.ctx is not None
         if self.survival is None:
             self.scout = PlayerScout(self.ctx.spec, self.ctx.seed)
             keys: list[Action] = [k for k in self.keys if isinstance(k, Press)]
@@ -271,6 +292,7 @@ class Explorer(OfflineExplorer):
             self.prefix.append(self._pending_step)
             self._pending_step = None
         new_lines = self._poll_coverage()
+        self._note_standing(after)
         if self.returner.replaying:
             if self.returner.pending is not None and not self.returner.pending.steps:
                 cell = self.returner.arrive(after.frame)
@@ -285,6 +307,14 @@ class Explorer(OfflineExplorer):
         self.since_new = 0 if found else self.since_new + 1
         if self.go_explore and self.since_new >= RETURN_AFTER and not self.plan:
             self._return()
+
+    def _note_standing(self, after: Observation) -> None:
+        """A game that moved and now stands (but for a glow): a GAME OVER panel; survival is worth it now."""
+        standing = standing_still(after.changed_bbox, self._last_change, after.frame)
+        self._last_change = after.changed_bbox
+        if standing and self._moved >= 3:
+            self.died = True
+        self._moved = 0 if standing else self._moved + 1
 
     def _return(self) -> None:
         assert self.ctx is not None
@@ -303,7 +333,7 @@ class Explorer(OfflineExplorer):
     def _poll_coverage(self) -> int:
         """New lines of the program's own code since the last step (0 without coverage)."""
         inside = self._inside()
-        delta = inside.coverage(COVERAGE_TIMEOUT_S) if inside is not None else None
+        delta = inside.coverage(COVERAGE_TIMEOUT_S, reader="explorer") if inside is not None else None
         if not delta:
             return 0
         fresh = set(delta.lines) - self.lines

@@ -163,7 +163,7 @@ class SurvivalSearch:
                 break
             shot = scout.capture()
             change = changed_bbox(prev, shot) if prev is not None else (0, 0, shot.width, shot.height)
-            stopped = stopped + 1 if _standing(change, last_change, shot) else 0
+            stopped = stopped + 1 if standing_still(change, last_change, shot) else 0
             prev, last_change = shot, change
             if stopped >= 2:
                 break  # standing still (but for a glow in one place) three looks running: game over, or a menu
@@ -177,7 +177,7 @@ class SurvivalSearch:
         return Branch(action, lived, len(lines), pictures)
 
 
-def _standing(change: BBox | None, before: BBox | None, frame: Frame) -> bool:
+def standing_still(change: BBox | None, before: BBox | None, frame: Frame) -> bool:
     """Nothing moved between two looks, or only a small region that also changed before (a glowing
     food, a blinking caret on a GAME OVER panel): the game is not being played on."""
     if change is None:
@@ -244,7 +244,7 @@ class PlayerScout:
         """Lines the scout's program ran since the last call (empty without coverage)."""
         target = self.player.target if self.player is not None else None
         inside = getattr(target, "inside", None)
-        delta = inside.coverage() if inside is not None and inside.available else None
+        delta = inside.coverage(reader="survival") if inside is not None and inside.available else None
         return set(delta.lines) if delta is not None else set()
 
     def fps(self) -> float:
