@@ -32,6 +32,7 @@ from app.engine.errors import DisplayError, TargetError
 from app.engine.play.composite import WindowImage, WindowPixels, WindowUnreadable
 from app.engine.play.target import WindowInfo
 from app.engine.play.xwidgets import root_child_of, same_client
+from app.engine.play.xconn import open_x
 
 WAIT_S = 2.0
 """How long a capture or an input waits for the target to be readable or reachable before the run is held."""
@@ -144,7 +145,7 @@ class DesktopCapture:
                  refresh: Callable[[], WindowInfo | None], alive: Callable[[], bool], hold: Hold | None = None,
                  sleep: Callable[[float], None] = time.sleep, use_composite: bool = True) -> None:
         try:
-            self.conn = xdisplay.Display(display_name)
+            self.conn = open_x(display_name)
         except (xerror.DisplayError, xerror.DisplayConnectionError, OSError) as exc:
             raise DisplayError(f"cannot connect to X display {display_name} ({exc}); check that it is running.") from exc
         self.display_name = display_name
@@ -310,7 +311,7 @@ def activate(conn: xdisplay.Display, window_id: int) -> None:
 
 def _connect(display_name: str) -> xdisplay.Display | None:
     try:
-        return xdisplay.Display(display_name)
+        return open_x(display_name)
     except (xerror.DisplayError, xerror.DisplayConnectionError, OSError):
         return None
 

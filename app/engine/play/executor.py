@@ -23,6 +23,7 @@ from app.engine.play.actions import (
 )
 from app.engine.errors import RunStopped
 from app.engine.play.xwidgets import toplevels
+from app.engine.play.xconn import open_x
 
 KEY_HOLD_S = 0.1
 """Keys are held this long (as a person does, ~100 ms) so games that poll key state once a frame see them."""
@@ -119,7 +120,7 @@ class XTestBackend:
     """XTEST input on an explicit display connection; window focus via SetInputFocus."""
 
     def __init__(self, display_name: str, window_id: int) -> None:
-        self.conn = xdisplay.Display(display_name)
+        self.conn = open_x(display_name)
         self.window = self.conn.create_resource_object("window", window_id)
         self._spare: int | None = None
         self._parking: Any = None

@@ -36,6 +36,7 @@ from app.engine.play.program_env import ProgramEnv, program_env
 from app.engine.play.inside import Inside
 from app.engine.play.target_log import MAX_LINE_BYTES, LogLine, TargetLog
 from app.engine.play.targetspec import TargetSpec
+from app.engine.play.xconn import open_x
 
 WINDOW_POLL_S = 0.05
 STOP_GRACE_S = 2.0
@@ -197,7 +198,7 @@ class TargetProcess:
     def xconn(self) -> xdisplay.Display:
         if self._x is None:
             try:
-                self._x = xdisplay.Display(self.display.name)
+                self._x = open_x(self.display.name)
             except (xerror.DisplayError, xerror.DisplayConnectionError, OSError) as exc:
                 raise TargetError(f"cannot connect to X display {self.display.name} ({exc}); check that it is running.") from exc
         return self._x
