@@ -124,3 +124,28 @@ def test_frames_can_be_enlarged_at_150_percent_and_stay_so(qtbot, two_dbs, isola
     assert again.open_database(first) and again.open_run(flappy)
     qtbot.waitUntil(lambda: again.run_view.center.height() >= 0.6 * again.height(), timeout=3000)
     again.close()
+
+
+@pytest.mark.parametrize("width", [1280, 1600])
+def test_differential_subtitles_are_not_cut(qtbot, tmp_path, isolated_settings, width):
+    store = TrajectoryStore(tmp_path / "diff.db")
+    run_id = make_synthetic_run(store, 4, target="calculator@wrong-subtraction", tester="differential",
+                                distinct_frames=3)
+    for step in store.steps(run_id):
+        store.set_step_reference(run_id, step["idx"], step["frame_before"])
+    store.close()
+    win = MainWindow()
+    win.modal_messages = False
+    qtbot.addWidget(win)
+    win.resize(width, 800)
+    win.show()
+    assert win.open_database(tmp_path / "diff.db") and win.open_run(run_id)
+    rv = win.run_view
+    rv.go_to_row(3)  # a drag: "#4 drag(50, 60 → 400, 300) · changed region highlighted"
+    qtbot.waitUntil(lambda: "pixels differ" in rv.difference._subtitle or "no pixel" in rv.difference._subtitle,
+                    timeout=5000)
+    for pane in (rv.after, rv.reference, rv.difference):
+        assert pane.isVisible() and pane._subtitle
+        lines = pane.subtitle_lines()
+        assert not lines or " ".join(lines) == pane._subtitle, (pane.title(), pane.width(), lines)
+    win.close()

@@ -21,6 +21,13 @@ PLACEHOLDER_COLOR = QColor("#9aa0a6")
 MIN_ZOOM, MAX_ZOOM = 0.05, 16.0
 WHEEL_ZOOM_STEP = 1.25
 MARGIN = 8
+TITLE_LINE_H = 24.0
+SUBTITLE_LINE_H = 18.0
+SUBTITLE_MAX_LINES = 3
+"""A subtitle too long for the title line goes under it, on up to this many lines (three narrow differential
+panes at 1280 px cut "#3 click(120, 80) · changed region highlighted" to a few words)."""
+ZOOM_SAMPLE = "1600 %"
+"""The widest zoom label: room kept for it beside the title."""
 
 
 class FrameView(QWidget):
@@ -129,7 +136,22 @@ class FrameView(QWidget):
         return p
 
     def _title_height(self) -> float:
-        return 24.0 if self._title else 0.0
+        if not self._title:
+            return 0.0
+        return TITLE_LINE_H + SUBTITLE_LINE_H * len(self.subtitle_lines())
+
+    def subtitle_lines(self) -> list[str]:
+        """The subtitle's lines under the title when it does not fit beside it ([] when it does, or is empty)."""
+        if not self._title or not self._subtitle:
+            return []
+        bold = QFont(self.font())
+        bold.setBold(True)
+        small = QFontMetricsF(self.font())
+        beside = (self.width() - 2 * MARGIN - QFontMetricsF(bold).horizontalAdvance(self._title) - 10
+                  - small.horizontalAdvance(ZOOM_SAMPLE) - 10)
+        if small.horizontalAdvance(self._subtitle) <= beside:
+            return []
+        return wrap_text(self._subtitle, small, max(1.0, self.width() - 2.0 * MARGIN), SUBTITLE_MAX_LINES)
 
     # -- painting ------------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -162,7 +184,14 @@ class FrameView(QWidget):
         p.drawText(QRectF(MARGIN, 4, self.width() - 2 * MARGIN, 20),
                    Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self._title)
         zoom = f"{self.scale() * 100:.0f} %" if self._image is not None else ""
-        if self._subtitle:
+        lines = self.subtitle_lines()
+        if lines:
+            p.setFont(QFont(self.font()))
+            p.setPen(PLACEHOLDER_COLOR)
+            for i, line in enumerate(lines):
+                p.drawText(QRectF(MARGIN, TITLE_LINE_H + i * SUBTITLE_LINE_H, self.width() - 2 * MARGIN,
+                                  SUBTITLE_LINE_H), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
+        elif self._subtitle:
             small = QFont(self.font())
             p.setFont(small)
             p.setPen(PLACEHOLDER_COLOR)
@@ -215,3 +244,18 @@ class FrameView(QWidget):
             self.unsetCursor()
         else:
             super().mouseReleaseEvent(event)
+
+
+def wrap_text(text: str, metrics: QFontMetricsF, width: float, max_lines: int) -> list[str]:
+    """``text`` broken at spaces into lines no wider than ``width``; the last of ``max_lines`` is elided."""
+    lines: list[str] = []
+    words = text.split(" ")
+    while words and len(lines) < max_lines:
+        line = words.pop(0)
+        while words and metrics.horizontalAdvance(f"{line} {words[0]}") <= width:
+            line += " " + words.pop(0)
+        if len(lines) == max_lines - 1 and words:
+            line = " ".join([line, *words])
+            words = []
+        lines.append(metrics.elidedText(line, Qt.TextElideMode.ElideRight, width))
+    return lines
