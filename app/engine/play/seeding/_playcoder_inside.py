@@ -81,7 +81,7 @@ class Tracer:
         self.root = os.path.abspath(root) + os.sep
         self.files: dict[str, Optional[str]] = {}
         self.codes: dict[int, tuple[CodeType, Optional[str], set[int]]] = {}
-        """id(code) -> (code kept alive so the id stays its own, its file, lines not yet seen)."""
+        """id(code) -> (code kept alive so the id stays its own, its file, lines not yet seen); own files only."""
         self.fresh: dict[str, set[int]] = {}
         self.lock = threading.Lock()
 
@@ -131,18 +131,17 @@ class Tracer:
             pass
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]
 
-    def _entry(self, code: CodeType) -> tuple[CodeType, Optional[str], set[int]]:
-        entry = self.codes.get(id(code))
-        if entry is None:
-            rel = self.own(code.co_filename)
-            lines = {ln for _, _, ln in code.co_lines() if ln} if rel is not None else set()
-            entry = self.codes[id(code)] = (code, rel, lines)
-        return entry
-
     def _on_call(self, frame: FrameType, event: str, arg: Any) -> Any:
         try:
-            _code, rel, unseen = self._entry(frame.f_code)
-            if not unseen or rel is None:
+            code = frame.f_code
+            entry = self.codes.get(id(code))
+            if entry is None:
+                rel = self.own(code.co_filename)
+                if rel is None:  # not kept: code made at run time (eval) would pile up
+                    return None
+                entry = self.codes[id(code)] = (code, rel, {ln for _, _, ln in code.co_lines() if ln})
+            _code, rel, unseen = entry
+            if not unseen:
                 return None
             line = frame.f_lineno
             if line in unseen:
