@@ -1,6 +1,6 @@
 """Faults and hostile input, measured: the numbers issue 13 asks for, printed as one table.
 
-    python benchmark/faults.py [--only bomb,forge,opens,bench,xvfb,disk,llm,sigterm]
+    python benchmark/faults.py [--only bomb,forge,opens,bench,xvfb,disk,llm,sigterm,root,tree,output,model,gate,small]
 
 - bomb: a 2 MB bundle whose logs.jsonl inflates to 1.9 GiB of newlines (also with a
   lying header, and 400 MiB under the per-member limit): `playcoder import` seconds
@@ -16,6 +16,8 @@
   private mount namespace); a model server that trickles a byte every 2 s with
   PLAYCODER_LLM_TIMEOUT=3.  Target: one line, exit 2, run row closed.
 - sigterm: one SIGTERM to `playcoder test`.  Target: one line, exit 130, run row closed.
+
+- root, tree, output, model, gate, small: issue 24 (benchmark/faults_contained.py).
 
 Needs Xvfb for the runs; the tmpfs case needs root or unprivileged user namespaces.
 """
@@ -44,6 +46,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from app.engine.trace.bundle import BundleError, export_bundle, import_bundle  # noqa: E402
 from app.engine.trace.store import TrajectoryStore, image_digest  # noqa: E402
 from hostile_inputs import TricklingServer, forged_bundle, newline_bomb, run_measured  # noqa: E402
+from benchmark import faults_contained  # noqa: E402
 
 PROBE = str(ROOT / "tests" / "targets" / "probe_tk")
 HARNESS = str(ROOT / "tests" / "fault_harness.py")
@@ -249,6 +252,7 @@ def bench_sigterm(tmp: Path) -> None:
 
 CASES = {"bomb": bench_bomb, "forge": bench_forge, "opens": bench_opens, "bench": bench_bench, "xvfb": bench_xvfb,
          "disk": bench_disk, "llm": bench_llm, "sigterm": bench_sigterm}
+CASES.update(faults_contained.cases(row))  # issue 24: contained as root, every resource of a run bounded
 
 
 def main() -> int:
