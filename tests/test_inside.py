@@ -242,3 +242,24 @@ def test_own_lines_leave_tests_and_packages_out(tmp_path):
         assert inside.lines_total() == 5 and inside.lines_hit() == 0 and not inside.available
     finally:
         inside.close()
+
+
+def test_many_new_lines_come_in_several_messages(xvfb, tmp_path):
+    many = 25000  # more line numbers than one message carries (the program splits them)
+    folder = _folder(tmp_path, '["python", "main.py"]', "".join(f"v{i} = {i}\n" for i in range(many))
+                     + "import time\ntime.sleep(60)\n")
+    target = TargetProcess(load_spec(folder), xvfb)
+    try:
+        inside = target.inside
+        assert inside.wait_hello(HELLO_S)
+        seen: set[tuple[str, int]] = set()
+
+        def all_lines():
+            delta = inside.coverage(timeout_s=2.0)
+            seen.update(delta.lines if delta is not None else ())
+            return len(seen) >= many
+
+        assert _until(all_lines, timeout=20)
+        assert inside.dropped == 0 and inside.lines_hit() == inside.lines_total() == many + 2  # + import, sleep
+    finally:
+        target.shutdown()

@@ -146,7 +146,7 @@ class Tracer:
             line = frame.f_lineno
             if line in unseen:
                 unseen.discard(line)
-                self._hit(rel, line)
+                self._hit(rel or "", line)
             return self._on_event
         except Exception:
             return None
@@ -197,12 +197,12 @@ class Inside:
         kind = "reply" if ident is not None else "coverage"
         size = 0
         batch: dict[str, list[int]] = {}
-        for rel, lines in parts:
-            if size + len(lines) > CHUNK_LINES and batch:
+        for rel, chunk in parts:
+            if size + len(chunk) > CHUNK_LINES and batch:
                 send({"type": "coverage", "files": batch})
                 batch, size = {}, 0
-            batch.setdefault(rel, []).extend(lines)
-            size += len(lines)
+            batch.setdefault(rel, []).extend(chunk)
+            size += len(chunk)
         msg: dict[str, Any] = {"type": kind, "files": batch}
         if ident is not None:
             msg.update(id=ident, done=True)
