@@ -99,8 +99,14 @@ def test_memfds_count_against_the_memory_bound(tmp_path, bounded):
     assert _groups() == []
 
 
-def test_no_cgroup_is_said_in_one_sentence():
-    sentence = cgroup.fallback_sentence()
+def test_no_cgroup_is_said_in_one_sentence(monkeypatch):
+    monkeypatch.setattr(cgroup, "_make_v2", lambda *a: [])
+    monkeypatch.setattr(cgroup, "_make_v1", lambda *a: [])
+    monkeypatch.setattr(cgroup, "fallback_reason", "")
+    group = cgroup.RunGroup.create(NPROC, MEMORY_MB)
+    group.close()
+    sentence = cgroup.fallback_reason
+    assert not group.bounded and sentence == cgroup.fallback_sentence()
     assert sentence.endswith(".") and "\n" not in sentence and "cgroup" in sentence
 
 

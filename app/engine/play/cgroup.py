@@ -16,8 +16,8 @@ Where it is made, in order:
 
 The sandbox's first process joins the group between fork and exec
 (:meth:`RunGroup.enter`), so everything it starts is inside from the start.
-Where no group can be made, one sentence on stderr says so (once per
-process) and a watcher polls the tree and kills the sandbox past the
+Where no group can be made, one sentence on a terminal's stderr says so
+(once per process; :data:`fallback_reason` keeps it) and a watcher polls the tree and kills the sandbox past the
 process bound (memory then stays bounded per process only).
 """
 
@@ -45,6 +45,8 @@ KILL_ROUND_S = 0.02
 
 _counter = itertools.count()
 _said = False
+fallback_reason = ""
+"""Why no cgroup could be made here (empty while one could, or before the first try)."""
 _said_lock = threading.Lock()
 
 
@@ -156,10 +158,34 @@ def _rmdir(path: str) -> None:
         pass
 
 
+_swept = False
+
+
+def _sweep_once(mounts: dict[str, str], own: dict[str, str]) -> None:
+    """Once per process: remove the empty groups of engines that died without removing theirs (kill -9)."""
+    global _swept
+    if _swept:
+        return
+    _swept = True
+    for key, mount in mounts.items():
+        parent = os.path.join(mount, own.get(key, "/").lstrip("/"))
+        try:
+            names = [n for n in os.listdir(parent) if n.startswith(PREFIX)]
+        except OSError:
+            continue
+        for name in names:
+            pid = name[len(PREFIX):].split("-", 1)[0]
+            if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+                _rmdir(os.path.join(parent, name))  # only an empty group goes
+
+
 def _say_once(sentence: str) -> None:
-    global _said
+    """On a terminal only: scripts and tests that read the engine's stderr as one line of result (CI containers
+    often have no writable cgroup) are not given a second line; :data:`fallback_reason` keeps it for them."""
+    global _said, fallback_reason
     with _said_lock:
-        if not _said:
+        fallback_reason = sentence
+        if not _said and sys.stderr.isatty():
             _said = True
             sys.stderr.write(f"playcoder: {sentence}\n")
             sys.stderr.flush()
@@ -190,6 +216,7 @@ class RunGroup:
         name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
         memory = memory_mb * MB
         mounts, own = _mounts(), _own_paths()
+        _sweep_once(mounts, own)
         paths: list[str] = []
         if "" in mounts and "" in own:
             paths = _make_v2(mounts[""], own[""], name, nproc, memory)
