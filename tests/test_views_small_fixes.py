@@ -149,3 +149,63 @@ def test_differential_subtitles_are_not_cut(qtbot, tmp_path, isolated_settings, 
         lines = pane.subtitle_lines()
         assert not lines or " ".join(lines) == pane._subtitle, (pane.title(), pane.width(), lines)
     win.close()
+
+
+def test_new_repair_keeps_its_width_and_remembers_choices(qtbot, isolated_settings):
+    from app.views.repair.new_repair_dialog import NewRepairDialog
+
+    dialog = NewRepairDialog()
+    qtbot.addWidget(dialog)
+    dialog.app_combo.setCurrentIndex(dialog.app_combo.findText("brickout"))
+    dialog.bug_combo.setCurrentIndex(dialog.bug_combo.findData("substeps-at-60fps"))  # a 460-character description
+    dialog.show()
+    assert dialog.sizeHint().width() < 800 and dialog.width() < 800
+    whole = dialog.bug_combo.currentData(Qt.ItemDataRole.ToolTipRole)
+    assert len(whole) > 400 and dialog.bug_combo.toolTip() == whole and dialog.bug_label.text() == whole
+    assert dialog.bug_combo.currentText().endswith("…")
+    dialog.refiner_combo.setCurrentText("llm")
+    dialog.iterations_spin.setValue(3)
+    dialog.accept()
+    again = NewRepairDialog()
+    qtbot.addWidget(again)
+    assert again.app_combo.currentText() == "brickout" and again.bug_combo.currentData() == "substeps-at-60fps"
+    assert again.refiner_combo.currentText() == "llm" and again.iterations_spin.value() == 3
+
+
+def test_new_run_remembers_choices(qtbot, isolated_settings):
+    from app.views.live.new_run_dialog import NewRunDialog
+
+    dialog = NewRunDialog()
+    qtbot.addWidget(dialog)
+    dialog.app_combo.setCurrentIndex(dialog.app_combo.findText("snake"))
+    dialog.bug_combo.setCurrentIndex(dialog.bug_combo.findData("late-crash"))
+    dialog.steps_spin.setValue(77)
+    dialog.seed_spin.setValue(5)
+    assert dialog.request() is not None
+    dialog.accept()
+    again = NewRunDialog()
+    qtbot.addWidget(again)
+    assert again.bundled_radio.isChecked() and again.app_combo.currentText() == "snake"
+    assert again.bug_combo.currentData() == "late-crash"
+    assert (again.steps_spin.value(), again.seed_spin.value(), again.tester()) == (77, 5, "offline")
+
+
+def test_the_window_comes_back_after_a_desktop_run(qtbot, tmp_path, isolated_settings):
+    from app.views.live.desktop_placement import WindowState
+    from app.views.live.live_run import FINISHED, RUNNING, LiveRun
+    from app.views.live.run_request import RunRequest
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1200, 800)
+    win.show()
+    before = WindowState.of(win)
+    live = LiveRun(RunRequest("snake", display="desktop"), tmp_path / "d.db", win)
+    live._set_state(RUNNING)
+    live._before_placement = (win, before)  # what _on_bridge_window_found keeps when it narrows the window
+    narrow = win.minimumSizeHint().width() + 10
+    win.resize(narrow, 800)
+    qtbot.waitUntil(lambda: win.width() == narrow, timeout=2000)
+    live._set_state(FINISHED)
+    qtbot.waitUntil(lambda: win.width() == 1200, timeout=2000)
+    win.close()

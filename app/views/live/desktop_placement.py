@@ -5,7 +5,8 @@ tested without a screen; :func:`place_beside` applies a plan to a real
 workbench window and target window.  The target is moved, not resized (its
 size is what the run's coordinates refer to); the workbench moves or narrows
 only when the target does not fit beside it as it is.  A screen too small for
-both says so in one sentence instead.
+both says so in one sentence instead.  What the workbench looked like before
+(:class:`WindowState`) is put back when the run ends.
 """
 
 from __future__ import annotations
@@ -69,6 +70,28 @@ def plan_placement(screen: Rect, workbench: Rect, target: Rect) -> Placement:
     return Placement(None, None, f"The screen has no room for the workbench beside the {tw}×{th} target window; "
                                  "it may cover part of the workbench (the run still records only the target's "
                                  "own pixels).")
+
+
+@dataclass(frozen=True)
+class WindowState:
+    """A top-level window's normal geometry and whether it was maximized, to put it back later."""
+
+    geometry: Rect
+    maximized: bool
+
+    @classmethod
+    def of(cls, window: QWidget) -> WindowState:
+        normal = window.normalGeometry() if window.isMaximized() else window.geometry()
+        return cls(_rect(normal), window.isMaximized())
+
+    def restore(self, window: QWidget) -> None:
+        """Put ``window`` back as it was (the desktop run that moved or narrowed it is over)."""
+        x, y, w, h = self.geometry
+        if self.maximized:
+            window.setGeometry(x, y, w, h)
+            window.showMaximized()
+            return
+        window.setGeometry(x, y, w, h)
 
 
 def _rect(r: QRect) -> Rect:

@@ -20,7 +20,7 @@ from app.engine.play.events import ControlChanged, RunFinished, RunStarted, Wind
 from app.views.engine_bridge import (
     ENGINE_STATES, FINISHED, PAUSED, RUNNING, STARTING, STOPPING, BridgeControls, EngineBridge,
 )
-from app.views.live.desktop_placement import place_beside
+from app.views.live.desktop_placement import WindowState, place_beside
 from app.views.live.live_capture import LiveCapture
 from app.views.live.live_view import TAKEOVER_SHORTCUT, LiveView
 from app.views.live.run_request import RunRequest
@@ -50,6 +50,8 @@ class LiveRun(BridgeControls, QObject):
         self.bridge = EngineBridge(self)
         self.capture: LiveCapture | None = None
         self._view: LiveView | None = None
+        self._before_placement: tuple[Any, WindowState] | None = None
+        """The workbench window as it was before a desktop run moved or narrowed it (put back at the end)."""
         self.bridge.sig_run_started.connect(self._on_bridge_run_started)
         self.bridge.sig_window_found.connect(self._on_bridge_window_found)
         self.bridge.sig_window_moved.connect(self._on_bridge_window_moved)
@@ -115,7 +117,11 @@ class LiveRun(BridgeControls, QObject):
         self._stop_capture()
         desktop = self.request.display == DESKTOP
         if desktop and self._view is not None:
-            notice = place_beside(self._view.window(), event.display, event.window_id)
+            window = self._view.window()
+            before = WindowState.of(window)
+            notice = place_beside(window, event.display, event.window_id)
+            if self._before_placement is None and WindowState.of(window) != before:
+                self._before_placement = (window, before)
             if notice:
                 self.sig_notice.emit(notice)
         self.capture = LiveCapture(event.display, (event.x, event.y, event.width, event.height), parent=self,
@@ -163,6 +169,10 @@ class LiveRun(BridgeControls, QObject):
     # -- helpers ---------------------------------------------------------------------------------------
     def _set_state(self, state: str) -> None:
         self.state = state
+        if state == FINISHED and self._before_placement is not None:
+            window, before = self._before_placement
+            self._before_placement = None
+            before.restore(window)
         if self._view is not None:
             self._view.set_takeover_allowed(state == PAUSED)
             self._view.set_state_text(_STATE_TEXT[state])

@@ -6,6 +6,9 @@ from Edit › Settings…).  For ``llm`` the dialog runs the engine's own check
 (:func:`app.engine.llm.config.resolve_settings`) on every edit and, while it
 fails, shows its one sentence (the one ``playcoder llm check`` prints) and
 keeps Start disabled.
+
+The choices of the last run started here (target, bug, tester, display,
+steps, seed) come back the next time (QSettings group :data:`CHOICES_KEY`).
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ DISPLAY_HELP = {
     "desktop": "the target opens on your desktop and is driven with your real mouse and keyboard",
 }
 SCRIPT_TESTER = "script"
+CHOICES_KEY = "new_run"
+"""QSettings group of the choices of the last run started from the dialog."""
 TESTER_HELP = {
     "offline": "explores without a model: random and systematic input, generic oracles (crash, freeze, blank…)",
     "script": "plays the target's [[script]] cases and judges each rubric criterion",
@@ -141,13 +146,61 @@ class NewRunDialog(QDialog):
         if initial_folder is not None:
             self.folder_edit.setText(str(initial_folder))
             self.folder_radio.setChecked(True)
+        elif self._restore_target():
+            pass
         elif self.app_combo.count():
             self.bundled_radio.setChecked(True)
         else:
             self.folder_radio.setChecked(True)
         self._on_source_toggled(self.bundled_radio.isChecked())
+        if initial_folder is None:
+            self._restore_options()
         self._on_display_changed(self.display_combo.currentIndex())
         self._on_tester_changed(self.tester_combo.currentIndex())
+
+    # -- remembered choices ------------------------------------------------------------------
+    def _restore_target(self) -> bool:
+        """Choose the target of the last run started here; False when nothing was saved."""
+        s = self._settings
+        source = s.value(f"{CHOICES_KEY}/source")
+        if source not in ("bundled", "folder"):
+            return False
+        index = self.app_combo.findText(str(s.value(f"{CHOICES_KEY}/app", "")))
+        if index >= 0:
+            self.app_combo.setCurrentIndex(index)
+        self.folder_edit.setText(str(s.value(f"{CHOICES_KEY}/folder", "")))
+        (self.bundled_radio if source == "bundled" and self.app_combo.count() else self.folder_radio).setChecked(True)
+        return True
+
+    def _restore_options(self) -> None:
+        """The bug, tester, display, steps and seed of the last run started here (once the bugs are listed)."""
+        s = self._settings
+        if s.value(f"{CHOICES_KEY}/source") is None:
+            return
+        for combo, key in ((self.bug_combo, "bug"), (self.tester_combo, "tester"), (self.display_combo, "display")):
+            index = combo.findData(str(s.value(f"{CHOICES_KEY}/{key}", "")))
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        for spin, key in ((self.steps_spin, "max_steps"), (self.seed_spin, "seed")):
+            value = s.value(f"{CHOICES_KEY}/{key}")
+            if value is not None:
+                spin.setValue(int(value))
+
+    def _save_choices(self) -> None:
+        s = self._settings
+        s.setValue(f"{CHOICES_KEY}/source", "bundled" if self.bundled_radio.isChecked() else "folder")
+        s.setValue(f"{CHOICES_KEY}/app", self.app_combo.currentText())
+        s.setValue(f"{CHOICES_KEY}/folder", self.folder_edit.text())
+        s.setValue(f"{CHOICES_KEY}/bug", self.bug_combo.currentData() or "")
+        s.setValue(f"{CHOICES_KEY}/tester", self.tester())
+        s.setValue(f"{CHOICES_KEY}/display", str(self.display_combo.currentData()))
+        s.setValue(f"{CHOICES_KEY}/max_steps", self.steps_spin.value())
+        s.setValue(f"{CHOICES_KEY}/seed", self.seed_spin.value())
+
+    def accept(self) -> None:
+        if self.request() is not None:
+            self._save_choices()
+        super().accept()
 
     # -- result ---------------------------------------------------------------------------
     def target_folder(self) -> Path | None:

@@ -5,6 +5,11 @@ live run does, so the workbench never runs a target or a patch itself; the
 repair view follows the database it writes (new sessions and cycles appear as
 they are recorded).  The LLM refiner uses the provider, model and server saved
 in Edit › Settings… (its key never goes on the command line).
+
+The dialog keeps its width whatever the bugs' descriptions (a long one is
+elided in the list, whole in its tooltip and under the list), and the
+choices of the last repair started here come back (QSettings group
+:data:`CHOICES_KEY`).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
     QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
     QRadioButton, QSpinBox, QVBoxLayout, QWidget,
@@ -27,6 +33,12 @@ DEFAULT_ITERATIONS = 6
 DEFAULT_STEPS = 40
 MAX_ITERATIONS = 1000
 NO_BUG = "the program as it is"
+CHOICES_KEY = "new_repair"
+"""QSettings group of the choices of the last repair started from the dialog."""
+BUG_TEXT_CHARS = 60
+"""A bug's "id — description" is cut to this many characters in the list (whole in its tooltip)."""
+BUG_COMBO_CHARS = 40
+"""The bug list is as wide as this many characters, whatever the descriptions."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +86,11 @@ class NewRepairDialog(QDialog):
         self.folder_edit.setPlaceholderText(f"a folder with {SPEC_FILE}")
         self.browse_button = QPushButton("Browse…", self)
         self.bug_combo = QComboBox(self)
+        self.bug_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.bug_combo.setMinimumContentsLength(BUG_COMBO_CHARS)
+        self.bug_label = QLabel(self)
+        self.bug_label.setObjectName("Muted")
+        self.bug_label.setWordWrap(True)
         self.refiner_combo = QComboBox(self)
         self.refiner_combo.addItems(REFINERS)
         self.iterations_spin = QSpinBox(self)
@@ -98,6 +115,7 @@ class NewRepairDialog(QDialog):
         form.addRow(self.bundled_radio, self.app_combo)
         form.addRow(self.folder_radio, folder_row)
         form.addRow("Bug variant", self.bug_combo)
+        form.addRow("", self.bug_label)
         form.addRow("Refiner", self.refiner_combo)
         form.addRow("Cycles (T)", self.iterations_spin)
         form.addRow("Tester", self.tester_combo)
@@ -110,9 +128,11 @@ class NewRepairDialog(QDialog):
         self.app_combo.currentIndexChanged.connect(self._on_target_changed)
         self.folder_edit.textChanged.connect(self._on_target_changed)
         self.browse_button.clicked.connect(self._on_browse_clicked)
+        self.bug_combo.currentIndexChanged.connect(self._on_bug_changed)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self._on_target_changed()
+        self._restore_choices()
 
     def target_folder(self) -> Path | None:
         if self.bundled_radio.isChecked():
@@ -137,7 +157,41 @@ class NewRepairDialog(QDialog):
 
     def accept(self) -> None:
         if self.request() is not None:
+            self._save_choices()
             super().accept()
+
+    # -- remembered choices ------------------------------------------------------------------
+    def _restore_choices(self) -> None:
+        s = QSettings()
+        source = s.value(f"{CHOICES_KEY}/source")
+        if source not in ("bundled", "folder"):
+            return
+        index = self.app_combo.findText(str(s.value(f"{CHOICES_KEY}/app", "")))
+        if index >= 0:
+            self.app_combo.setCurrentIndex(index)
+        self.folder_edit.setText(str(s.value(f"{CHOICES_KEY}/folder", "")))
+        (self.bundled_radio if source == "bundled" else self.folder_radio).setChecked(True)
+        self._on_target_changed()
+        for combo, key in ((self.bug_combo, "bug"), (self.refiner_combo, "refiner"), (self.tester_combo, "tester")):
+            wanted = str(s.value(f"{CHOICES_KEY}/{key}", ""))
+            index = combo.findData(wanted) if combo is self.bug_combo else combo.findText(wanted)
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        for spin, key in ((self.iterations_spin, "max_iterations"), (self.steps_spin, "max_steps")):
+            value = s.value(f"{CHOICES_KEY}/{key}")
+            if value is not None:
+                spin.setValue(int(value))
+
+    def _save_choices(self) -> None:
+        s = QSettings()
+        s.setValue(f"{CHOICES_KEY}/source", "bundled" if self.bundled_radio.isChecked() else "folder")
+        s.setValue(f"{CHOICES_KEY}/app", self.app_combo.currentText())
+        s.setValue(f"{CHOICES_KEY}/folder", self.folder_edit.text())
+        s.setValue(f"{CHOICES_KEY}/bug", self.bug_combo.currentData() or "")
+        s.setValue(f"{CHOICES_KEY}/refiner", self.refiner_combo.currentText())
+        s.setValue(f"{CHOICES_KEY}/tester", self.tester_combo.currentText())
+        s.setValue(f"{CHOICES_KEY}/max_iterations", self.iterations_spin.value())
+        s.setValue(f"{CHOICES_KEY}/max_steps", self.steps_spin.value())
 
     def _say(self, text: str) -> None:
         self.error_label.setText(text)
@@ -160,8 +214,19 @@ class NewRepairDialog(QDialog):
             bugs = []
             self.bug_combo.setToolTip(f"bugs/bugs.toml could not be read: {exc}")
         for bug in bugs:
-            self.bug_combo.addItem(f"{bug.id} — {bug.description}", bug.id)
+            text = f"{bug.id} — {bug.description}"
+            short = text if len(text) <= BUG_TEXT_CHARS else text[:BUG_TEXT_CHARS - 1].rstrip() + "…"
+            self.bug_combo.addItem(short, bug.id)
+            self.bug_combo.setItemData(self.bug_combo.count() - 1, text, Qt.ItemDataRole.ToolTipRole)
+        self._on_bug_changed()
         self._say("")
+
+    def _on_bug_changed(self, *_args: object) -> None:
+        """The chosen bug's whole description under the list (and as the list's tooltip)."""
+        text = self.bug_combo.currentData(Qt.ItemDataRole.ToolTipRole) or ""
+        self.bug_combo.setToolTip(str(text))
+        self.bug_label.setText(str(text))
+        self.bug_label.setVisible(bool(text))
 
     def _on_browse_clicked(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Program to repair", self.folder_edit.text())
