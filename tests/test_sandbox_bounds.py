@@ -153,3 +153,12 @@ def test_a_private_x_server_is_held_to_its_memory(monkeypatch):
         assert xvfb.process is not None and xvfb.process.poll() is None, "and it kept running"
     finally:
         xvfb.close()
+
+
+def test_open_files_are_bounded_per_process(tmp_path):
+    code = "import os\nfds = []\ntry:\n    while len(fds) < 100000:\n        fds.append(os.open('/dev/null', os.O_RDONLY))\n" \
+           "except OSError as exc:\n    print('OPENED', len(fds), exc.errno, flush=True)\n"
+    out = sandbox.run([sys.executable, "main.py"], sandbox.Jail(_program(tmp_path, code),
+                                                                limits=sandbox.Limits(wall_s=30, nofile=256)))
+    opened = int(re.search(r"OPENED (\d+) 24", out.stdout).group(1))  # type: ignore[union-attr]  (EMFILE)
+    assert opened < 256

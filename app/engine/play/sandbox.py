@@ -120,6 +120,8 @@ class Limits:
     """What the program may add to its folder copy."""
     tmp_mb: int = 64
     """Size of its private /tmp (HOME lives there), and again of its /dev/shm."""
+    nofile: int = 4096
+    """Open files per process (the processes themselves are bounded by the run's cgroup)."""
 
 
 TARGET_LIMITS = Limits(wall_s=None, cpu_s=None, memory_mb=4096, fsize_mb=256, nproc=512, disk_mb=512, tmp_mb=256)
@@ -458,6 +460,8 @@ def _user_process_count() -> int:
 
 def _limiter(lim: Limits, new_session: bool, group: RunGroup | None = None) -> Callable[[], None]:
     nproc = None if os.getuid() == 0 else _user_process_count() + lim.nproc
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    nofile = lim.nofile if hard == resource.RLIM_INFINITY else min(lim.nofile, hard)  # never above what we have
 
     def apply() -> None:  # between fork and exec: no allocation-heavy work
         if group is not None:
@@ -470,6 +474,7 @@ def _limiter(lim: Limits, new_session: bool, group: RunGroup | None = None) -> C
             resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_s, lim.cpu_s + 1))
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim.fsize_mb * MB, lim.fsize_mb * MB))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         if nproc is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     return apply
