@@ -180,6 +180,9 @@ import json, os, time
 req, evt = (int(x) for x in os.environ["PLAYCODER_INSIDE"].split(","))
 os.write(evt, b"x" * (1 << 21) + b"\\n")   # far too long: dropped
 os.write(evt, b"not json\\n")
+for bad in ({"v": 1, "type": "coverage", "files": [1, 2]}, {"v": 1, "type": "reply", "id": [1], "files": {}},
+            {"v": 2, "type": "hello"}, {"v": 1, "type": "coverage", "files": {"other.py": [1], "main.py": [2, 999]}}):
+    os.write(evt, json.dumps(bad).encode() + b"\\n")
 os.write(evt, json.dumps({"v": 1, "type": "hello", "toolkit": "tk", "python": "?"}).encode() + b"\\n")
 time.sleep(60)                             # never reads a request
 '''
@@ -191,13 +194,15 @@ def test_a_program_that_never_answers_does_not_hold_the_engine(xvfb, tmp_path):
     try:
         inside = target.inside
         assert inside.wait_hello(HELLO_S) and inside.toolkit == "tk"
-        assert inside.dropped == 2
+        assert inside.dropped == 3  # too long, not JSON, another version
+        assert inside.lines_hit() == 1  # of its own files' lines only: main.py line 2
         assert inside.widgets(timeout_s=0.2) is None and inside.idle(0.2) is None
         # Its request pipe fills up: the engine's writes fail at once instead of blocking.
         for _ in range(2000):
             assert inside.idle(0.0) is None
     finally:
         target.shutdown()
+    assert inside.coverage().lines == {("main.py", 2)}  # what it sent, given once even after its end
     assert inside.coverage() is None
 
 

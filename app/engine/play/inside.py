@@ -30,10 +30,9 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from types import CodeType
-from typing import Any, Iterable
+from typing import Any
 
-from app import pysyntax
+from app.engine.play.own_code import own_lines
 
 ENV = "PLAYCODER_INSIDE"
 VERSION = 1
@@ -41,6 +40,7 @@ VERSION = 1
 MAX_LINE = 1 << 20
 """The longest message the engine takes from a program (bytes); the program splits coverage below it."""
 READ_CHUNK = 1 << 16
+PYTHON_MAX = 40
 COVERAGE_TIMEOUT_S = 0.5
 """How long :meth:`Inside.coverage` waits for the program to send its new lines."""
 WIDGETS_TIMEOUT_S = 0.5
@@ -48,10 +48,6 @@ TOOLKITS = ("tk", "qt", "pygame", "")
 KINDS = ("button", "entry", "text", "list", "check", "radio", "scale", "menu", "menuitem", "canvas", "label",
          "other")
 """The normalised widget kinds (:attr:`InsideWidget.kind`), the same for every toolkit."""
-SKIPPED_DIRS = frozenset({"tests", "test", "__pycache__", "site-packages", "dist-packages", "node_modules",
-                          "venv", ".venv", "env", ".git", "build", "dist"})
-"""Folders of a program folder whose .py files are not the program's own code (for :meth:`Inside.lines_total`)."""
-SEEDING_DIR = Path(__file__).resolve().parent / "seeding"
 
 Box = tuple[int, int, int, int]
 
@@ -306,73 +302,50 @@ class Inside:
             self._lock.notify_all()
 
     def _take(self, line: bytes) -> None:
+        """One message from the program; anything malformed is dropped and counted, never raised."""
         try:
             msg = json.loads(line)
         except ValueError:
             msg = None
-        with self._lock:
-            if not isinstance(msg, dict) or msg.get("v") != VERSION:
+        if not isinstance(msg, dict) or msg.get("v") != VERSION:
+            with self._lock:
                 self.dropped += 1
-                return
-            kind = msg.get("type")
+            return
+        kind = msg.get("type")
+        files = msg.get("files") if kind in ("coverage", "reply") else None
+        # Only lines of the program's own files count: a program cannot make the engine keep anything else.
+        own = self._lines_by_file() if isinstance(files, dict) and self.folder is not None else None
+        with self._lock:
             if kind == "hello":
                 self.available = True
                 toolkit = msg.get("toolkit")
                 if isinstance(toolkit, str) and toolkit in TOOLKITS and toolkit:
                     self.toolkit = toolkit
-                self.python = str(msg.get("python", self.python))
+                self.python = str(msg.get("python", self.python))[:PYTHON_MAX]
             elif kind in ("coverage", "reply"):
-                for file, lines in (msg.get("files") or {}).items():
-                    if isinstance(file, str) and isinstance(lines, list):
-                        pairs = {(file, n) for n in lines if isinstance(n, int)} - self._seen
-                        for fresh in self._fresh.values():
-                            fresh |= pairs
-                        self._seen |= pairs
-                if msg.get("id") in self._waiting and (kind == "reply" or msg.get("done")):
-                    self._replies[msg["id"]] = msg
+                if isinstance(files, dict):
+                    self._note_lines(files, own)
+                ident = msg.get("id")
+                if isinstance(ident, int) and ident in self._waiting and (kind == "reply" or msg.get("done")):
+                    self._replies[ident] = msg
             else:
                 self.dropped += 1
             self._lock.notify_all()
+
+    def _note_lines(self, files: dict[Any, Any], own: dict[str, frozenset[int]] | None) -> None:
+        for file, lines in files.items():
+            if not isinstance(file, str) or not isinstance(lines, list) or (own is not None and file not in own):
+                continue
+            allowed = own[file] if own is not None else None
+            pairs = {(file, n) for n in lines if isinstance(n, int) and (allowed is None or n in allowed)} - self._seen
+            for fresh in self._fresh.values():
+                fresh |= pairs
+            self._seen |= pairs
 
     def _lines_by_file(self) -> dict[str, frozenset[int]]:
         if self._total is None:
             self._total = own_lines(self.folder) if self.folder is not None else {}
         return self._total
-
-
-def own_lines(folder: Path) -> dict[str, frozenset[int]]:
-    """The executable lines of each of the program's own .py files, as the program-side tracer counts them
-    (every line a code object of the file names in ``co_lines``); files that do not compile are left out."""
-    out: dict[str, frozenset[int]] = {}
-    root = folder.resolve()
-    for dirpath, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
-        if Path(dirpath).resolve() == SEEDING_DIR:
-            dirs[:] = []
-            continue
-        for name in sorted(files):
-            if not name.endswith(".py") or name.startswith("test_") or name in ("conftest.py", "sitecustomize.py"):
-                continue
-            path = Path(dirpath) / name
-            try:
-                code = pysyntax.compile_tree(pysyntax.parse(path.read_bytes().decode("utf-8"), str(path)), str(path))
-            except (SyntaxError, ValueError, OSError, UnicodeDecodeError):
-                continue
-            lines = frozenset(code_lines(code))
-            if lines:
-                out[path.relative_to(root).as_posix()] = lines
-    return out
-
-
-def code_lines(code: CodeType) -> Iterable[int]:
-    """Every line the code object and the code objects inside it name (the tracer's own count)."""
-    stack = [code]
-    while stack:
-        co = stack.pop()
-        for _start, _end, line in co.co_lines():
-            if line is not None and line > 0:
-                yield line
-        stack.extend(c for c in co.co_consts if isinstance(c, CodeType))
 
 
 def _widget(raw: Any) -> InsideWidget | None:

@@ -32,7 +32,7 @@ PUSH_EVERY_S = 1.0
 MAX_REQUEST = 4096
 SKIPPED_DIRS = frozenset({"tests", "test", "__pycache__", "site-packages", "dist-packages", "node_modules",
                           "venv", ".venv", "env", ".git", "build", "dist"})
-"""As the engine counts the program's own files (app.engine.play.inside.SKIPPED_DIRS)."""
+"""As the engine counts the program's own files (app.engine.play.own_code.SKIPPED_DIRS)."""
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
