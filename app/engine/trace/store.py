@@ -527,6 +527,12 @@ class TrajectoryStore:
             _mark_interrupted(row)
         return rows
 
+    def target_path(self, run_id: int) -> str | None:
+        """The folder a run's target was played from (its ``playcoder.toml`` holds the goal and criteria), and
+        nothing else of the run: a blinded view may ask for it."""
+        row = self.conn.execute("SELECT target_path FROM runs WHERE id = ?", [run_id]).fetchone()
+        return str(row[0]) if row is not None and row[0] else None
+
     def repair_play(self, run_id: int) -> RepairPlay | None:
         """The repair session ``run_id`` was played for, and which version of its program (None: not a play)."""
         return plays_sql.play_of(self.conn, run_id)

@@ -6,8 +6,10 @@ changed region on "after", as in the run view) and the target's log lines —
 never the tester's verdict, reason, findings or judgments, other annotators'
 labels, nor the run's id.
 
-Everything works from the keyboard, without a click first: ← / → steps,
-Page Down / Page Up items, 1 pass, 2 fail, 3 unsure, Enter next, Backspace
+The target's task (its goal and criteria, the same for every variant) is
+shown above the run, and the end of the set is summed up when the last run is
+labelled.  Everything works from the keyboard, without a click first: ← / →
+steps, Home / End the run's first and last step, Page Down / Page Up items, 1 pass, 2 fail, 3 unsure, Enter next, Backspace
 back.  They are window shortcuts (and the same keys are caught on the view
 itself when it is not in an active window); in the note field digits, ← / →
 and Backspace edit the note, Enter saves it and moves on, Escape returns to
@@ -32,6 +34,8 @@ from app.engine.study import validation
 from app.engine.errors import UserError
 from app.engine.trace.store import TrajectoryStore
 from app.views.labelling.annotation_model import StepListModel
+from app.views.labelling.set_summary import summary_text
+from app.views.labelling.task_instructions_view import TaskInstructionsView
 from app.views.widgets.frame_cache import FrameCache
 from app.views.widgets.identity import ASK_TEXT, IDENTITY_KEY, identity, set_identity
 from app.views.widgets.frame_view import FrameView
@@ -44,6 +48,8 @@ LABEL_KEYS = {Qt.Key.Key_1: "pass", Qt.Key.Key_2: "fail", Qt.Key.Key_3: "unsure"
 NEXT_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 BACK_KEYS = (Qt.Key.Key_Backspace,)
 STEP_KEYS = {Qt.Key.Key_Left: -1, Qt.Key.Key_Right: 1}
+EDGE_KEYS = {Qt.Key.Key_Home: 0, Qt.Key.Key_End: -1}
+"""Keys to the run's first (0) and last (-1) step."""
 ITEM_KEYS = {Qt.Key.Key_PageUp: -1, Qt.Key.Key_PageDown: 1}
 
 
@@ -104,6 +110,7 @@ class AnnotationView(QWidget):
         top.addWidget(self.progress_bar, 1)
 
         self.item_label = QLabel()
+        self.instructions = TaskInstructionsView()
         self.steps_model = StepListModel(self)
         self.steps_view = QListView()
         self.steps_view.setModel(self.steps_model)
@@ -152,6 +159,7 @@ class AnnotationView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.item_label)
+        layout.addWidget(self.instructions)
         layout.addWidget(replay, 1)
         layout.addLayout(note_row)
         layout.addLayout(buttons)
@@ -175,6 +183,7 @@ class AnnotationView(QWidget):
             *((k, lambda lab=lab: self.apply_label(lab)) for k, lab in LABEL_KEYS.items()),
             *((k, self._on_next_key) for k in NEXT_KEYS), *((k, self.go_back) for k in BACK_KEYS),
             *((k, lambda d=d: self.step_by(d)) for k, d in STEP_KEYS.items()),
+            *((k, lambda e=e: self.step_to(e)) for k, e in EDGE_KEYS.items()),
             *((k, lambda d=d: self.item_by(d)) for k, d in ITEM_KEYS.items()),
         ]
         self.shortcuts: list[QShortcut] = []
@@ -214,6 +223,9 @@ class AnnotationView(QWidget):
             return True
         if key in STEP_KEYS:
             self.step_by(STEP_KEYS[Qt.Key(key)])
+            return True
+        if key in EDGE_KEYS:
+            self.step_to(EDGE_KEYS[Qt.Key(key)])
             return True
         if key in ITEM_KEYS:
             self.item_by(ITEM_KEYS[Qt.Key(key)])
@@ -278,7 +290,9 @@ class AnnotationView(QWidget):
             self.load_set(name)
 
     def load_set(self, name: str) -> None:
-        """Open a set at this annotator's first unlabelled item."""
+        """Open a set at this annotator's first unlabelled item (what the status said of another set or
+        another name goes)."""
+        self._say("")
         try:
             self.vset = validation.get_set(self.store, name)
         except UserError as exc:
@@ -294,7 +308,7 @@ class AnnotationView(QWidget):
         self.labels = validation.labels_of(self.store, self.vset, self.annotator)
         self.show_item(validation.resume_index(self.order, self.labels))
         if self.order and len(self.labels) == len(self.order):
-            self._say(f"You have labelled all {len(self.order)} runs of this set; you can still change labels.")
+            self._say(summary_text(self.labels, len(self.order)))
 
     # -- items ---------------------------------------------------------------------------
     def current_run(self) -> int | None:
@@ -310,6 +324,7 @@ class AnnotationView(QWidget):
         run = validation.blinded_run(self.store, run_id)
         self._timed = (self.vset, self.annotator, run_id) if self.vset and self.annotator else None
         self.item_label.setText(f"Item {self.position + 1} of {len(self.order)} — {run.target}")
+        self.instructions.show_target(self.store.target_path(run_id))
         self.steps_model.set_steps(run.steps)
         lines = [f"{t:8.2f}s {stream:<6} {text}" for stream, t, text in run.logs[:MAX_LOG_LINES]]
         if len(run.logs) > MAX_LOG_LINES:
@@ -328,6 +343,7 @@ class AnnotationView(QWidget):
         self.order = []
         self.steps_model.set_steps([])
         self.item_label.setText("")
+        self.instructions.clear()
         self.log_text.setPlainText("")
         self._show_step(None)
         self.current_label.setText("")
@@ -366,6 +382,12 @@ class AnnotationView(QWidget):
             row = max(0, min(rows - 1, (current if current >= 0 else 0) + delta))
             self.steps_view.setCurrentIndex(self.steps_model.index(row, 0))
 
+    def step_to(self, edge: int) -> None:
+        """Show the run's first (0) or last (-1) step."""
+        rows = self.steps_model.rowCount()
+        if rows:
+            self.steps_view.setCurrentIndex(self.steps_model.index(0 if edge == 0 else rows - 1, 0))
+
     def item_by(self, delta: int) -> None:
         """Go to the previous (-1) or next (+1) run of this annotator's order."""
         (self.go_next if delta > 0 else self.go_back)()
@@ -402,17 +424,24 @@ class AnnotationView(QWidget):
         except UserError as exc:
             self._say(str(exc))
             return
+        complete_before = len(self.labels) == len(self.order)
         self.labels[run_id] = saved
         self._refresh_label()
-        self._say(f"Saved: {label}. Enter for the next run.")
+        if len(self.labels) == len(self.order) and not complete_before:
+            self._say(summary_text(self.labels, len(self.order)))
+        else:
+            self._say(f"Saved: {label}. Enter for the next run.")
         self.sig_label_saved.emit(run_id, label)
 
     def go_next(self) -> None:
         if self.order and self.position < len(self.order) - 1:
             self.show_item(self.position + 1)
             self._say("")
+        elif self.order and len(self.labels) == len(self.order):
+            self._say(summary_text(self.labels, len(self.order)))
         elif self.order:
-            self._say("This is the last run of your order; Backspace goes back.")
+            self._say(f"This is the last run of your order; {len(self.order) - len(self.labels)} still have no "
+                      "label (Backspace goes back).")
 
     def go_back(self) -> None:
         if self.order and self.position > 0:
