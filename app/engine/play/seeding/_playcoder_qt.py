@@ -10,7 +10,8 @@ times out.
 Idle is answered at the event dispatcher's next ``aboutToBlock`` (nothing
 left to do) after the slot ran.  ``QTimer.start`` and ``QTimer.singleShot``
 are wrapped to know the timers the program started; a QTimer that is not
-single-shot is reported as repeating.
+single-shot is reported as repeating, and so is a ``singleShot`` callable
+that schedules itself again with the same delay as it runs (a clock).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from types import ModuleType
 from typing import Any, Optional
 
 TEXT_MAX = 200
+STALE_SHOT_S = 60.0
+"""A single shot overdue by this much never fires (its context object was deleted): forgotten."""
 OWN_SIGNALS_FROM = "QWidget"
 """Signals a class declares below QWidget (clicked, returnPressed, valueChanged ...) count as its commands."""
 
@@ -44,8 +47,9 @@ class QtAdapter:
         """Idle questions waiting for the loop's next aboutToBlock."""
         self.dispatcher: Any = None
         self.timers: Any = weakref.WeakSet()
-        self.shots: list[tuple[float, float]] = []
-        """QTimer.singleShot calls: (due, delay ms)."""
+        self.shots: list[list[Any]] = []
+        """QTimer.singleShot calls: [due, delay ms, repeating, the callable] (removed when they fire)."""
+        self.firing: list[tuple[Any, float]] = []
         self._wrap_timers()
 
     def _wrap_timers(self) -> None:
@@ -61,14 +65,41 @@ class QtAdapter:
 
         def single_shot(*args: Any, **kwargs: Any) -> Any:
             try:
+                if args and isinstance(args[0], int) and callable(args[-1]) and not kwargs:
+                    return adapter._shot(real_shot, args)
                 if args and isinstance(args[0], int):
-                    adapter.shots.append((_mono() + args[0] / 1000.0, float(args[0])))
+                    adapter.shots.append([_mono() + args[0] / 1000.0, float(args[0]), False, None])
             except Exception:
                 pass
             return real_shot(*args, **kwargs)
 
         timer_cls.start = start
         timer_cls.singleShot = staticmethod(single_shot)
+
+    def _shot(self, real_shot: Any, args: tuple[Any, ...]) -> Any:
+        """``singleShot(ms, [context,] callable)``: known until it fires; a callable that schedules itself again
+        with the same delay as it runs (a clock) is repeating."""
+        delay, func = float(args[0]), args[-1]
+        shot: list[Any] = [_mono() + delay / 1000.0, delay, False, func]
+        try:
+            shot[2] = any(f == func and d == delay for f, d in self.firing)
+        except Exception:
+            pass
+        adapter = self
+
+        def fired() -> Any:
+            try:
+                adapter.shots.remove(shot)
+            except ValueError:
+                pass
+            adapter.firing.append((func, delay))
+            try:
+                return func()
+            finally:
+                adapter.firing.pop()
+
+        self.shots.append(shot)
+        return real_shot(*args[:-1], fired)
 
     # -- requests (from the request thread) ---------------------------------------------
     def ask(self, kind: str, ident: int) -> bool:
@@ -119,9 +150,10 @@ class QtAdapter:
         try:
             waiting, self.waiting = self.waiting, []
             now = _mono()
-            self.shots = [(due, ms) for due, ms in self.shots if due > now]
-            once = [(due - now) * 1000.0 for due, _ in self.shots]
-            again: list[float] = []
+            # A shot whose firing is seen (a callable) stays until it fires; another, until it is due.
+            self.shots = [shot for shot in self.shots if shot[0] > (now - STALE_SHOT_S if shot[3] is not None else now)]
+            once = [max(0.0, (shot[0] - now) * 1000.0) for shot in self.shots if not shot[2]]
+            again = [max(0.0, (shot[0] - now) * 1000.0) for shot in self.shots if shot[2]]
             for timer in list(self.timers):
                 try:
                     left = float(timer.remainingTime())
