@@ -326,12 +326,14 @@ class Session:
                                         "before (it replays the inputs that led there)", self.steps))
         if play.observer is not None:
             self._captured += play.observer.captured
+        if play.gate is not None:
+            play.gate.release()  # a game standing on its gate would read the polite close only at its next frame
         play.stop(self._flush_logs)
         self._start_target(play)
         timing = play.spec.timing
         oracles = _oracles(play, timing, before=oracles)
         obs = play.settle(self._settle_cap(play.spec), timing.quiet_ms / 1000)
-        for finding in oracles.check_start(obs):
+        for finding in _check_start(tester, play, oracles, obs):
             self._record(finding)
         restarted = getattr(tester, "restarted", None)
         if restarted is not None:

@@ -12,8 +12,8 @@ actions per screen, dialogs escaped, fields focused before typing):
 - it keeps a Go-Explore archive of the cells it reached (:mod:`.archive`) and,
   when nothing new has come for a while, returns to a promising one by
   restarting the program and replaying that cell's inputs (:mod:`.returns`);
-- in a real-time game on the frame gate it chooses, at moving screens, the
-  input after which the game lives longest (:mod:`.survival`).
+- in a real-time game on the frame gate it can choose (``survival=True``), at
+  moving screens, the input after which the game lives longest (:mod:`.survival`).
 """
 
 from __future__ import annotations
@@ -60,7 +60,9 @@ class Explorer(OfflineExplorer):
     """The session puts a pygame game on the frame gate: returns then replay exactly, survival can look ahead."""
 
     def __init__(self, click_widgets: bool = True, second_clicks: bool = False, go_explore: bool = True,
-                 survival: bool = True) -> None:
+                 survival: bool = False) -> None:
+        """``survival``: look ahead on a scout in moving games (off by default: on a busy 2-core machine a
+        look costs a restart of several seconds, more than it brings in a 40 s run; see benchmark/README)."""
         super().__init__(click_widgets=click_widgets, second_clicks=second_clicks)
         self.go_explore, self.use_survival = go_explore, survival
         self.reads = ReadInputs()
