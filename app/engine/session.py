@@ -333,7 +333,7 @@ class Session:
         timing = play.spec.timing
         oracles = _oracles(play, timing, before=oracles)
         obs = play.settle(self._settle_cap(play.spec), timing.quiet_ms / 1000)
-        for finding in _check_start(tester, play, oracles, obs):
+        for finding in oracles.check_start(obs):
             self._record(finding)
         restarted = getattr(tester, "restarted", None)
         if restarted is not None:
