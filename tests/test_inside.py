@@ -268,3 +268,60 @@ def test_many_new_lines_come_in_several_messages(xvfb, tmp_path):
         assert inside.dropped == 0 and inside.lines_hit() == inside.lines_total() == many + 2  # + import, sleep
     finally:
         target.shutdown()
+
+
+TRACED = '''
+class A:
+    def m(self, v):
+        if v > 3:
+            return v
+        for i in range(3):
+            v += i
+        else:
+            v -= 1
+        try:
+            1 / 0
+        except ZeroDivisionError:
+            pass
+        finally:
+            v += 0
+        return [i for i in range(2)], (lambda q: q)(v)
+
+
+def gen():
+    yield 1
+
+
+def run():
+    A().m(1), A().m(5), list(gen())
+'''
+TRACER = '''
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import _playcoder_inside as inside
+tracer = inside.Tracer(".")
+tracer.start()
+import traced
+traced.run()
+traced.run()
+sys.settrace(None)
+left = {code.co_name: sorted(unseen) for code, rel, unseen in tracer.codes.values() if unseen}
+print(json.dumps({"left": left, "lines": {f: sorted(v) for f, v in tracer.take().items()}}))
+'''
+
+
+def test_the_tracer_sees_every_line_the_engine_counts_and_then_stops(tmp_path):
+    """Each code object is traced until all its lines ran, and the engine's count is the tracer's."""
+    import json
+    import subprocess
+    import sys
+
+    from app.engine.play.target import SEEDING_DIR
+
+    (tmp_path / "traced.py").write_text(TRACED)
+    (tmp_path / "trace_it.py").write_text(TRACER)
+    out = subprocess.run([sys.executable, "trace_it.py", str(SEEDING_DIR)], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    report = json.loads(out)
+    assert report["left"] == {}, report["left"]  # every code object seen whole: none traced any more
+    assert report["lines"]["traced.py"] == sorted(own_lines(tmp_path)["traced.py"])
