@@ -24,6 +24,8 @@ from types import ModuleType
 from typing import Any, Optional
 
 TEXT_MAX = 200
+MAX_WIDGETS = 2000
+"""Widgets sent at most (with their texts, well below the engine's longest message of 1 MiB)."""
 STALE_SHOT_S = 60.0
 """A single shot overdue by this much never fires (its context object was deleted): forgotten."""
 OWN_SIGNALS_FROM = "QWidget"
@@ -135,7 +137,7 @@ class QtAdapter:
         try:
             app = self.w.QApplication.instance()
             if kind == "widgets":
-                self.channel.send({"type": "reply", "id": ident, "widgets": self._widgets(app)})
+                self.channel.send({"type": "reply", "id": ident, "widgets": self._widgets(app)[:MAX_WIDGETS]})
                 return
             if self.dispatcher is None:
                 self.dispatcher = self.core.QAbstractEventDispatcher.instance(app.thread())

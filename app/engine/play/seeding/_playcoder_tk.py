@@ -24,6 +24,8 @@ from types import ModuleType
 from typing import Any, Callable, Optional
 
 TEXT_MAX = 200
+MAX_WIDGETS = 2000
+"""Widgets sent at most (with their texts, well below the engine's longest message of 1 MiB)."""
 """Characters of a widget's text sent to the engine."""
 STALE_TIMER_S = 60.0
 """A timer overdue by this much never fires (its interpreter was destroyed): forgotten."""
@@ -157,7 +159,7 @@ class TkAdapter:
                 if root is None:
                     self.channel.send({"type": "reply", "id": ident, kind: None})
                 elif kind == "widgets":
-                    self.channel.send({"type": "reply", "id": ident, "widgets": self._widgets(root)})
+                    self.channel.send({"type": "reply", "id": ident, "widgets": self._widgets(root)[:MAX_WIDGETS]})
                 else:
                     root.after_idle(self._idle_reply, ident)
             except Exception:
