@@ -116,9 +116,9 @@ def module_file(module: str) -> tuple[Path, str]:
     if spec is None or spec.origin is None:
         raise SystemExit(f"module {module} is not installed: pip install -e '.[corpus]'")
     if spec.submodule_search_locations is not None:  # a package: -m runs its __main__
-        spec = importlib.util.find_spec(module + ".__main__")
-        assert spec is not None and spec.origin is not None
-        return Path(spec.origin), module
+        main = importlib.util.find_spec(module + ".__main__")
+        assert main is not None and main.origin is not None
+        return Path(main.origin), module
     return Path(spec.origin), module.rpartition(".")[0]
 
 
@@ -194,10 +194,12 @@ def mutants_of(folder: Path, per_program: int, seed: int) -> list[Mutant]:
     found: list[Mutant] = []
     for operator, node, new, statement in _points(tree):
         ast.fix_missing_locations(new)
-        if node.end_lineno is None or node.end_col_offset is None:
+        line, col = getattr(node, "lineno", None), getattr(node, "col_offset", None)
+        end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+        if line is None or col is None or end_line is None or end_col is None:
             continue
-        found.append(Mutant("", folder.name, module, _shown(path), digest, operator, node.lineno, node.col_offset,
-                            node.end_lineno, node.end_col_offset, ast.unparse(node), ast.unparse(new), statement))
+        found.append(Mutant("", folder.name, module, _shown(path), digest, operator, line, col, end_line, end_col,
+                            ast.unparse(node), ast.unparse(new), statement))
     found.sort(key=lambda m: (m.line, m.col, m.operator, m.after))
     rng = random.Random(f"{seed}:{folder.name}")
     by_operator: dict[str, list[Mutant]] = {op: [m for m in found if m.operator == op] for op in OPERATORS}
