@@ -184,3 +184,22 @@ def test_the_file_size_limit_is_said_as_such(tmp_path, program):
     sentence = file_size_limit(out.returncode, out.stderr.splitlines())
     assert sentence is not None and "file-size limit" in sentence and "not a crash" in sentence
     assert file_size_limit(1, ["ValueError: nope"]) is None
+
+
+# -- a sparse file past the folder limit --------------------------------------------------------------
+def test_a_large_sparse_file_is_refused_before_any_copy(tmp_path, monkeypatch):
+    import tempfile
+
+    from app.engine.play.targetspec import resolve_target
+
+    folder = tmp_path / "sparse"
+    folder.mkdir()
+    (folder / "playcoder.toml").write_text('name = "sparse"\ncommand = ["python", "main.py"]\n')
+    with open(folder / "data.bin", "wb") as fh:
+        fh.truncate(2 << 30)  # 2 GB of holes: nothing on disk, 2 GB in a copy
+    made: list[str] = []
+    real = tempfile.TemporaryDirectory
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", lambda *a, **k: made.append("copy") or real(*a, **k))
+    with pytest.raises(TargetError, match=f"holds more than {sandbox.MAX_FOLDER_MB} MB"):
+        resolve_target(str(folder))
+    assert made == [], "refused before the scratch copy"

@@ -160,7 +160,9 @@ class Session:
             # puts the candidate on a frame gate too.
             play = self._play = Player(spec, display, cfg.seed, self.control.sleep, hold=self.control.hold,
                                        gated=bool(getattr(tester, "lockstep", False)
-                                                  or getattr(tester, "gated", False)))
+                                                  or getattr(tester, "gated", False)
+                                                  or (spec.frame_gate and getattr(tester, "from_first_frame",
+                                                                                  False))))
             self._start_target(play)
             self._loop(spec, tester, play)
             status = "completed"
@@ -333,7 +335,7 @@ class Session:
         timing = play.spec.timing
         oracles = _oracles(play, timing, before=oracles)
         obs = play.settle(self._settle_cap(play.spec), timing.quiet_ms / 1000)
-        for finding in oracles.check_start(obs):
+        for finding in _check_start(tester, play, oracles, obs):
             self._record(finding)
         restarted = getattr(tester, "restarted", None)
         if restarted is not None:
@@ -347,7 +349,7 @@ class Session:
         quiet_s = timing.quiet_ms / 1000
         oracles = _oracles(play, timing)
         obs = play.settle(cap_static, quiet_s)
-        for finding in oracles.check_start(obs):
+        for finding in _check_start(tester, play, oracles, obs):
             if self._ends_episode(spec, finding):
                 self._new_episode(play, finding)
                 oracles = _oracles(play, timing)
@@ -565,6 +567,19 @@ def _oracles(play: Player, timing: Timing, before: GenericOracles | None = None)
         oracles.visible_answers = before.visible_answers
         oracles.declared_keys = before.declared_keys
     return oracles
+
+
+def _check_start(tester: Tester, play: Player, oracles: GenericOracles, obs: Observation) -> list[Finding]:
+    """The oracles' start-up watch.  A tester that plays from the first frame (the script tester: a scripted key
+    must land at the frame the case means) keeps a gated game standing still meanwhile: the watch plays no frames
+    (a snake must not reach the wall before the first key)."""
+    if not (getattr(tester, "from_first_frame", False) and play.lockstep):
+        return oracles.check_start(obs)
+    oracles.sleep = play.sleep
+    try:
+        return oracles.check_start(obs)
+    finally:
+        oracles.sleep = play.pause
 
 
 def _tester_findings(tester: Tester) -> list[Finding]:

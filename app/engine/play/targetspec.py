@@ -402,6 +402,7 @@ def resolve_target(arg: str, *, in_place: bool = False) -> ResolvedTarget:
         known = ", ".join(sorted(p.stem for p in (folder / "bugs").glob("*.patch"))) or "none"
         raise TargetError(f"{folder.name} has no bug variant {bug!r}; known variants: {known}.")
     load_spec(folder)  # a malformed spec is reported against the user's own file, before any copy
+    _check_copy_size(folder)  # and a folder too large for the sandbox before it is copied (a 2 GB sparse file)
     tmp = tempfile.TemporaryDirectory(prefix="playcoder-play-")
     copy = Path(tmp.name) / folder.name
     try:
@@ -417,6 +418,26 @@ def resolve_target(arg: str, *, in_place: bool = False) -> ResolvedTarget:
         tmp.cleanup()
         raise
     return ResolvedTarget(spec, tmp)
+
+
+def _check_copy_size(folder: Path) -> None:
+    """Refuse a folder whose copy the sandbox would refuse (it holds programs in memory): files counted at their
+    apparent size, as they would be copied, skipping what the copy skips."""
+    from app.engine.play.sandbox import MAX_FOLDER_MB, MB
+
+    total = 0
+    for root, dirs, files in os.walk(folder):
+        skipped = _COPY_IGNORE(root, [*dirs, *files])
+        dirs[:] = [d for d in dirs if d not in skipped]
+        for name in files:
+            if name not in skipped:
+                try:
+                    total += os.lstat(os.path.join(root, name)).st_size
+                except OSError:
+                    continue
+        if total > MAX_FOLDER_MB * MB:
+            raise TargetError(f"{folder} holds more than {MAX_FOLDER_MB} MB; programs are copied into memory and "
+                              f"may hold at most {MAX_FOLDER_MB} MB: move large data out of the program folder.")
 
 
 def apply_patch(folder: Path, patch: Path) -> None:
