@@ -42,7 +42,7 @@ KIND_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 """Expectation kinds and their fields; see :mod:`app.engine.judge.expectations` for the semantics."""
 _COMMON_FIELDS = frozenset({"after", "kind", "within", "note"})
-_CASE_KEYS = frozenset({"criterion", "steps", "expect", "name", "seed"})
+_CASE_KEYS = frozenset({"criterion", "steps", "expect", "name", "seed", "restart"})
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,8 @@ class ScriptCase:
     expect: tuple[Expectation, ...]
     name: str = ""
     seed: int | None = None
+    restart: bool = False
+    """Start this case on a freshly started program (cases otherwise run one after another in one run)."""
 
     @property
     def label(self) -> str:
@@ -124,7 +126,10 @@ def parse_script(raw: object, criteria_ids: set[str], where: str) -> tuple[Scrip
         seed = case.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise fail(f"{at}: seed must be an integer")
-        cases.append(ScriptCase(criterion, tuple(steps), expect, name, seed))
+        restart = case.get("restart", False)
+        if not isinstance(restart, bool):
+            raise fail(f"{at}: restart must be true or false")
+        cases.append(ScriptCase(criterion, tuple(steps), expect, name, seed, restart))
     return tuple(cases)
 
 

@@ -1,9 +1,13 @@
 """The scripted rubric tester: replays the target's ``[[script]]`` cases and judges each criterion.
 
-The cases are played in order in one run (a case that needs a fresh state
-starts with the program's own reset key).  After each step the expectations
-attached to it are measured on the frame the step produced (and the one
-before it); an expectation with ``within`` that does not hold yet is
+The cases are played in order in one run, without a restart between them (a
+case that needs a fresh state starts with the program's own reset key, or says
+``restart = true``: the session then starts the program afresh before it).
+A pygame game whose target declares ``frame_gate = true`` stands on the frame
+gate from its first frame, so a scripted key lands at the frame the case means
+however slow the machine (``within`` then counts game time).
+After each step the expectations attached to it are measured on the frame
+the step produced (and the one before it); an expectation with ``within`` that does not hold yet is
 re-measured after short waits until it holds or its time is up — the only
 waits the tester adds on its own.  A criterion fails when any of its
 expectations fails, is uncertain when one could not be measured (not reached
@@ -91,6 +95,10 @@ class _Plan:
 
 class ScriptTester:
     name = "script"
+    from_first_frame = True
+    """A target that declares ``frame_gate = true`` is a pygame game played on the frame gate from its first
+    frame: the start-up watch plays none of its frames, and a scripted key lands at the frame the case means,
+    however slow the machine (a snake does not hit the wall before the first key)."""
 
     def __init__(self, record_refs: bool = False, poll_s: float = POLL_S, record_dir: Path | None = None,
                  reference: str | None = None) -> None:
@@ -115,6 +123,8 @@ class ScriptTester:
         """record mode: reference name -> the file saved"""
         self.refs: ReferenceResolver | None = None
         self._issued: Decision | None = None
+        self._clock = 0.0
+        self._clock_source: tuple[str, int, float] | None = None
 
     # -- protocol ----------------------------------------------------------------
     def begin(self, ctx: TesterContext, first: Observation) -> None:
@@ -136,6 +146,32 @@ class ScriptTester:
             self.live = LiveReference.for_target(spec, ctx.seed, self.reference_arg)
             self.live.start()
 
+    def _now(self) -> float:
+        """The clock of ``within``: game time on a frame gate (frames played), where the game moves only as the
+        engine lets it, else the wall clock; it only moves on (a restarted program's gate starts at frame 0)."""
+        player = self.ctx.player if self.ctx is not None else None
+        gate = getattr(player, "gate", None)
+        source = (("game", id(gate), float(gate.frames) / float(gate.fps)) if gate is not None and gate.active
+                  and gate.fps else ("wall", 0, time.monotonic()))
+        if self._clock_source is not None and self._clock_source[:2] == source[:2]:
+            self._clock += max(0.0, source[2] - self._clock_source[2])
+        self._clock_source = source
+        return self._clock
+
+    def wants_restart(self) -> bool:
+        """Before a case with ``restart = true`` (not the first played: the run starts on a fresh program)."""
+        if self.pending or not 0 < self.pos < len(self.plan.steps):
+            return False
+        ci, si = self.plan.steps[self.pos]
+        return si == 0 and self._case(ci).restart
+
+    def restarted(self, obs: Observation) -> None:
+        """The session restarted the program for a case: the live reference starts afresh with it."""
+        if self.live is not None and self.ctx is not None:
+            self.live.close()
+            self.live = LiveReference.for_target(self.ctx.spec, self.ctx.seed, self.reference_arg)
+            self.live.start()
+
     def decide(self, step: int, obs: Observation) -> Decision:
         self._issued = decision = self._decide()
         return decision
@@ -145,7 +181,7 @@ class ScriptTester:
         if self.pending:
             self.polling = True
             what = "; ".join(f"{self._case(p.case).label}: {self._exp(p).kind}" for p in self.pending)
-            left = max(p.deadline for p in self.pending) - time.monotonic()
+            left = max(p.deadline for p in self.pending) - self._now()
             return Decision(Wait(self.poll_s), news + f"waiting up to {max(left, 0):.1f} s more for: {what}")
         self.polling = False
         if self.pos >= len(self.plan.steps):
@@ -174,7 +210,7 @@ class ScriptTester:
                 continue
             result = self._measure(exp, before, after.frame)
             if result.verdict == "fail" and exp.within > 0:
-                self.pending.append(_Pending(ci, ei, before, time.monotonic() + exp.within, result, step))
+                self.pending.append(_Pending(ci, ei, before, self._now() + exp.within, result, step))
                 continue
             self._settle(ci, ei, result, step)
 
@@ -220,7 +256,7 @@ class ScriptTester:
 
     def _poll(self, step: int, frame: Frame) -> None:
         still: list[_Pending] = []
-        now = time.monotonic()
+        now = self._now()
         for p in self.pending:
             result = self._measure(self._exp(p), p.before, frame)
             if result.verdict != "fail":
