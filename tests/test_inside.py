@@ -81,6 +81,7 @@ def test_tk_widgets_boxes_menus_and_the_coverage_of_a_click(tk_app):
     new = _one(widgets, kind="menuitem", text="New")
     assert new.menu_path == ("File", "New") and new.shortcut == "Ctrl+N" and new.has_command
     assert not _one(widgets, kind="menuitem", text="Quit").enabled
+    assert _one(widgets, kind="canvas").has_command  # an item of it is bound (tag_bind)
     assert inside.coverage() is not None  # what start-up ran
     executor.execute(Click(*_centre(press.box)))
     handler = _line_of(TARGETS / "inside_tk", "clicks[0] += 1")
@@ -128,6 +129,8 @@ def test_qt_widgets_boxes_actions_and_coverage(xvfb):
         press = _one(widgets, kind="button", text="Press")
         entry = _one(widgets, kind="entry")
         assert entry.text == "type here" and press.has_command and not entry.has_command
+        board = _one(widgets, cls="Board")  # drawn and clicked by the program's own subclass
+        assert board.kind == "canvas" and board.has_command
         top = _one(widgets, cls="QMenuBar").box[3]
         assert press.box == (20, top + 20, 120, top + 60)  # setGeometry(20, 20, 100, 40) below the menu bar
         new = _one(widgets, kind="menuitem", text="New")

@@ -25,6 +25,18 @@ def on_new():
     label.setText("new")
 
 
+class Board(QWidget):
+    """Drawn and clicked by the program itself: no signal says it reacts."""
+
+    def paintEvent(self, event):
+        pass
+
+    def mousePressEvent(self, event):
+        label.setText("board")
+
+
+board = Board(central)
+board.setGeometry(200, 80, 100, 50)
 button = QPushButton("Press", central)
 button.setGeometry(20, 20, 100, 40)
 button.clicked.connect(on_click)

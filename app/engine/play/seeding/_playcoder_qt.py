@@ -234,18 +234,25 @@ class QtAdapter:
 
     def _kind(self, widget: Any) -> str:
         w = self.w
-        for cls, kind in (("QCheckBox", "check"), ("QRadioButton", "radio"), ("QAbstractButton", "button"),
-                          ("QLineEdit", "entry"), ("QAbstractSpinBox", "entry"), ("QTextEdit", "text"),
-                          ("QPlainTextEdit", "text"), ("QAbstractItemView", "list"), ("QAbstractSlider", "scale"),
-                          ("QMenuBar", "menu"), ("QLabel", "label"), ("QGraphicsView", "canvas")):
-            if isinstance(widget, getattr(w, cls)):
+        for name, kind in (("QCheckBox", "check"), ("QRadioButton", "radio"), ("QAbstractButton", "button"),
+                           ("QLineEdit", "entry"), ("QAbstractSpinBox", "entry"), ("QTextEdit", "text"),
+                           ("QPlainTextEdit", "text"), ("QAbstractItemView", "list"), ("QAbstractSlider", "scale"),
+                           ("QMenuBar", "menu"), ("QLabel", "label"), ("QGraphicsView", "canvas")):
+            if isinstance(widget, getattr(w, name)):
                 return kind
         if isinstance(widget, w.QComboBox):
             return "entry" if widget.isEditable() else "list"
+        cls = type(widget)
+        if cls.__module__.split(".", 1)[0] not in ("PySide6", "PyQt5", "PyQt6") and \
+                getattr(cls, "paintEvent", None) is not getattr(w.QWidget, "paintEvent", None):
+            return "canvas"  # the program draws it itself (a board, a game view)
         return "other"
 
     def _connected(self, widget: Any) -> bool:
-        """Is any signal its class declares below QWidget connected (clicked, returnPressed, valueChanged ...)?"""
+        """Is any signal its class declares below QWidget connected (clicked, returnPressed, valueChanged ...), or
+        does the program's own subclass handle the mouse or keys itself (a board drawn in ``paintEvent``)?"""
+        if _handles_input(widget, self.w.QWidget):
+            return True
         meta = widget.metaObject()
         start = getattr(self.w, OWN_SIGNALS_FROM).staticMetaObject.methodCount()
         signal = _enum(self.core.QMetaMethod, "MethodType", "Signal")
@@ -257,6 +264,17 @@ class QtAdapter:
             except Exception:
                 return False
         return False
+
+
+INPUT_HANDLERS = ("mousePressEvent", "mouseReleaseEvent", "mouseDoubleClickEvent", "keyPressEvent", "wheelEvent")
+
+
+def _handles_input(widget: Any, base: Any) -> bool:
+    """A Python subclass that overrides an input event handler of QWidget."""
+    cls = type(widget)
+    if cls.__module__.split(".", 1)[0] in ("PySide6", "PyQt5", "PyQt6"):
+        return False
+    return any(getattr(cls, name, None) is not getattr(base, name, None) for name in INPUT_HANDLERS)
 
 
 def _enum(owner: Any, scope: str, name: str) -> Any:

@@ -39,6 +39,8 @@ KINDS = {
 }
 MENUBAR_PAD = 13
 """Pixels a menu bar entry takes beyond its label (Tk 8.6 on X11, default font), when no neighbour tells."""
+CANVAS_ITEMS = 500
+"""Canvas items looked at for bindings of their own."""
 CLICK_BINDINGS = ("<Button", "<ButtonRelease", "<Double", "<1>", "<Key", "<Return")
 
 
@@ -382,6 +384,11 @@ def _has_command(widget: Any) -> bool:
     except Exception:
         pass
     try:
-        return any(seq.startswith(CLICK_BINDINGS) for seq in widget.bind())
+        if any(seq.startswith(CLICK_BINDINGS) for seq in widget.bind()):
+            return True
+        if str(widget.winfo_class()) == "Canvas":  # items bound one by one (canvas.tag_bind)
+            return any(any(seq.startswith(CLICK_BINDINGS) for seq in widget.tag_bind(item))
+                       for item in widget.find_all()[:CANVAS_ITEMS])
+        return False
     except Exception:
         return False
