@@ -66,3 +66,41 @@ def test_coverage_travels_in_a_trace_bundle(tmp_path):
     copy = import_bundle(other, bundle)
     assert other.run_coverage(copy) == store.run_coverage(run)
     assert other.step_coverage(copy, START_STEP) == {"main.py": [1, 3]}
+
+
+class _Start:
+    """One program start as RunCoverage sees it: what Inside.coverage hands the run's reader."""
+
+    available = True
+
+    def __init__(self, *deltas):
+        from app.engine.play.inside import CoverageDelta
+
+        self.deltas = [CoverageDelta(frozenset(("main.py", n) for n in d)) for d in deltas]
+
+    def wait_hello(self, timeout_s):
+        return True
+
+    def lines_by_file(self):
+        return {"main.py": frozenset(range(1, 11))}
+
+    def coverage(self, timeout_s=0.5, reader=""):
+        return self.deltas.pop(0) if self.deltas else None
+
+
+def test_a_restarted_program_adds_only_what_is_new_to_the_run(db_path):
+    from app.engine.run_coverage import RunCoverage
+
+    store = TrajectoryStore(db_path)
+    run = store.create_run(target="t", tester="offline", display="isolated", seed=0)
+    cover = RunCoverage(store, run)
+    first = _Start([1, 2, 3], [4, 99])  # 99: not a line of the program
+    cover.started(first)
+    cover.step(0, first)
+    again = _Start([1, 2, 3, 5], [4, 6])  # its start-up once more, then a step
+    cover.started(again)
+    cover.step(1, again)
+    assert store.coverage_by_step(run) == {START_STEP: 4, 0: 1, 1: 1}
+    assert store.step_coverage(run, 1) == {"main.py": [6]}
+    assert cover.summary() == {"lines": 6, "total": 10}
+    assert store.run(run)["seen_through"] == "inside"

@@ -46,12 +46,14 @@ class RunCoverage:
         self.step(START_STEP, inside)
 
     def lines(self, inside: Inside | None) -> dict[str, list[int]]:
-        """The lines the program ran since the last call (asked before a step's transaction)."""
+        """The lines the run reached for the first time since the last call (asked before a step's transaction)."""
         delta = inside.coverage(STEP_COVERAGE_S, reader=READER) if inside is not None and inside.available else None
         if delta is None:
             return {}
         total = self.total or {}
-        by_file = {file: [n for n in lines if n in total.get(file, ())] for file, lines in delta.by_file().items()}
+        # New to the run: a restarted program (an episode, an explorer's return) runs its start-up again.
+        by_file = {file: [n for n in lines if n in total.get(file, ()) and (file, n) not in self.hit]
+                   for file, lines in delta.by_file().items()}
         by_file = {file: lines for file, lines in by_file.items() if lines}
         self.hit.update((file, n) for file, lines in by_file.items() for n in lines)
         return by_file

@@ -5,8 +5,9 @@ lines ran for the first time in that program start; the session records them
 with the step that ran them.  Two tables, created by the store's migration 7
 and written only through :class:`~app.engine.trace.store.TrajectoryStore`:
 
-* ``coverage(run_id, step, file, lines)``: the lines first run by step
-  ``step`` (-1: while the program started, before the first step);
+* ``coverage(run_id, step, file, lines)``: the lines the run reached first at
+  step ``step`` (-1: while the program started, before the first step); a
+  line run again after a restart is not recorded again;
 * ``coverage_files(run_id, file, lines)``: each own file's executable lines,
   the run's denominator (what "lines not reached" are counted from).
 

@@ -645,7 +645,7 @@ class TrajectoryStore:
 
     # -- coverage (app.engine.trace.coverage) -------------------------------------------------
     def add_coverage(self, run_id: int, step: int, by_file: dict[str, list[int]]) -> None:
-        """Record the lines of the program's own files first run by ``step`` (START_STEP: at start-up)."""
+        """Record the lines of the program's own files the run reached first at ``step`` (START_STEP: start-up)."""
         with self.transaction():
             coverage_sql.add(self.conn, run_id, step, by_file)
 
@@ -655,8 +655,8 @@ class TrajectoryStore:
             coverage_sql.set_files(self.conn, run_id, by_file)
 
     def step_coverage(self, run_id: int, step: int) -> dict[str, list[int]]:
-        """The lines step ``step`` ran for the first time in its program start, per file ({}: none, or no
-        coverage recorded for the run)."""
+        """The lines the run reached for the first time at step ``step``, per file ({}: none, or no coverage
+        recorded for the run)."""
         return coverage_sql.of_step(self.conn, run_id, step)
 
     def run_coverage(self, run_id: int) -> list[FileCoverage]:
