@@ -74,7 +74,7 @@ def test_repair_view_steps_through_cycles(qtbot, repaired_db):
     assert before is not None and after is not None and not before.isNull() and not after.isNull()
     assert view.step_slider.maximum() >= 5
     view.step_slider.setValue(5)
-    assert view.step_label.text() == "step 5"
+    assert view.step_label.text() == "step 6"  # idx 5, numbered from 1
     assert view.before_frame.image() is not None
 
     # Page Down / Page Up walk the cycles and say so

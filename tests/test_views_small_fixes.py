@@ -209,3 +209,32 @@ def test_the_window_comes_back_after_a_desktop_run(qtbot, tmp_path, isolated_set
     live._set_state(FINISHED)
     qtbot.waitUntil(lambda: win.width() == 1200, timeout=2000)
     win.close()
+
+
+def test_a_crash_step_shows_the_last_live_picture_not_the_dead_window(qtbot, tmp_path):
+    from PIL import Image
+
+    from app.views.repair.cycle_frames_view import CycleFramesView, is_blank
+
+    store = TrajectoryStore(tmp_path / "crash.db")
+    run = store.create_run(target="tiles2048", tester="offline")
+    live = []
+    for i in range(3):
+        picture = Image.new("RGB", (60, 40), (200, 40 * i, 90))
+        picture.paste((255, 255, 255), (5 + 10 * i, 5, 15 + 10 * i, 15))
+        live.append(store.put_image(picture))
+    dead = store.put_image(Image.new("RGB", (60, 40), (0, 0, 0)))
+    frames = [(live[0], live[1]), (live[1], live[2]), (live[2], dead)]
+    for i, (before, after) in enumerate(frames):
+        store.add_step(run, i, {"action": {"action": "press", "key": "r"}, "outcome": "ok", "frame_before": before,
+                                "frame_after": after, "started_at": float(i), "ended_at": i + 0.5})
+    view = CycleFramesView(store)
+    qtbot.addWidget(view)
+    view.show_runs(run, None, 2)
+    image = view.frame_pair()[0]
+    assert image is not None and not is_blank(image)
+    assert image == view._image(live[2])
+    assert "the last live picture, before step 3" in view.captions()[0]
+    view.show_step(1)  # a live step is shown as it is
+    assert view.frame_pair()[0] == view._image(live[2]) and "last live" not in view.captions()[0]
+    store.close()

@@ -6,11 +6,16 @@ slider on its own, one step every :data:`REPLAY_STEP_MS`.  While a repair
 runs, either side can show the play going on live instead
 (:meth:`CycleFramesView.set_live`): the first play on the "before" side, a
 re-test on the "after" side; the live frames come from the repair's capture.
+
+A crash's failure step has a blank picture after it (the window was gone):
+then the side shows the last live picture before it, and says so.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QImage
@@ -20,6 +25,8 @@ from app.views.live.live_view import LiveView
 from app.views.widgets.frame_view import FrameView
 from app.views.widgets.step_number import step_number
 
+LIVE_LOOKBACK_STEPS = 10
+"""How many steps back a blank picture (a dead window) looks for the last live one."""
 REPLAY_STEP_MS = 700
 """How long each step shows while the steps play by themselves."""
 BEFORE, AFTER = "before", "after"
@@ -205,9 +212,37 @@ class CycleFramesView(QWidget):
         shown = min(idx, count - 1)
         step = self.store.step(run_id, shown)
         sha = step.get("frame_after") if step else None
-        frame = self.store.frame(sha) if sha else None
-        if frame is None:
+        image = self._image(sha)
+        if image is None:
             return None, f"run {run_id}: no frame at step {step_number(shown)}"
-        image = QImage.fromData(frame.data)
         note = f"run {run_id}, step {step_number(shown)}" + (f" (the run ended at step {count})" if shown != idx else "")
+        if is_blank(image):
+            live, where = self._last_live(run_id, shown, step)
+            if live is not None:
+                return live, f"{note} · the window was gone: the last live picture, {where}"
         return image, note
+
+    def _image(self, sha: Any) -> QImage | None:
+        frame = self.store.frame(sha) if sha and self.store is not None else None
+        return QImage.fromData(frame.data) if frame is not None else None
+
+    def _last_live(self, run_id: int, idx: int, step: dict[str, Any] | None) -> tuple[QImage | None, str]:
+        """The newest picture that is not blank before the blank one after step ``idx``, and where it is from."""
+        candidates = [(step.get("frame_before") if step else None, f"before step {step_number(idx)}")]
+        for back in range(idx - 1, max(-1, idx - 1 - LIVE_LOOKBACK_STEPS), -1):
+            earlier = self.store.step(run_id, back)
+            candidates.append((earlier.get("frame_after") if earlier else None, f"after step {step_number(back)}"))
+        for sha, where in candidates:
+            image = self._image(sha)
+            if image is not None and not is_blank(image):
+                return image, where
+        return None, ""
+
+
+def is_blank(image: QImage) -> bool:
+    """One colour all over: what a capture of a window that is gone shows (black, or the bare screen)."""
+    if image.isNull():
+        return True
+    rgb = image.convertToFormat(QImage.Format.Format_RGB32)
+    pixels = np.frombuffer(rgb.constBits(), np.uint32, rgb.sizeInBytes() // 4)
+    return bool((pixels == pixels[0]).all())
