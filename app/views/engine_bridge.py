@@ -263,8 +263,29 @@ ENGINE_STATES = {"running": RUNNING, "paused": PAUSED, "stepping": PAUSED, "stop
 """The engine's control states (``ControlChanged.state``) as those states."""
 
 
+BRIDGE_SIGNALS: tuple[str, ...] = tuple(name[len("sig_"):] for name in vars(EngineBridge) if name.startswith("sig_"))
+"""The events an :class:`EngineBridge` emits, by name (``run_started`` for ``sig_run_started`` …)."""
+
+
+def connect_handlers(bridge: EngineBridge, owner: object, prefix: str = "_on_bridge_") -> list[str]:
+    """Connect every ``bridge.sig_<event>`` to ``owner.<prefix><event>`` where the owner has that handler.
+
+    The one place where bridge signals meet their handlers: a live run, a repair and the main window
+    name their handlers after the convention (``_on_<source>_<event>``) instead of each listing the
+    same ``connect`` calls.  Returns the events connected (a test checks each owner's list)."""
+    connected: list[str] = []
+    for event in BRIDGE_SIGNALS:
+        handler = getattr(owner, prefix + event, None)
+        if callable(handler):
+            getattr(bridge, f"sig_{event}").connect(handler)
+            connected.append(event)
+    return connected
+
+
 class BridgeControls:
-    """Pause and resume of a run driven through ``self.bridge``, by its ``self.state``."""
+    """Pause, resume and the live capture of a run driven through ``self.bridge``, by its ``self.state``.
+
+    Shared by live runs and repairs; its handlers are connected by :func:`connect_handlers`."""
 
     bridge: EngineBridge
     state: str
@@ -281,6 +302,10 @@ class BridgeControls:
             self.resume()
         elif self.state in (RUNNING, STARTING):
             self.pause()
+
+    def _on_bridge_window_moved(self, event: WindowMoved) -> None:
+        if self.capture is not None:
+            self.capture.set_region((event.x, event.y, event.width, event.height))
 
     def _stop_capture(self) -> None:
         """Stop following the target's window (``self.capture``, a LiveCapture), if it is followed."""

@@ -16,9 +16,9 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from app.engine.play.display import DESKTOP
-from app.engine.play.events import ControlChanged, RunFinished, RunStarted, WindowFound, WindowMoved
+from app.engine.play.events import ControlChanged, RunFinished, RunStarted, WindowFound
 from app.views.engine_bridge import (
-    ENGINE_STATES, FINISHED, PAUSED, RUNNING, STARTING, STOPPING, BridgeControls, EngineBridge,
+    ENGINE_STATES, FINISHED, PAUSED, RUNNING, STARTING, STOPPING, BridgeControls, EngineBridge, connect_handlers,
 )
 from app.views.live.desktop_placement import WindowState, place_beside
 from app.views.live.live_capture import LiveCapture
@@ -52,12 +52,7 @@ class LiveRun(BridgeControls, QObject):
         self._view: LiveView | None = None
         self._before_placement: tuple[Any, WindowState] | None = None
         """The workbench window as it was before a desktop run moved or narrowed it (put back at the end)."""
-        self.bridge.sig_run_started.connect(self._on_bridge_run_started)
-        self.bridge.sig_window_found.connect(self._on_bridge_window_found)
-        self.bridge.sig_window_moved.connect(self._on_bridge_window_moved)
-        self.bridge.sig_control_changed.connect(self._on_bridge_control_changed)
-        self.bridge.sig_run_finished.connect(self._on_bridge_run_finished)
-        self.bridge.sig_process_ended.connect(self._on_bridge_process_ended)
+        self.connected = connect_handlers(self.bridge, self)
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -130,10 +125,6 @@ class LiveRun(BridgeControls, QObject):
         if self._view is not None:
             self.capture.sig_frame_captured.connect(self._view.show_frame)
         self.capture.start()
-
-    def _on_bridge_window_moved(self, event: WindowMoved) -> None:
-        if self.capture is not None:
-            self.capture.set_region((event.x, event.y, event.width, event.height))
 
     def _on_bridge_control_changed(self, event: ControlChanged) -> None:
         state = ENGINE_STATES.get(event.state)

@@ -23,13 +23,13 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
-from app.engine.play.events import ControlChanged, RunFinished, RunStarted, StepRecorded, WindowFound, WindowMoved
+from app.engine.play.events import ControlChanged, RunFinished, RunStarted, StepRecorded, WindowFound
 from app.engine.repair.events import (
     RETESTING, CycleRecorded, DiagnosisMade, PatchChecked, PatchProposed, RepairFinished,
     RepairPhaseChanged, RepairStarted,
 )
 from app.views.engine_bridge import (
-    ENGINE_STATES, FINISHED, RUNNING, STARTING, STOPPING, BridgeControls, EngineBridge,
+    ENGINE_STATES, FINISHED, RUNNING, STARTING, STOPPING, BridgeControls, EngineBridge, connect_handlers,
 )
 from app.views.live.live_capture import LiveCapture
 
@@ -96,16 +96,8 @@ class RepairRun(BridgeControls, QObject):
         self.finished: RepairFinished | None = None
         self.capture: LiveCapture | None = None
         self.bridge = EngineBridge(self)
-        b = self.bridge
-        b.sig_repair_event_received.connect(self._on_bridge_repair_event_received)
-        b.sig_run_started.connect(self._on_bridge_run_started)
-        b.sig_window_found.connect(self._on_bridge_window_found)
-        b.sig_window_moved.connect(self._on_bridge_window_moved)
-        b.sig_step_recorded.connect(self._on_bridge_step_recorded)
-        b.sig_run_finished.connect(self._on_bridge_run_finished)
-        b.sig_control_changed.connect(self._on_bridge_control_changed)
-        b.sig_line_printed.connect(self.sig_line_printed)
-        b.sig_process_ended.connect(self._on_bridge_process_ended)
+        self.connected = connect_handlers(self.bridge, self)
+        self.bridge.sig_line_printed.connect(self.sig_line_printed)
 
     # -- lifecycle ----------------------------------------------------------------------------
     def start(self, arguments: list[str], *, program: str | None = None) -> None:
@@ -180,10 +172,6 @@ class RepairRun(BridgeControls, QObject):
         self.capture = LiveCapture(event.display, (event.x, event.y, event.width, event.height), parent=self)
         self.capture.sig_frame_captured.connect(self.sig_frame_captured)
         self.capture.start()
-
-    def _on_bridge_window_moved(self, event: WindowMoved) -> None:
-        if self.capture is not None:
-            self.capture.set_region((event.x, event.y, event.width, event.height))
 
     def _on_bridge_step_recorded(self, event: StepRecorded) -> None:
         if self.progress is not None and self.progress.play_run == event.run_id:

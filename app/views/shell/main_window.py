@@ -24,6 +24,7 @@ from app.engine.play.events import FindingRaised, RunFinished, RunStarted, StepR
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
 from app.engine.trace.store import TrajectoryStore
 from app.paths import RESOURCES
+from app.views.engine_bridge import connect_handlers
 from app.views.shell.error_reporter import ErrorReporter, default_log_file
 from app.views.live.live_run import FINISHED, LiveRun
 from app.views.live.new_run_dialog import NewRunDialog
@@ -247,13 +248,7 @@ class MainWindow(QMainWindow):
         if self.live is not None:
             self.live.deleteLater()
         live = self.live = LiveRun(request, self.db_path, self)
-        b = live.bridge
-        b.sig_run_started.connect(self._on_live_run_started)
-        b.sig_step_recorded.connect(self._on_live_step_recorded)
-        b.sig_finding_raised.connect(self._on_live_finding_raised)
-        b.sig_run_finished.connect(self._on_live_run_finished)
-        b.sig_engine_failed.connect(self._on_live_engine_failed)
-        b.sig_process_ended.connect(self._on_live_process_ended)
+        connect_handlers(live.bridge, self, prefix="_on_live_")
         live.sig_state_changed.connect(self._on_live_state_changed)
         live.sig_notice.connect(self._on_live_notice)
         live.attach_view(self.run_view.live)
