@@ -43,7 +43,6 @@ MAX_PREFIX = 40
 """Cells reached by longer prefixes are not returned to (the replay would cost more than it brings)."""
 PLAN_EVERY = 4
 """At most one tester plan (a value in an entry, a row deleted) started every this many steps."""
-COVERAGE_TIMEOUT_S = 0.25
 SURVIVAL_SHARE = 0.5
 """At most this share of the run's time goes to survival looks (each may restart the scout)."""
 SURVIVAL_EVERY = 3
@@ -70,9 +69,10 @@ class Explorer(OfflineExplorer):
         self.returner = Returner()
         self.prefix: list[Step] = []
         """The inputs since the program's last start (what a return to here would replay)."""
-        self.lines: set[tuple[str, int]] = set()
-        """Lines of the program's own code run in this run (all starts)."""
-        self.episode_lines: set[tuple[str, int]] = set()
+        self.lines = 0
+        """Lines of the program's own code first run at a step of this explorer (summed over starts)."""
+        self.episode_lines = 0
+        """Lines the current start of the program has run (what its Inside channel has been told of)."""
         self.plan: deque[tuple[Action, str]] = deque()
         self.plans_tried: set[str] = set()
         self.survival: SurvivalSearch | None = None
@@ -130,7 +130,7 @@ class Explorer(OfflineExplorer):
         self._new_start()
 
     def _new_start(self) -> None:
-        self.prefix, self.episode_lines, self.plan = [], set(), deque()
+        self.prefix, self.episode_lines, self.plan = [], 0, deque()
         self._program = self._target()
         self.pending_key, self.focused, self.again = None, None, None
 
@@ -255,7 +255,6 @@ class Explorer(OfflineExplorer):
             self.scout = PlayerScout(self.ctx.spec, self.ctx.seed)
             keys: list[Action] = [k for k in self.keys if isinstance(k, Press)]
             self.survival = SurvivalSearch(self.scout, keys, self.ctx.rng)
-        self.survival.lines_seen |= self.lines
         action, why = self.survival.choose(self.prefix, self._frame_count())
         if self.scout is not None and not self.scout.gated:
             self.use_survival = False  # the scout is not on the gate: its future is not the game's
@@ -330,24 +329,25 @@ class Explorer(OfflineExplorer):
         self.since_new = 0
 
     def _cell(self, frame: Frame) -> str:
-        return cell_key(frame, len(self.episode_lines) if self._inside() is not None else None)
+        return cell_key(frame, self.episode_lines if self._inside() is not None else None)
 
     def _poll_coverage(self) -> int:
-        """New lines of the program's own code since the last step (0 without coverage)."""
+        """New lines of the program's own code since the last step (0 without coverage).  Read from what
+        the channel has been told (the run's own record asks at every step), not asked again: one more
+        round trip a step would cost a Tk program a tenth of its steps."""
         inside = self._inside()
-        delta = inside.coverage(COVERAGE_TIMEOUT_S, reader="explorer") if inside is not None else None
-        if not delta:
+        if inside is None:
             return 0
-        fresh = set(delta.lines) - self.lines
-        self.lines |= delta.lines
-        self.episode_lines |= delta.lines
-        return len(fresh)
-
+        hit = int(inside.lines_hit())
+        new = max(0, hit - self.episode_lines)
+        self.episode_lines = hit
+        self.lines += new
+        return new
 
 
 def explorer_summary(explorer: Explorer) -> dict[str, int]:
     """What the search did, for benchmarks: cells, returns, branches looked at."""
     s = explorer.survival
     return {"cells": len(explorer.archive), "returns": explorer.returner.done, "failed_returns": explorer.returner.failed,
-            "lines": len(explorer.lines), "branches": s.branches if s else 0, "restarts": s.restarts if s else 0,
+            "lines": explorer.lines, "branches": s.branches if s else 0, "restarts": s.restarts if s else 0,
             "waits": sum(1 for _, a in explorer.prefix if isinstance(a, Wait))}
