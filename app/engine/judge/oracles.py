@@ -85,6 +85,8 @@ class _Input:
     change: np.ndarray | None
     screen: str = ""
     """The screen the input was sent to (a perceptual hash of the frame before)."""
+    heard: bool = False
+    """The program said from inside that its loop handled the input and was idle with no reaction due."""
 
 
 class GenericOracles:
@@ -177,7 +179,7 @@ class GenericOracles:
                 self.recent.clear()  # a moving window answers nothing we can attribute to input
             else:
                 item = _Input(step, action_key or action_name, time.monotonic(), changed_mask(before, obs.frame),
-                              screen_key(before))
+                              screen_key(before), obs.how == "inside" and obs.settled)
                 self.recent.append(item)
                 if self._answered(item):
                     self.answering.setdefault(item.screen, {})[item.action] = item.step
@@ -197,13 +199,16 @@ class GenericOracles:
         return bool(item.change.any())
 
     def _window(self) -> list[_Input]:
-        """The shortest run of latest inputs with at least ``no_response_tries`` of them over ``no_response_s``."""
+        """The shortest run of latest inputs with at least ``no_response_tries`` of them over ``no_response_s``.
+
+        Inputs the program said from inside it had handled (its loop idle, no reaction scheduled) need no
+        time span: the span only gives a program that cannot be asked the time to answer."""
         t = self.timing
         items = list(self.recent)
         if len(items) < t.no_response_tries:
             return []
         for start in range(len(items) - t.no_response_tries, -1, -1):
-            if items[-1].t - items[start].t >= t.no_response_s:
+            if items[-1].t - items[start].t >= t.no_response_s or all(i.heard for i in items[start:]):
                 return items[start:]
         return []
 
