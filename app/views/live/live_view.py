@@ -35,6 +35,8 @@ TAKEOVER_SHORTCUT = QKeySequence("Ctrl+T")
 """Enters and leaves take-over mode; the one key combination never sent to the target."""
 TAKEOVER_BANNER = ("TAKE-OVER — your clicks and keys go to the target · "
                    f"{TAKEOVER_SHORTCUT.toString(QKeySequence.SequenceFormat.NativeText)} gives the keys back")
+TAKEOVER_STATE = "paused — taken over"
+"""What the view's subtitle says in take-over mode (the banner says how to leave)."""
 BANNER_TOP = 26
 """The banner sits under the pane's title line."""
 
@@ -71,7 +73,7 @@ class LiveView(FrameView):
         while self._stamps and now - self._stamps[0] > FPS_WINDOW_S:
             self._stamps.popleft()
         self.frames_shown += 1
-        self.set_frame(image, subtitle=f"{self._state} · {self.fps():.0f} fps")
+        self.set_frame(image, subtitle=f"{self._shown_state()} · {self.fps():.0f} fps")
         self.sig_frame_shown.emit()
 
     def fps(self) -> float:
@@ -87,7 +89,10 @@ class LiveView(FrameView):
 
     def set_state_text(self, text: str) -> None:
         self._state = text
-        self.set_frame(self.image(), subtitle=text, placeholder=text)
+        self.set_frame(self.image(), subtitle=self._shown_state(), placeholder=text)
+
+    def _shown_state(self) -> str:
+        return TAKEOVER_STATE if self._takeover else self._state
 
     def set_takeover_allowed(self, allowed: bool) -> None:
         """Allow (paused run) or refuse (running, finished) take-over; refusing leaves the mode."""
@@ -108,6 +113,7 @@ class LiveView(FrameView):
         self._takeover = on
         self._press = None
         self.banner.setVisible(on)
+        self.set_frame(self.image(), subtitle=self._shown_state(), placeholder=self._state)
         if on:
             self.setFocus(Qt.FocusReason.OtherFocusReason)
         self._update_cursor()

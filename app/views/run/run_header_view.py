@@ -31,6 +31,7 @@ class RunHeaderView(QWidget):
         self.meta = QLabel(self)
         self.meta.setObjectName("Muted")
         self.meta.setTextFormat(Qt.TextFormat.RichText)
+        self.meta.setWordWrap(True)  # a long line of facts wraps; it must not widen the run view past the run list
         self.frames_button = QToolButton(self)
         self.frames_button.setText("Step frames")
         self.live_button = QToolButton(self)
