@@ -214,7 +214,7 @@ class RepairView(QWidget):
             top = self.tree.session_item(session_run)
         if top is None:
             return False
-        children = [top.child(i) for i in range(top.childCount())]
+        children = [c for c in (top.child(i) for i in range(top.childCount())) if c is not None]
         recorded = [c for c in children if c.data(0, CYCLE_ROLE) != IN_PROGRESS]
         chosen = next((c for c in recorded if self._cycles[c.data(0, CYCLE_ROLE)].iteration == iteration), None)
         self.tree.choose(chosen or (recorded[0] if recorded else top), user=True)
