@@ -41,8 +41,9 @@ RETURN_AFTER = 8
 """Steps without a new cell after which the explorer returns to an archived one."""
 MAX_PREFIX = 40
 """Cells reached by longer prefixes are not returned to (the replay would cost more than it brings)."""
-PLAN_EVERY = 4
-"""At most one tester plan (a value in an entry, a row deleted) started every this many steps."""
+PLAN_EVERY = 8
+"""A tester plan (a value in an entry, a row deleted) starts after this many of the explorer's own steps:
+plans are a few actions each, and the buttons must keep their turns (a calculator's '=' within 24 steps)."""
 SURVIVAL_SHARE = 0.5
 """At most this share of the run's time goes to survival looks (each may restart the scout)."""
 SURVIVAL_EVERY = 3
@@ -85,7 +86,7 @@ class Explorer(OfflineExplorer):
         self._moved = 0
         self._last_change: tuple[int, int, int, int] | None = None
         """The game ended an episode (or stood still after moving): survival looks are worth their cost."""
-        self.since_plan = PLAN_EVERY
+        self.since_plan = 0
         self._program: Any = None
         self._from_cell: str | None = None
         self._found = 0
