@@ -20,7 +20,7 @@ from app.engine.judge.oracles import GenericOracles
 from app.engine.play.actions import Click, Press
 from app.engine.play.display import start_xvfb
 from app.engine.play.executor import EVENT_LOOP_PACE, PERSON_PACE
-from app.engine.play.idle_settle import TIMER_SLACK_S, settle_on_idle
+from app.engine.play.idle_settle import MAX_TIMER_WAITS, TIMER_SLACK_S, settle_on_idle
 from app.engine.play.inside import IdleReport
 from app.engine.play.observer import Frame, Observation
 from app.engine.play.player import Player
@@ -88,6 +88,17 @@ def test_waits_for_a_one_shot_timer_due_soon_but_not_for_repeating_or_distant_on
         pics = frames(1)
         seen = settle_on_idle(lambda: next(pics), ScriptedProbe([report]), cap_s=1.0, sleep=sleeps.append)
         assert seen.settled and seen.timers == 0 and max(sleeps) < TIMER_SLACK_S
+
+
+def test_a_chain_of_one_shots_or_a_timer_that_never_fires_does_not_hold_the_step() -> None:
+    sleeps: list[float] = []
+    pics = frames(1)
+    chain = IdleReport(True, 50.0, False)  # a poll that schedules a new callback each time
+    seen = settle_on_idle(lambda: next(pics), ScriptedProbe([chain]), cap_s=1.0, sleep=sleeps.append)
+    assert seen.settled and seen.timers == MAX_TIMER_WAITS
+    overdue = IdleReport(True, 0.0, False)  # cancelled behind the wrapper's back: it stays overdue
+    seen = settle_on_idle(lambda: next(pics), ScriptedProbe([overdue]), cap_s=1.0, sleep=sleeps.append)
+    assert seen.settled and seen.timers == 1
 
 
 def test_a_picture_that_changed_is_confirmed_by_another_idle_answer() -> None:

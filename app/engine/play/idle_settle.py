@@ -11,7 +11,9 @@ Espresso's idling resources and Playwright's auto-waiting do:
   once more and capture again; two equal pictures are the settled answer;
 - a one-shot timer due within the horizon (a reaction 150 ms or 400 ms after
   the click): wait until it is due, then ask again, up to the cap;
-- a timer that repeats (a blinking caret, a clock) never holds a step;
+- a timer that repeats (a blinking caret, a clock) never holds a step, nor
+  does a chain of one-shots (at most :data:`MAX_TIMER_WAITS` a step), nor a
+  timer that stays overdue after it was waited for (it will not fire);
 - a picture that changes at every idle answer (an animation run by a
   repeating timer) is looked at after ``moving_s``, as pixel settling does.
 
@@ -44,6 +46,9 @@ CONFIRM_GAP_S = 0.001
 BROKEN_SHARE = 0.5
 """A first question that comes back unanswered in less than this share of its timeout means the channel
 cannot answer (the program ended, or its toolkit cannot tell): the caller falls back to pixels."""
+MAX_TIMER_WAITS = 2
+"""One-shot timers waited for in one step at most: a chain of them (a poll or an animation that schedules a
+new callback each time, which the program side cannot tell from a reaction) does not hold the step to its cap."""
 LOOP_TOOLKITS = ("tk", "qt")
 """Toolkits whose event loop the probe sees; pygame's frames are the frame gate's business."""
 
@@ -90,6 +95,7 @@ def settle_on_idle(capture: Callable[[], Frame], probe: IdleProbe, *, cap_s: flo
     changing_since: float | None = None
     samples = timers = 0
     answered = busy = False
+    overdue_waited = False
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -106,13 +112,16 @@ def settle_on_idle(capture: Callable[[], Frame], probe: IdleProbe, *, cap_s: flo
             sleep(BUSY_RETRY_S)
             continue
         due = report.next_timer_ms
-        if due is not None and not report.repeating and due <= horizon_ms:
+        if due is not None and due <= 0 and overdue_waited:
+            due = None  # still overdue after a wait: a timer the loop will not fire (cancelled behind our back)
+        if due is not None and not report.repeating and due <= horizon_ms and timers < MAX_TIMER_WAITS:
             wait = max(0.0, due / 1000.0) + TIMER_SLACK_S
             if time.monotonic() + wait >= deadline:
                 sleep(max(0.0, deadline - time.monotonic()))
                 break
             sleep(wait)
             timers += 1
+            overdue_waited = due <= 0
             frame, changing_since = None, None  # the timer may paint: the picture starts again
             continue
         shot = capture()
