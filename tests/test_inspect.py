@@ -85,3 +85,25 @@ def test_write_never_replaces_an_existing_toml(tmp_path, capsys):
     assert cli.main(["inspect", str(folder), "--write"]) == 0
     assert "exists already; left as it is" in capsys.readouterr().out
     assert (folder / "playcoder.toml").read_text() == mine
+
+
+def test_a_program_that_is_not_python_gets_its_controls_from_the_x_tree(tmp_path, capsys):
+    folder = tmp_path / "tcl"
+    folder.mkdir()
+    (folder / "main.tcl").write_text('wm geometry . 260x120+0+0\nbutton .b -text "Start" -font {Helvetica 14}\n'
+                                     'label .l -text "Ready" -font {Helvetica 14}\npack .b .l -pady 10\n')
+    if shutil.which("wish") is None:
+        return  # Tk's own shell is not installed: nothing to play
+    got = inspected(capsys, str(folder), "--command", "wish main.tcl")
+    assert got["window"] == [260, 120] and got["widget_source"] == "x"
+    assert len(got["widgets"]) == 2
+    if shutil.which("tesseract"):
+        assert [w["text"] for w in got["widgets"]] == ["Start", "Ready"]
+
+
+def test_a_qt_program_its_controls_from_inside(capsys):
+    got = inspected(capsys, str(TARGETS / "inside_qt"))
+    assert got["widget_source"] == "inside" and got["window"] == [320, 240]
+    kinds = {(w["kind"], w["text"]) for w in got["widgets"]}
+    assert ("button", "Press") in kinds and ("label", "ready") in kinds
+    assert "ctrl+n" in got["keys"]
