@@ -415,7 +415,7 @@ def _bwrap_argv(bwrap: str, jail: Jail, folder_bytes: int, info_fd: int, xauth_f
                 env: Mapping[str, str]) -> list[str]:
     lim = jail.limits
     folder = os.path.realpath(jail.folder)  # a symlink on the way would lead the tmpfs mount out of the sandbox
-    argv = [bwrap, "--unshare-all", *privilege_flags(bwrap), "--die-with-parent", "--new-session", "--info-fd",
+    argv = [bwrap, "--unshare-all", *privilege_flags(), "--die-with-parent", "--new-session", "--info-fd",
             str(info_fd)]
     for link in TOP_LINKS:
         if os.path.islink(link):
