@@ -130,3 +130,47 @@ def test_without_uv_the_environment_is_built_with_venv_and_pip(tmp_path, monkeyp
     out = subprocess.run([env.python, "-c", f"import {PACKAGE}; print({PACKAGE}.VALUE)"], capture_output=True,
                          text=True, timeout=60)
     assert out.stdout.strip() == VALUE
+
+
+@needs_xvfb
+def test_a_venv_inside_the_folder_is_used_where_it_is(xvfb, tmp_path):
+    folder = program(tmp_path / "game", '[".venv/bin/python", "main.py"]')
+    venv = folder / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-index",
+                    "--quiet", str(make_wheel(tmp_path))], check=True, timeout=120)
+    from app.engine.play.targetspec import resolve_target
+
+    resolved = resolve_target(str(folder))  # the scratch copy leaves .venv out: it is used in the folder itself
+    try:
+        assert not (resolved.spec.folder / ".venv").exists()
+        assert played_lines_of(resolved.spec, xvfb) == [f"{VALUE} True"]
+    finally:
+        resolved.cleanup()
+
+
+def played_lines_of(spec: object, xvfb: object) -> list[str]:
+    target = TargetProcess(spec, xvfb)  # type: ignore[arg-type]
+    try:
+        with pytest.raises(TargetError, match="exited with code 0 before showing a window"):
+            target.wait_for_window(timeout=20)
+    finally:
+        target.shutdown()
+    return [t for _, _, t in target.lines()]
+
+
+def test_the_bundle_installs_into_a_packages_folder_with_a_host_python(tmp_path, monkeypatch):
+    """A frozen bundle cannot make a venv: the packages go into a folder for its PYTHONPATH, installed for a host
+    Python of its own version (here the test's interpreter plays that host)."""
+    monkeypatch.setenv("PLAYCODER_ENV_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(program_env, "_frozen", lambda: True)
+    monkeypatch.setattr(program_env, "_host_python", lambda: sys.executable)
+    folder = tmp_path / "game"
+    folder.mkdir()
+    make_wheel(folder)
+    (folder / "requirements.txt").write_text(f"./{PACKAGE}-0.1-py3-none-any.whl\n")
+    env = program_env.program_env(folder, "requirements.txt")
+    assert env.python == sys.executable and env.pythonpath is not None
+    out = subprocess.run([sys.executable, "-c", f"import {PACKAGE}; print({PACKAGE}.VALUE)"], capture_output=True,
+                         text=True, timeout=60, env={"PYTHONPATH": env.pythonpath, "PATH": "/usr/bin:/bin"})
+    assert out.stdout.strip() == VALUE
