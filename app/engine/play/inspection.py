@@ -175,6 +175,8 @@ def starter_toml(found: Inspection, folder: Path) -> str:
         lines.append("exit_ok = true                    # it quit by itself with code 0 while watched")
     else:
         lines.append("exit_ok = false                   # true if the program quits by design (game over)")
+    if game and any(_imports(p, ("pygame",)) for p in folder.glob("*.py")):
+        lines.append("# frame_gate = true               # [[script]] cases play it frame by frame from its start")
     for name in ("requirements.txt", "pyproject.toml"):
         if (folder / name).is_file() and spec.requirements is None:
             lines.append(f"# requirements = {_string(name)}   # the engine builds the program's own environment")
