@@ -102,3 +102,60 @@ def test_the_list_follows_a_writer_for_a_while_on_its_timer_and_after_f5(window,
         writer.wait(60)
     win.commands.refresh.trigger()
     assert _targets(win).count("writer-steady") == 20
+
+
+STEADY_WRITER = textwrap.dedent("""
+    import random, sys, time
+    sys.path.insert(0, {root!r})
+    from app.engine.trace.store import TrajectoryStore
+    store = TrajectoryStore({db!r})
+    rng = random.Random({seed})
+    end = time.time() + {seconds}
+    while time.time() < end:
+        run = store.create_run(target="steady-{seed}", tester="offline", display="isolated", seed=0, max_steps=3)
+        for i in range(rng.randint(0, 3)):
+            store.add_step(run, i, {{"action": {{"action": "wait", "seconds": 0.1}}, "outcome": "ok",
+                                    "started_at": time.time(), "ended_at": time.time()}})
+        store.finish_run(run, status="completed", verdict=rng.choice(["pass", "fail"]), reason="ok")
+        if rng.random() < 0.3:
+            store.add_judgment(run, source="human", author="cli", verdict="pass", note="seen")
+        time.sleep(rng.uniform(0.05, 0.6))
+    store.close()
+""")
+
+
+@pytest.mark.slow
+def test_the_list_follows_several_writers_for_minutes(window, qtbot):
+    """Two processes write runs, steps and judgments for two minutes while the workbench also reads and writes
+    on its own connection; the list always catches up with the database on its own, and F5 agrees."""
+    win, db = window
+    seconds = 120
+    writers = [subprocess.Popen([sys.executable, "-c", STEADY_WRITER.format(root=str(ROOT), db=str(db), seed=seed,
+                                                                         seconds=seconds)]) for seed in (1, 2)]
+    reader = TrajectoryStore(db, readonly=True)
+
+    def listed() -> dict:
+        model = win.browser.model
+        return {r["id"]: (r["step_count"], r["effective_verdict"]) for r in
+                (model.run_at(i) for i in range(model.rowCount()))}
+
+    def truth() -> dict:
+        rows, _ = reader.run_list_changes(None)
+        return {r["id"]: (r["step_count"], r["effective_verdict"]) for r in rows}
+
+    try:
+        checks = 0
+        while any(w.poll() is None for w in writers):
+            qtbot.wait(5000)
+            win.store.effective_verdict(1)  # the workbench's own connection reads meanwhile
+            expected = truth()
+            qtbot.waitUntil(lambda: all(listed().get(k) == v for k, v in expected.items()), timeout=15_000)
+            checks += 1
+        assert checks >= seconds // 10
+        qtbot.waitUntil(lambda: listed() == truth(), timeout=15_000)
+        win.commands.refresh.trigger()
+        assert listed() == truth()
+    finally:
+        for w in writers:
+            w.wait(60)
+        reader.close()
