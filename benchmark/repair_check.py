@@ -26,8 +26,10 @@ import ast
 import difflib
 import json
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -106,34 +108,48 @@ def suppression(before: dict[str, str], after: dict[str, str]) -> str:
     return ""
 
 
+def candidate_folder(repaired: Path, app: Path, out: Path) -> Path:
+    """The app's folder (without ``bugs/``) with the repaired Python sources laid over it: files the repair's
+    plays wrote (a saved list, a high-score table) must not make the candidate start elsewhere."""
+    shutil.copytree(app, out, ignore=shutil.ignore_patterns("bugs", "__pycache__", "*.pyc"))
+    for name, text in _sources(repaired).items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text, encoding="utf-8")
+    return out
+
+
 def behaves_like_reference(repaired: Path, app: Path, max_steps: int) -> list[dict[str, Any]]:
-    """Differential play of the repaired copy against the bundled app, one run per seed."""
+    """Differential play of the repaired sources against the bundled app, one run per seed."""
     runs: list[dict[str, Any]] = []
-    for seed in BEHAVIOUR_SEEDS:
-        cmd = [sys.executable, "-m", "app", "test", str(repaired), "--tester", "differential", "--reference",
-               str(app), "--seed", str(seed), "--max-steps", str(max_steps), "--json",
-               "--db", str(repaired.parent / f"{repaired.name}-behaviour.db")]
-        proc = children.spawn(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        if proc is None:
-            runs.append({"seed": seed, "verdict": "error", "reason": "interrupted"})
-            break
-        try:
-            out, err = proc.communicate(timeout=BEHAVIOUR_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            children.stop_all([proc])
-            out, err = "", f"the check took longer than {BEHAVIOUR_TIMEOUT_S} s"
-        finally:
-            children.forget(proc)
-        lines = [ln for ln in out.splitlines() if ln.startswith("{")]
-        try:
-            data = json.loads(lines[-1]) if lines else {}
-        except ValueError:
-            data = {}
-        runs.append({"seed": seed, "verdict": data.get("verdict", "error"),
-                     "reason": str(data.get("reason") or err.strip()[-200:])})
-        if runs[-1]["verdict"] != "pass":
-            break  # one divergence is enough: the fix does not behave as the reference
+    with tempfile.TemporaryDirectory(prefix="playcoder-fix-check-") as tmp:
+        candidate = candidate_folder(repaired, app, Path(tmp) / "candidate")
+        for seed in BEHAVIOUR_SEEDS:
+            runs.append(_play_against(candidate, app, seed, max_steps, Path(tmp) / "behaviour.db"))
+            if runs[-1]["verdict"] != "pass":
+                break  # one divergence is enough: the fix does not behave as the reference
     return runs
+
+
+def _play_against(candidate: Path, app: Path, seed: int, max_steps: int, db: Path) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "app", "test", str(candidate), "--tester", "differential", "--reference",
+           str(app), "--seed", str(seed), "--max-steps", str(max_steps), "--json", "--db", str(db)]
+    proc = children.spawn(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc is None:
+        return {"seed": seed, "verdict": "error", "reason": "interrupted"}
+    try:
+        out, err = proc.communicate(timeout=BEHAVIOUR_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        children.stop_all([proc])
+        out, err = "", f"the check took longer than {BEHAVIOUR_TIMEOUT_S} s"
+    finally:
+        children.forget(proc)
+    lines = [ln for ln in out.splitlines() if ln.startswith("{")]
+    try:
+        data = json.loads(lines[-1]) if lines else {}
+    except ValueError:
+        data = {}
+    return {"seed": seed, "verdict": data.get("verdict", "error"),
+            "reason": str(data.get("reason") or err.strip()[-200:])}
 
 
 def check_claimed_fix(variant: str, app: Path, repaired: Path, patch: str, held_out: bool,

@@ -62,3 +62,15 @@ def test_a_real_repair_is_not_suppression_and_templates_are_read_from_descriptio
         == "while-to-if"
     assert template_of("not fixed after 6 iterations") == ""
     assert set(TUNED_TEMPLATES) == {"while-to-if", "dead-method"}
+
+
+def test_the_behaviour_check_plays_the_repaired_sources_on_a_fresh_copy_of_the_app(tmp_path):
+    # What the repair's own plays wrote (a saved list) must not make the candidate start elsewhere.
+    from benchmark.repair_check import candidate_folder
+
+    out = repaired_copy(tmp_path, (BUGGY_WRITE, "            f.write(dump(self.tasks))\n"))
+    (out / "todo.txt").write_text("[ ] written while the repair played\n")
+    candidate = candidate_folder(out, JOTTER, tmp_path / "candidate")
+    assert not (candidate / "todo.txt").exists() and not (candidate / "bugs").exists()
+    assert "f.write(dump(self.tasks))" in (candidate / "main.py").read_text()
+    assert (candidate / "playcoder.toml").read_text() == (JOTTER / "playcoder.toml").read_text()
