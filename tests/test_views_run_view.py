@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QInputDialog  # noqa: E402
 from app.engine.trace.difference import DIFF_COLOR  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.run.replay_controller import MAX_DELAY_S, MIN_DELAY_S, ReplayController  # noqa: E402
-from app.views.run.run_view import RunView  # noqa: E402
+from app.views.run.run_view import FINDINGS_TAB, RunView  # noqa: E402
 from app.views.run.steps_model import BADGE_ROLE, StepsModel  # noqa: E402
 from app.views.widgets.verdict_style import VERDICT_COLORS  # noqa: E402
 from app.views.run.override_dialog import OverrideDialog  # noqa: E402
@@ -64,7 +64,7 @@ def test_findings_jump_to_their_step(run_view, qtbot, tmp_path):
     run_id = make_synthetic_run(store, 1200, distinct_frames=4)  # findings at steps 5 and 1002
     run_view.set_store(store)
     run_view.open_run(run_id)
-    assert run_view.tabs.tabText(1) == "Findings (2)"
+    assert run_view.tabs.tabText(FINDINGS_TAB) == "Findings (2)"
     item = run_view.findings.item(1)
     assert item.text().startswith("step 1003 · exception")  # idx 1002
     with qtbot.waitSignal(run_view.sig_step_changed, timeout=2000) as blocker:

@@ -118,6 +118,15 @@ def of_run(conn: sqlite3.Connection, run_id: int) -> list[FileCoverage]:
     return out
 
 
+def by_step(conn: sqlite3.Connection, run_id: int) -> dict[int, dict[str, list[int]]]:
+    """Every step's first-reached lines per file, in one read (the workbench's Code tab walks a run with it)."""
+    out: dict[int, dict[str, set[int]]] = {}
+    for step, file, lines in conn.execute("SELECT step, file, lines FROM coverage WHERE run_id = ? ORDER BY step",
+                                          [run_id]):
+        out.setdefault(int(step), {}).setdefault(file, set()).update(expand(lines))
+    return {step: {f: sorted(ls) for f, ls in sorted(files.items())} for step, files in out.items()}
+
+
 def lines_by_step(conn: sqlite3.Connection, run_id: int) -> dict[int, int]:
     """How many lines each step ran first (START_STEP: the start-up), for the steps that ran any."""
     out: dict[int, int] = {}

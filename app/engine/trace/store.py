@@ -663,6 +663,10 @@ class TrajectoryStore:
         """Each own file of the run with its executable lines and those reached ([]: no coverage)."""
         return coverage_sql.of_run(self.conn, run_id)
 
+    def coverage_steps(self, run_id: int) -> dict[int, dict[str, list[int]]]:
+        """Each step's first-reached lines per file, for the whole run in one read ({}: no coverage)."""
+        return coverage_sql.by_step(self.conn, run_id)
+
     def coverage_by_step(self, run_id: int) -> dict[int, int]:
         """How many lines each step ran first (-1: the start-up), for the steps that ran any."""
         return coverage_sql.lines_by_step(self.conn, run_id)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout
 from app.engine.play.events import StepRecorded
 from app.engine.trace.film_reader import FilmReader
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
+from app.views.run.code_view import CodeView
 from app.views.run.difference_maker import DifferenceMaker, difference_key
 from app.views.run.film_player import FilmPlayer
 from app.views.run.film_strip_view import FilmStripView
@@ -51,7 +52,7 @@ def _moment(finding: dict[str, Any]) -> float | None:
     t = film.get("t") if isinstance(film, dict) else None
     return float(t) if isinstance(t, (int, float)) else None
 
-DETAILS_TAB, FINDINGS_TAB, VERDICT_TAB = 0, 1, 2
+DETAILS_TAB, CODE_TAB, FINDINGS_TAB, VERDICT_TAB = 0, 1, 2, 3
 FRAMES_SHARE = 0.7
 """The frames' share of the height beside the details tabs, at first (the splitter keeps what the user sets)."""
 TABS_MIN_HEIGHT = 90
@@ -98,6 +99,7 @@ class RunView(QWidget):
         self.differences = DifferenceMaker(self)
         self.live = LiveView(self)
         self.details = StepDetailsView(self, frames=self.frames)
+        self.code = CodeView(self)
         self.findings = FindingsView(self)
         self.verdict = VerdictView(self)
 
@@ -115,6 +117,7 @@ class RunView(QWidget):
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.details, "Step details")
+        self.tabs.addTab(self.code, "Code")
         self.tabs.addTab(self.findings, "Findings")
         self.tabs.addTab(self.verdict, "Verdict")
         # Every pane around the frames gives way when dragged (at 150 % scaling on a 1080p screen the frames
@@ -183,6 +186,7 @@ class RunView(QWidget):
         self.model.set_findings(self._findings)
         self._update_findings_tab()
         self.verdict.set_run(store if self.run is not None else None, run_id)
+        self.code.set_run(store, self.run)
         self._set_reference_panes(self._has_reference_frames())
         self.refresh_header()
         self._load_film()
@@ -368,6 +372,7 @@ class RunView(QWidget):
             self.after.set_frame(self.frames.image(step.get("frame_after")), bbox=bbox, subtitle=changed)
         self.details.show_step(step, [f for f in self._findings if f.get("step") == step["idx"]], self._logs(step),
                                calls=self._llm_calls(step))
+        self.code.show_step(int(step["idx"]))
         self.scrub.select_span(step.get("started_at"), step.get("ended_at"))
         self.replay.sync(row)
         self.sig_step_changed.emit(row)
