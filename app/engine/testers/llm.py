@@ -49,6 +49,7 @@ from app.engine.judge.verdict import Evidence, decide, is_answer
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.targetspec import Criterion
 from app.engine.testers.base import Decision, TesterContext, Verdict
+from app.engine.testers.marks import Mark, chosen_mark, draw_marks, marks_from_inside, marks_from_x
 
 T = TypeVar("T")
 MAX_TOKENS = {"gui_analysis": 500, "strategy": 500, "action_decision": 300, "criterion_judgment": 250,
@@ -103,6 +104,8 @@ class LLMTester:
         self.shots: deque[Shot] = deque(maxlen=FRAMES_KEPT)
         self.history: list[_Entry] = []
         self.finished: Finish | None = None
+        self.use_marks = True
+        """Draw and list set-of-marks when the program's controls are known (off: the plain screenshot)."""
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> LLMTester:
@@ -149,19 +152,27 @@ class LLMTester:
             legend.append(f"{len(legend) + 1}) close-up of what the last action changed, at "
                           f"{bbox_text(crop[1], sx, sy).removeprefix('changed ')}")
         main = newest.main(self.rules, self.settings.detail)
+        marks, source = self._marks(obs.frame)
+        if marks:
+            main = ImagePart(draw_marks(main.image, marks, sx, sy), main.detail)
         parts += [f"Image {len(legend) + 1}:", main]
-        legend.append(f"{len(legend) + 1}) the newest screenshot, now, {main.size[0]}×{main.size[1]}")
+        legend.append(f"{len(legend) + 1}) the newest screenshot, now, {main.size[0]}×{main.size[1]}"
+                      + (f", with {len(marks)} numbered marks" if marks else ""))
+        marks_text = "\n\n" + self.prompts.render(
+            "marks", source=source, marks="\n".join(m.line(sx, sy) for m in marks)) if marks else ""
         text = self.prompts.render(
             "action_decision", step=step, last_step=self.ctx.max_steps - 1, strategy=self.strategy,
-            history=self._history_text(sx, sy), images="; ".join(legend) + ".",
+            history=self._history_text(sx, sy), images="; ".join(legend) + ".", marks=marks_text,
             width=main.size[0], height=main.size[1])
         totals = [0, 0]
         try:
-            action, thought = self._ask_parsed("action_decision", step, [text, *parts],
-                                               self._parse_action, totals)
+            action, thought, mark = self._ask_parsed("action_decision", step, [text, *parts],
+                                                     lambda reply: self._parse_decision(reply, marks), totals)
         except _Malformed as bad:
             self._give_up(step, bad)
-        window_action = to_window(action, sx, sy)
+        window_action = mark.click() if mark is not None else to_window(action, sx, sy)
+        if mark is not None:
+            thought = f"{thought} [click_mark({mark.number}): {mark.line(1.0, 1.0)}]".strip()
         if isinstance(window_action, Finish):
             self.finished = window_action
         return Decision(window_action, thought or action_to_call(action), totals[0], totals[1])
@@ -250,6 +261,32 @@ class LLMTester:
         if totals is not None:
             totals[0] += tin
             totals[1] += tout
+
+    def _parse_decision(self, text: str, marks: list[Mark]) -> tuple[Action, str, Mark | None]:
+        """The reply's action, thought and the mark it clicks (None: an action of the grammar)."""
+        obj = find_json_object(text)
+        mark = chosen_mark(text, obj, marks) if marks else None
+        if mark is None:
+            action, thought = self._parse_action(text)
+            return action, thought, None
+        thought = " ".join(str(obj.get(k)) for k in ("thought", "rationale", "reasoning") if obj.get(k)) \
+            if obj is not None else ""
+        return mark.click(), thought.strip()[:1000], mark
+
+    def _marks(self, frame: Frame) -> tuple[list[Mark], str]:
+        """The controls to mark on this frame and where they were read: from inside the program when it
+        answers, else the X window tree; none for a program drawn into one window."""
+        if not self.use_marks or self.ctx is None:
+            return [], ""
+        size = (frame.width, frame.height)
+        inside = getattr(getattr(self.ctx.player, "target", None), "inside", None)
+        if inside is not None and getattr(inside, "available", False):
+            found = inside.widgets()
+            if found:
+                return marks_from_inside(found, size), "from inside the program"
+        if self.ctx.widgets is not None:
+            return marks_from_x(self.ctx.widgets(), size), "from its X windows"
+        return [], ""
 
     def _parse_action(self, text: str) -> tuple[Action, str]:
         obj = find_json_object(text)
