@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import re
+import subprocess
+import sys
 from types import SimpleNamespace
 
 from app.engine.llm.client import LLMClient
@@ -16,7 +21,8 @@ from app.engine.testers import base as tester_base
 from app.engine.testers.llm import LLMTester
 from app.engine.testers.marks import MARK_COLOR
 from app.engine.trace.store import TrajectoryStore
-from llm_servers import OpenAIServer, playbook, settings_for, synthetic_frame
+from conftest import ROOT, TARGETS, needs_xvfb
+from llm_servers import TEST_KEY, OpenAIServer, Reply, playbook, settings_for, synthetic_frame
 
 SIZE = (480, 560)  # the OpenAI picture is 438×512: marks are drawn and listed in picture pixels
 WIDGETS = [
@@ -100,3 +106,47 @@ def test_without_known_controls_the_screenshot_and_prompt_are_unmarked(db_path):
     picture = requests[0].images()[-1].convert("RGB")
     assert MARK_COLOR not in {picture.getpixel((x, y)) for x in range(0, 438, 7) for y in range(0, 512, 7)}
     assert decisions[0].action == Press("up")
+
+
+@needs_xvfb
+def test_a_real_tk_program_gets_marks_from_inside_and_click_mark_presses_its_button(tmp_path):
+    """inside_tk's 'Press' button is placed at (20, 30)-(120, 70): the mark the model picks clicks (70, 50)."""
+    base = playbook(['{"thought": "done", "action": "finish", "verdict": "pass", "reason": "it reacts"}'])
+    seen: list[str] = []
+
+    def respond(rec):
+        prompt = rec.prompt()
+        if "Action decision" in prompt and not seen:
+            seen.append(prompt)
+            number = re.search(r"\[(\d+)\] button 'Press' at", prompt).group(1)
+            return Reply(json.dumps({"thought": "press it", "action": "click_mark", "mark": int(number)}))
+        return base(rec)
+
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    env.update(OPENAI_API_KEY=TEST_KEY, PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring")
+    db = tmp_path / "runs.db"
+    with OpenAIServer() as server:
+        server.responder = respond
+        out = subprocess.run([sys.executable, "-m", "app", "test", str(TARGETS / "inside_tk"), "--tester", "llm",
+                              "--provider", "openai", "--model", "gpt-test", "--base-url", server.base_url,
+                              "--max-steps", "3", "--json", "--db", str(db)],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+        decisions = [r for r in server.requests if "Action decision" in r.prompt()]
+    assert out.returncode == 0, out.stderr
+    assert "from inside the program" in seen[0] and "[" in seen[0] and "button 'Later' at" in seen[0]
+    box = re.search(r"button 'Press' at \((\d+),(\d+),(\d+),(\d+)\)", seen[0]).groups()
+    x0, y0, x1, y1 = map(int, box)
+    picture = decisions[0].images()[-1].convert("RGB")
+    assert picture.getpixel((x0, (y0 + y1) // 2)) == MARK_COLOR
+    store = TrajectoryStore(db, readonly=True)
+    run_id = json.loads(out.stdout.strip().splitlines()[-1])["run_id"]
+    step = store.steps(run_id)[0]
+    before, after = (store.frame(step[k]).image() for k in ("frame_before", "frame_after"))
+    store.close()
+    assert picture.size == before.size  # a small window is sent unscaled: picture pixels are window pixels
+    assert step["action"] == {"action": "click", "x": (x0 + x1) // 2, "y": (y0 + y1) // 2}
+    assert "click_mark" in step["rationale"] and x1 - x0 == 100  # the button's own box, the menu bar above it
+    # the label under the buttons went from "ready" to "clicked 1": text now where there was background
+    menu_bar = y0 - 30
+    tail = (62, 140 + menu_bar, 100, 160 + menu_bar)
+    assert len(before.crop(tail).getcolors(4096)) == 1 and len(after.crop(tail).getcolors(4096)) > 1
