@@ -25,6 +25,7 @@ import email.utils
 import re
 import threading
 import time
+import warnings
 from typing import Any, Callable, Protocol
 
 from app.engine.llm.config import LLMSettings, public_url, scrub
@@ -325,6 +326,8 @@ def _tokens(*values: object) -> tuple[int, ...] | None:
 def _dump(resp: Any) -> dict[str, Any]:
     dump = getattr(resp, "model_dump", None)
     try:
-        return dict(dump(exclude_none=True)) if callable(dump) else {}
+        with warnings.catch_warnings():  # a server's odd field types (1e300 tokens) are its own business
+            warnings.simplefilter("ignore")
+            return dict(dump(exclude_none=True)) if callable(dump) else {}
     except Exception:  # a partial or odd response object: the text and usage were read already
         return {}
