@@ -13,6 +13,8 @@ import ast
 import os
 from pathlib import Path
 
+from app import pysyntax
+
 STATE_SUFFIXES = (".json", ".pkl", ".pickle", ".sav", ".save", ".dat", ".db", ".sqlite", ".sqlite3", ".shelve",
                   ".score", ".scores", ".hs")
 """Suffixes of files that hold a program's state rather than its code or assets."""
@@ -44,7 +46,7 @@ def _named_in_code(files: list[Path]) -> set[str]:
         if path.suffix != ".py":
             continue
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+            tree = pysyntax.parse(path.read_text(encoding="utf-8", errors="replace"))
         except (SyntaxError, ValueError, OSError, RecursionError):
             continue
         for node in ast.walk(tree):
