@@ -18,11 +18,12 @@ APP = Path(__file__).resolve().parents[1] / "app"
 ENGINE_ALLOWED: dict[str, set[str]] = {
     "app.engine.play": {"app.engine.errors", "app.pysyntax"},
     "app.engine.judge": {"app.engine.errors", "app.engine.play"},
-    "app.engine.trace": {"app.engine.errors", "app.engine.play.actions", "app.engine.play.events", "app", "app.paths"},
+    "app.engine.trace": {"app.engine.errors", "app.engine.play.actions", "app.engine.play.events", "app", "app.paths",
+                         "app.pysyntax"},
     "app.engine.study": {"app.engine.errors", "app.engine.trace", "app.engine.play.actions"},
     "app.engine.llm": {"app.engine.errors", "app.engine.play", "app.engine.trace", "app.paths"},
     "app.engine.testers": {"app.engine.errors", "app.engine.play", "app.engine.judge", "app.engine.trace",
-                           "app.engine.llm", "app.paths"},
+                           "app.engine.llm", "app.paths", "app.pysyntax"},
 }
 VIEWS_FORBIDDEN: dict[str, set[str]] = {
     "app.views.widgets": {"app.views.shell", "app.views.browser", "app.views.run", "app.views.live",
