@@ -92,6 +92,9 @@ class Explorer(OfflineExplorer):
         self._found = 0
         self._pending_step: Step | None = None
         self._here: str | None = None
+        self.quitting: set[Action] = set()
+        """Keys read from the code (or menu shortcuts) that end the program: pressed once, then no more."""
+        self.quit_used: set[Action] = set()
 
     # -- the program ---------------------------------------------------------------
     def _player(self) -> Any:
@@ -112,12 +115,15 @@ class Explorer(OfflineExplorer):
         super().begin(ctx, first)
         self.began = time.monotonic()
         self.reads = inputs_from_folder(ctx.spec.folder)
+        hinted = set(self.keys)
         for key in self.reads.keys[:MAX_READ_KEYS]:
             if key in self.reads.quits and not ctx.spec.exit_ok:
                 continue
             action = hinted_action(key)
             if action not in self.keys:
                 self.keys.append(action)
+            if key in self.reads.quits and action not in hinted:
+                self.quitting.add(action)
         if self.burst is None and ctx.spec.kind == "game":
             lead = next((k for k in self.keys if isinstance(k, Press)), None)
             self.burst = Tap(lead.key, BURST_TAPS) if lead is not None else None
@@ -193,8 +199,10 @@ class Explorer(OfflineExplorer):
             if any(word in name for word in QUIT_WORDS) and not self.ctx.spec.exit_ok:
                 continue
             action = shortcut_action(w.shortcut)
-            if action is not None and action not in self.keys:
+            if action is not None and action not in self.keys and action not in self.quit_used:
                 self.keys.append(action)
+                if any(word in name for word in QUIT_WORDS):
+                    self.quitting.add(action)
 
     @staticmethod
     def _kind(action: Action, view: _View) -> str:
@@ -290,6 +298,13 @@ class Explorer(OfflineExplorer):
     # -- what happened -------------------------------------------------------------------
     def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None:
         super().observe(step, before, decision, after, outcome)
+        if decision.action in self.quitting:
+            # Ending is declared fine, and once shows it works; pressed on every new screen it would end
+            # episode after episode on the same picture, which reads as input that changes nothing.
+            self.quitting.discard(decision.action)
+            self.quit_used.add(decision.action)
+            if decision.action in self.keys:
+                self.keys.remove(decision.action)
         if self._pending_step is not None:
             self.prefix.append(self._pending_step)
             self._pending_step = None
