@@ -22,8 +22,8 @@ HEAD_BYTES = 512 * KB
 """The first this many bytes of a program's output are kept whole."""
 TAIL_BYTES = 512 * KB
 """After the head, only the last this many bytes are kept."""
-MAX_LINE_BYTES = 16 * KB
-"""A longer line is read (and kept) in pieces of this size."""
+MAX_LINE_BYTES = 256 * KB
+"""A longer line is read in pieces of this size (the store keeps the head of each and says it cut it)."""
 NOTE_STREAM = "stderr"
 
 
