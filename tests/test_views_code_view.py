@@ -72,6 +72,11 @@ def test_code_tab_shows_the_steps_lines_in_highlighted_source(qtbot, qtmodeltest
     assert MARK_STYLE[NEW][0] not in code.source.toHtml()
     qtmodeltester.check(code.model)
 
+    store.add_coverage(run, 2, {"main.py": total[10:12]})  # the run recorded more (a live run): re-read
+    view.reload_run()
+    assert code.current_file == "main.py" and code.model.index(0, 2).data() == "+2"
+    assert code.source.toPlainText().count(MARK_STYLE[NEW][1]) == 2
+
 
 def test_a_changed_folder_shows_line_numbers_and_says_why(qtbot, covered_run):
     store, run, folder, total = covered_run

@@ -278,6 +278,9 @@ class LLMTester:
         answers, else the X window tree; none for a program drawn into one window."""
         if not self.use_marks or self.ctx is None:
             return [], ""
+        windows = self.ctx.windows
+        if windows is not None and any(t.kind != "main" for t in windows.toplevels()):
+            return [], ""  # a dialog is open: boxes read from the program would not match the screenshot
         size = (frame.width, frame.height)
         inside = getattr(getattr(self.ctx.player, "target", None), "inside", None)
         if inside is not None and getattr(inside, "available", False):

@@ -101,22 +101,30 @@ class CodeView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(split)
-        self._where = RunSource(None, NO_COVERAGE)
+        self._run: dict[str, Any] | None = None
+        self._where: RunSource | None = None
+        """Where the run's source is read from; found on the first render (hashing the folder takes time)."""
         self._step = START_STEP
         self._dirty = True
         self.files.selectionModel().currentRowChanged.connect(self._on_files_current_changed)
         self.set_run(None, None)
 
     def set_run(self, store: Any, run: dict[str, Any] | None) -> None:
-        """Read the run's coverage once (``run`` None: nothing); the source is looked for in its target folder."""
+        """Read the run's coverage (``run`` None: nothing); again for the same run, e.g. a live run that has
+        recorded more, keeps the file on show."""
+        same = run is not None and self._run is not None and run["id"] == self._run["id"]
+        shown = self.current_file if same else None
+        if not same:
+            self._where = None
+        self._run = run
         files = store.run_coverage(run["id"]) if store is not None and run is not None else []
         steps = store.coverage_steps(run["id"]) if files else {}
         self.model.set_coverage(files, steps)
-        self._where = run_source(run.get("target_path"), run.get("target_rev"), run.get("bug")) \
-            if run is not None and files else RunSource(None, NO_COVERAGE)
+        self.model.set_step(self._step)
         if files:
+            row = next((i for i, f in enumerate(files) if f.file == shown), 0)
             self.files.selectionModel().setCurrentIndex(
-                self.model.index(0, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+                self.model.index(row, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
                 | QItemSelectionModel.SelectionFlag.Rows)
         self._render_later()
 
@@ -144,10 +152,13 @@ class CodeView(QWidget):
     def _render(self) -> None:
         self._dirty = False
         cover = self.model.coverage_at(self.files.selectionModel().currentIndex().row())
-        if cover is None:
-            self.note.setText(html.escape(self._where.why or NO_COVERAGE))
+        if cover is None or self._run is None:
+            self.note.setText(NO_COVERAGE)
             self.source.clear()
             return
+        if self._where is None:
+            run = self._run
+            self._where = run_source(run.get("target_path"), run.get("target_rev"), run.get("bug"))
         marks = line_marks(self.model.steps, cover.total, cover.file, self._step)
         text = self._where.text(cover.file)
         why = self._where.why if self._where.folder is None else \

@@ -222,6 +222,7 @@ class RunView(QWidget):
         self.model.set_findings(self._findings)
         self._update_findings_tab()
         self.verdict.refresh()
+        self.code.set_run(self.store, self.run)
         self.refresh_header()
 
     def on_run_changed(self) -> None:
