@@ -203,3 +203,13 @@ def test_a_large_sparse_file_is_refused_before_any_copy(tmp_path, monkeypatch):
     with pytest.raises(TargetError, match=f"holds more than {sandbox.MAX_FOLDER_MB} MB"):
         resolve_target(str(folder))
     assert made == [], "refused before the scratch copy"
+
+
+def test_a_program_stopped_at_a_bound_is_uncertain_not_passed():
+    from app.engine.judge.oracles import Finding
+    from app.engine.judge.verdict import Evidence, decide
+
+    sentence = file_size_limit(-25, [])
+    assert sentence is not None
+    verdict = decide(Evidence([Finding("limit", sentence, 3, {"code": -25}, fatal=True)], 3, judges_criteria=False))
+    assert verdict.verdict == "uncertain" and verdict.reason.startswith("limit at step 3: the program was stopped")

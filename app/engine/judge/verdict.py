@@ -9,7 +9,10 @@ never do verdict arithmetic themselves (STYLE rule 13).  The rule, in order:
 2. so does any criterion judged ``fail``;
 3. so does an overall judgment of ``fail`` (the model saw a defect that no
    criterion names);
-4. a tester whose own overall judgment is ``uncertain`` gets **uncertain**:
+4. a program the engine's own bound stopped (a ``limit`` finding: the
+   sandbox's file-size limit) gets **uncertain**: the run says nothing
+   about what came after; and a tester whose overall judgment is
+   ``uncertain`` gets **uncertain** too:
    its criteria may have passed, but it said it could not tell;
 5. a tester that **judges criteria** passes only on evidence: at least one
    criterion judged ``pass`` — or, for a target with no criteria at all, an
@@ -42,6 +45,8 @@ VERDICTS = (PASS, FAIL, UNCERTAIN, ERROR)
 ANSWERS = (PASS, FAIL)
 """The verdicts that answer "does the program work?"; anything else is no answer."""
 NOTE_CHARS = 300
+LIMIT = "limit"
+"""The finding of a program stopped by the engine's own bound (it is not the program's defect)."""
 """A criterion's note is cut to this length inside a verdict reason."""
 
 
@@ -93,6 +98,10 @@ def decide(ev: Evidence) -> Verdict:
                        + _unsure_tail(unsure), criteria)
     if overall is not None and overall[0] == FAIL:
         return Verdict(FAIL, overall[1] + _unsure_tail(unsure), criteria)
+    bound = next((f for f in ev.findings if f.kind == LIMIT), None)
+    if bound is not None:
+        where = f" at step {bound.step}" if bound.step is not None else " at start"
+        return Verdict(UNCERTAIN, f"limit{where}: {bound.message}" + _unsure_tail(unsure), criteria)
     if ev.overall is not None and ev.overall[0] == UNCERTAIN:
         got = f"; criteria passed: {', '.join(passed)}" if passed else ""
         return Verdict(UNCERTAIN, f"the tester's overall judgment is uncertain: {_note(ev.overall[1])}{got}"
