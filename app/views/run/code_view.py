@@ -118,7 +118,7 @@ class CodeView(QWidget):
             self._where = None
         self._run = run
         files = store.run_coverage(run["id"]) if store is not None and run is not None else []
-        steps = store.coverage_steps(run["id"]) if files else {}
+        steps = store.coverage_steps(run["id"]) if files and run is not None else {}
         self.model.set_coverage(files, steps)
         self.model.set_step(self._step)
         if files:
@@ -161,8 +161,9 @@ class CodeView(QWidget):
             self._where = run_source(run.get("target_path"), run.get("target_rev"), run.get("bug"))
         marks = line_marks(self.model.steps, cover.total, cover.file, self._step)
         text = self._where.text(cover.file)
-        why = self._where.why if self._where.folder is None else \
-            "" if text is not None else f"{cover.file} cannot be read from the target folder; only line numbers are shown."
+        why = self._where.why
+        if self._where.folder is not None and text is None:
+            why = f"{cover.file} cannot be read from the target folder; only line numbers are shown."
         lines = highlighted_lines(text, cover.file) if text is not None else None
         new = sum(1 for m in marks.values() if m == NEW)
         head = f"<b>{html.escape(cover.file)}</b>: {len(cover.hit)} of {len(cover.total)} lines reached by the run, " \
