@@ -223,7 +223,7 @@ def bench_output(tmp: Path, row: Row) -> None:
 
     folder = tmp / "loud"
     folder.mkdir()
-    (folder / "playcoder.toml").write_text('name = "loud"\ncommand = ["python", "main.py"]\n')
+    (folder / "playcoder.toml").write_text('name = "loud"\ncommand = ["python", "main.py"]\nstartup_timeout = 240\n')
     (folder / "main.py").write_text("import sys\nblock = ('x' * 999 + '\\n') * 1024\nfor _ in range(1024):\n"
                                     "    sys.stdout.write(block)\nsys.stdout.flush()\n" + WINDOW)
     db = tmp / "loud.db"
@@ -233,7 +233,8 @@ def bench_output(tmp: Path, row: Row) -> None:
     stored = sqlite3.connect(db).execute("SELECT count(*), coalesce(sum(length(text)), 0) FROM target_logs").fetchone()
     row("1 GB printed on stdout by a played target", f"database {size / 2**20:.1f} MB ({stored[0]} lines, "
         f"{stored[1] / 2**20:.1f} MB of text kept); engine peak RSS {m.max_rss_bytes / 2**20:.0f} MB; exit "
-        f"{m.returncode} in {m.seconds:.0f} s", "≤ 1 MB of log kept, RSS bounded")
+        f"{m.returncode} in {m.seconds:.0f} s{'' if m.returncode == 0 else ': ' + m.stderr.strip()[-120:]}",
+        "≤ 1 MB of log kept, RSS bounded")
 
 
 def bench_model(tmp: Path, row: Row) -> None:
