@@ -17,7 +17,7 @@ from app.paths import RESOURCES
 
 PROMPTS_DIR = RESOURCES / "prompts"
 TEMPLATES = ("system", "gui_analysis", "strategy_game", "strategy_app", "action_decision", "reask",
-             "criterion_judgment", "verdict", "marks")
+             "criterion_judgment", "verdict", "marks", "returns")
 
 
 class Prompts:

@@ -35,7 +35,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn, TypeVar
 
-from app.engine.play.actions import VERDICTS, Action, ActionParser, Finish, action_to_call, find_json_object
+from app.engine.play.actions import VERDICTS, Action, ActionParser, Finish, Wait, action_to_call, find_json_object
 from app.engine.play.control import RunControl
 from app.engine.errors import RunStopped
 from app.engine.llm.client import LLMClient, LLMError
@@ -49,7 +49,8 @@ from app.engine.judge.verdict import Evidence, decide, is_answer
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.targetspec import Criterion
 from app.engine.testers.base import Decision, TesterContext, Verdict
-from app.engine.testers.marks import Mark, chosen_mark, draw_marks, marks_from_inside, marks_from_x
+from app.engine.testers.llm_returns import LLMReturns, chosen_return, on_gate
+from app.engine.testers.marks import Mark, chosen_mark, controls_marked, draw_marks
 
 T = TypeVar("T")
 MAX_TOKENS = {"gui_analysis": 500, "strategy": 500, "action_decision": 300, "criterion_judgment": 250,
@@ -106,6 +107,9 @@ class LLMTester:
         self.finished: Finish | None = None
         self.use_marks = True
         """Draw and list set-of-marks when the program's controls are known (off: the plain screenshot)."""
+        self.returns = LLMReturns()
+        """Screens reached, each with the inputs that reach it from the start: ``return_to(N)`` goes back."""
+        self._frames_sent = 0
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> LLMTester:
@@ -139,6 +143,12 @@ class LLMTester:
         assert self.ctx is not None, "begin() first"
         self.shots.append(Shot(obs.frame, step))
         self.last_frame = obs.frame
+        self._frames_sent = self._frames()
+        self.returns.see(step, obs.frame, self._program())
+        replay = self.returns.replay(obs.frame, on_gate(self.ctx.player))
+        if replay is not None:  # returning to a screen: its inputs, one a step, no model call
+            self._frames_sent = self._frames()
+            return Decision(replay[0], replay[1], 0, 0)
         newest = self.shots[-1]
         sx, sy = newest.scale(self.rules, self.settings.detail)
         parts: list[str | ImagePart] = []
@@ -152,7 +162,7 @@ class LLMTester:
             legend.append(f"{len(legend) + 1}) close-up of what the last action changed, at "
                           f"{bbox_text(crop[1], sx, sy).removeprefix('changed ')}")
         main = newest.main(self.rules, self.settings.detail)
-        marks, source = self._marks(obs.frame)
+        marks, source = controls_marked(self.ctx, obs.frame) if self.use_marks else ([], "")
         if marks:
             main = ImagePart(draw_marks(main.image, marks, sx, sy), main.detail)
         parts += [f"Image {len(legend) + 1}:", main]
@@ -160,10 +170,14 @@ class LLMTester:
                       + (f", with {len(marks)} numbered marks" if marks else ""))
         marks_text = "\n\n" + self.prompts.render(
             "marks", source=source, marks="\n".join(m.line(sx, sy) for m in marks)) if marks else ""
+        screens = self.returns.listing(obs.frame)
+        returns_text = "\n\n" + self.prompts.render("returns", screens=screens, news=self.returns.news) \
+            if screens else ""
+        self.returns.news = ""
         text = self.prompts.render(
             "action_decision", step=step, last_step=self.ctx.max_steps - 1, strategy=self.strategy,
             history=self._history_text(sx, sy), images="; ".join(legend) + ".", marks=marks_text,
-            width=main.size[0], height=main.size[1])
+            returns=returns_text, width=main.size[0], height=main.size[1])
         totals = [0, 0]
         try:
             action, thought, mark = self._ask_parsed("action_decision", step, [text, *parts],
@@ -179,6 +193,9 @@ class LLMTester:
 
     def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None:
         self.last_frame = after.frame
+        if not isinstance(decision.action, Finish):
+            human = decision.rationale == "human take-over"
+            self.returns.sent(self._frames() if human else self._frames_sent, decision.action)
         self.history.append(_Entry(step, decision.action, outcome, after.changed_bbox, decision.rationale,
                                    decision.rationale == "human take-over"))
 
@@ -265,6 +282,11 @@ class LLMTester:
     def _parse_decision(self, text: str, marks: list[Mark]) -> tuple[Action, str, Mark | None]:
         """The reply's action, thought and the mark it clicks (None: an action of the grammar)."""
         obj = find_json_object(text)
+        screen = chosen_return(text, obj)
+        if screen is not None:
+            self.returns.ask(screen)
+            said = " ".join(str(obj.get(k)) for k in ("thought", "rationale") if obj.get(k)) if obj else ""
+            return Wait(0.0), f"{said} [return_to({screen}): the program restarts and replays its inputs]".strip(), None
         mark = chosen_mark(text, obj, marks) if marks else None
         if mark is None:
             action, thought = self._parse_action(text)
@@ -273,23 +295,21 @@ class LLMTester:
             if obj is not None else ""
         return mark.click(), thought.strip()[:1000], mark
 
-    def _marks(self, frame: Frame) -> tuple[list[Mark], str]:
-        """The controls to mark on this frame and where they were read: from inside the program when it
-        answers, else the X window tree; none for a program drawn into one window."""
-        if not self.use_marks or self.ctx is None:
-            return [], ""
-        windows = self.ctx.windows
-        if windows is not None and any(t.kind != "main" for t in windows.toplevels()):
-            return [], ""  # a dialog is open: boxes read from the program would not match the screenshot
-        size = (frame.width, frame.height)
-        inside = getattr(getattr(self.ctx.player, "target", None), "inside", None)
-        if inside is not None and getattr(inside, "available", False):
-            found = inside.widgets()
-            if found:
-                return marks_from_inside(found, size), "from inside the program"
-        if self.ctx.widgets is not None:
-            return marks_from_x(self.ctx.widgets(), size), "from its X windows"
-        return [], ""
+    # -- returns (app.engine.testers.llm_returns) ------------------------------------
+    def wants_restart(self) -> bool:
+        """Asked by the session before each decision: restart the program for a return the model asked for."""
+        return self.returns.wants_restart()
+
+    def restarted(self, obs: Observation) -> None:
+        """The session restarted the program: the return's inputs replay from here."""
+        self.returns.restarted(self._program())
+
+    def _program(self) -> Any:
+        return getattr(self.ctx.player, "target", None) if self.ctx is not None else None
+
+    def _frames(self) -> int:
+        gated = on_gate(self.ctx.player) if self.ctx is not None else None
+        return gated.frames if gated is not None else 0
 
     def _parse_action(self, text: str) -> tuple[Action, str]:
         obj = find_json_object(text)

@@ -21,7 +21,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from app.engine.play.actions import Click
 from app.engine.play.inside import InsideWidget
+from app.engine.play.observer import Frame
 from app.engine.play.xwidgets import Widget
+from app.engine.testers.base import TesterContext
 
 MAX_MARKS = 40
 """At most this many marks (the biggest controls first): more crowd the picture and the prompt."""
@@ -99,6 +101,23 @@ def marks_from_x(widgets: list[Widget], size: tuple[int, int]) -> list[Mark]:
         if box is not None:
             found.append(((w.cls or "control").lower(), "", box, True))
     return _numbered(found)
+
+
+def controls_marked(ctx: TesterContext, frame: Frame) -> tuple[list[Mark], str]:
+    """The controls to mark on ``frame`` and where they were read: from inside the program when it answers,
+    else the X window tree; none for a program drawn into one window, or while a dialog is open (boxes read
+    from the program would not match the screenshot of its main window)."""
+    if ctx.windows is not None and any(t.kind != "main" for t in ctx.windows.toplevels()):
+        return [], ""
+    size = (frame.width, frame.height)
+    inside = getattr(getattr(ctx.player, "target", None), "inside", None)
+    if inside is not None and getattr(inside, "available", False):
+        found = inside.widgets()
+        if found:
+            return marks_from_inside(found, size), "from inside the program"
+    if ctx.widgets is not None:
+        return marks_from_x(ctx.widgets(), size), "from its X windows"
+    return [], ""
 
 
 def draw_marks(picture: Image.Image, marks: list[Mark], sx: float, sy: float) -> Image.Image:
