@@ -8,7 +8,10 @@ Phases, each one recorded call (or a few) in ``llm_calls``:
 3. ``action_decision`` per step — the last three frames (older ones as small
    thumbnails), a close-up of the region the last action changed, the action
    history and the plan; the model answers with one action, read by the strict
-   :class:`~app.engine.play.actions.ActionParser`;
+   :class:`~app.engine.play.actions.ActionParser`.  When the program's controls
+   are known the screenshot carries numbered marks and the model may answer
+   ``click_mark(N)`` (:mod:`app.engine.testers.marks`); it may also answer
+   ``return_to(N)``, a screen it reached before (:mod:`app.engine.testers.llm_returns`);
 4. ``criterion_judgment`` per rubric criterion, then ``verdict`` — when the
    model finishes or the step budget ends.
 
