@@ -130,10 +130,15 @@ def _step(player: Player, before: Observation, button: int, sleeps: list[float])
     """Click a button and settle as the session does a still window's step."""
     assert player.executor is not None and player.observer is not None
     timing = player.spec.timing
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        time.sleep(seconds)
+
     player.executor.execute(Click(*BUTTONS[button]))
     return player.observer.settle(before.frame, cap_s=timing.settle_cap_ms / 1000, quiet_s=timing.quiet_ms / 1000,
                                   react_s=timing.react_ms / 1000, moving_s=timing.animated_cap_ms / 1000,
-                                  sleep=lambda s: (sleeps.append(s), time.sleep(s))[1])
+                                  sleep=sleep)
 
 
 def test_each_reaction_is_recorded_in_the_step_that_caused_it() -> None:
@@ -188,7 +193,7 @@ def test_a_program_that_cannot_be_asked_is_settled_from_pixels() -> None:
 def test_the_run_says_how_it_settled(tmp_path: Path, target: Path, settle: str) -> None:
     store = TrajectoryStore(tmp_path / "runs.db")
     result = Session(RunConfig(target=str(target), max_steps=2, film_fps=0), store).run()
-    assert result.status == "completed", result.error
+    assert result.status == "completed" and result.run_id is not None, result.error
     assert json.loads(store.run(result.run_id)["config"])["settle"] == settle
     store.close()
 

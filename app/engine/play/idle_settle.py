@@ -27,12 +27,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import Any, Callable, Generic, Protocol, TypeVar
 
 from app.engine.play.inside import IdleReport
-
-if TYPE_CHECKING:
-    from app.engine.play.observer import Frame
 
 IDLE_HORIZON_MS = 1000.0
 """A one-shot timer due within this long after the program went idle is waited for (a delayed reaction);
@@ -53,6 +50,15 @@ LOOP_TOOLKITS = ("tk", "qt")
 """Toolkits whose event loop the probe sees; pygame's frames are the frame gate's business."""
 
 
+class Picture(Protocol):
+    """A capture (:class:`~app.engine.play.observer.Frame`): all settling needs is to compare two."""
+
+    def same_as(self, other: Any) -> bool: ...
+
+
+P = TypeVar("P", bound=Picture)
+
+
 class IdleProbe(Protocol):
     """What settling needs of :class:`~app.engine.play.inside.Inside`."""
 
@@ -69,10 +75,10 @@ def sees_loop(probe: IdleProbe | None) -> bool:
 
 
 @dataclass(frozen=True)
-class IdleOutcome:
+class IdleOutcome(Generic[P]):
     """What settling from inside saw.  ``answered`` False: the probe could not answer, use pixels."""
 
-    frame: Frame | None
+    frame: P | None
     settled: bool
     samples: int
     answered: bool
@@ -82,16 +88,16 @@ class IdleOutcome:
     """One-shot timers waited for."""
 
 
-def settle_on_idle(capture: Callable[[], Frame], probe: IdleProbe, *, cap_s: float,
+def settle_on_idle(capture: Callable[[], P], probe: IdleProbe, *, cap_s: float,
                    moving_s: float | None = None, horizon_ms: float = IDLE_HORIZON_MS,
-                   sleep: Callable[[float], None] = time.sleep) -> IdleOutcome:
+                   sleep: Callable[[float], None] = time.sleep) -> IdleOutcome[P]:
     """Wait for the program's loop to be idle (and its due one-shot timers fired), then confirm the picture.
 
     The caller has sent its input and synced the X connection, so the input is queued to the program
     before the first question reaches it."""
     start = time.monotonic()
     deadline = start + cap_s
-    frame: Frame | None = None
+    frame: P | None = None
     changing_since: float | None = None
     samples = timers = 0
     answered = busy = False
