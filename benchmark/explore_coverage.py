@@ -11,7 +11,8 @@ prints the lines of the program's own .py files executed (measured inside the
 program by the run's own coverage, :mod:`app.engine.run_coverage`, over every
 start of the program in the run: the same tracer for both explorers), the steps played and, for the games, whether the line that scores ran
 (food eaten, a pipe passed, a brick broken).  The two explorers are measured
-with the same tracer.
+with the same tracer.  ``--no-hints`` plays copies whose playcoder.toml has no
+``keys``: a program nobody described, as an outside user's is.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -51,6 +53,17 @@ def score_line(folder: Path, game: str) -> tuple[str, int] | None:
     return None
 
 
+def without_hints(program: str, into: Path) -> str:
+    """A copy of the program folder whose playcoder.toml has no ``keys`` (a program nobody described)."""
+    folder = Path(program) if Path(program).is_dir() else ROOT / "benchmark" / "apps" / program
+    copy = into / folder.name
+    if not copy.exists():
+        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("bugs", "__pycache__"))
+        toml = copy / "playcoder.toml"
+        toml.write_text(re.sub(r"^keys\s*=\s*\[[^\]]*\]\s*$", "", toml.read_text(), flags=re.M))
+    return str(copy)
+
+
 def measure(program: str, explorer: str, duration: float, seed: int, db: Path) -> dict[str, Any]:
     store = TrajectoryStore(db)
     config = RunConfig(program, tester="offline", max_steps=100_000, seed=seed, duration_s=duration, film_fps=0,
@@ -61,7 +74,7 @@ def measure(program: str, explorer: str, duration: float, seed: int, db: Path) -
     hit = {(f.file, n) for f in files for n in f.hit}
     n_total = sum(len(f.total) for f in files)
     folder = Path(program) if Path(program).is_dir() else ROOT / "benchmark" / "apps" / program
-    scored = score_line(folder, folder.name)
+    scored = score_line(folder, folder.name)  # (a copy keeps the folder's name)
     return {"program": program, "explorer": explorer, "lines": len(hit), "total": n_total,
             "share": round(len(hit) / n_total, 3) if n_total else None, "steps": result.steps,
             "verdict": result.verdict, "episodes": result.episodes,
@@ -76,13 +89,17 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--explorer", choices=["old", "new", "both"], default="both")
     ap.add_argument("--json", action="store_true", help="one JSON line per run")
+    ap.add_argument("--no-hints", action="store_true",
+                    help="play copies whose playcoder.toml has no keys (a program nobody described)")
     args = ap.parse_args()
     explorers = ["old", "new"] if args.explorer == "both" else [args.explorer]
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for program in args.programs:
+            played = without_hints(program, Path(tmp)) if args.no_hints else program
             for explorer in explorers:
-                row = measure(program, explorer, args.duration, args.seed, Path(tmp) / "runs.db")
+                row = measure(played, explorer, args.duration, args.seed, Path(tmp) / "runs.db")
+                row["program"] = program
                 rows.append(row)
                 if args.json:
                     print(json.dumps(row), flush=True)
