@@ -119,6 +119,8 @@ class Explorer(OfflineExplorer):
         for key in self.reads.keys[:MAX_READ_KEYS]:
             if key in self.reads.quits and not ctx.spec.exit_ok:
                 continue
+            if hinted and ctx.spec.kind == "app" and (len(key) == 1 or key == "space"):
+                continue  # beside an app's hints, single characters only dilute them (typed words carry those)
             action = hinted_action(key)
             if action not in self.keys:
                 self.keys.append(action)
