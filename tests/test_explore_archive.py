@@ -35,7 +35,8 @@ def test_a_glow_is_the_same_cell_a_new_panel_is_another():
 def test_archive_keeps_the_shortest_prefix_and_prefers_cells_chosen_less():
     archive = Archive()
     long_way = ((0, Press("right")), (10, Press("right")), (20, Press("up")))
-    assert archive.visit("a", (), "pa")
+    assert archive.visit("start", (), "p0")  # the start: a restart alone, never chosen to return to
+    assert archive.visit("a", ((0, Press("space")),), "pa")
     assert archive.visit("b", long_way, "pb")
     assert not archive.visit("b", long_way[2:], "pb2")
     assert archive.cells["b"].prefix == long_way[2:] and archive.cells["b"].visits == 2
@@ -46,6 +47,7 @@ def test_archive_keeps_the_shortest_prefix_and_prefers_cells_chosen_less():
     archive.credit("b", found=3)  # exploring from b found new cells: b is chosen more from now on
     later = [archive.choose(rng) for _ in range(100)]
     assert sum(c is not None and c.key == "b" for c in later) > 55
+    assert archive.choose(rng, max_prefix=1).key == "a"  # type: ignore[union-attr]
     archive.unreliable("b")
     assert all(archive.choose(rng).key == "a" for _ in range(10))  # type: ignore[union-attr]
 

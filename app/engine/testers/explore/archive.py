@@ -107,9 +107,11 @@ class Archive:
             cell.prefix, cell.picture, cell.unreliable = prefix, picture, False
         return False
 
-    def choose(self, rng: random.Random, exclude: str | None = None) -> Cell | None:
-        """A cell to explore from, by weight (fewer choices and visits, recent finds: more likely)."""
-        pool = [c for c in self.cells.values() if not c.unreliable and c.key != exclude]
+    def choose(self, rng: random.Random, exclude: str | None = None, max_prefix: int | None = None) -> Cell | None:
+        """A cell to explore from, by weight (fewer choices and visits, recent finds: more likely);
+        ``max_prefix``: only cells whose way there is at most this long (a return replays it)."""
+        pool = [c for c in self.cells.values() if not c.unreliable and c.key != exclude and c.prefix
+                and (max_prefix is None or len(c.prefix) <= max_prefix)]
         if not pool:
             return None
         if rng.random() < EPSILON:

@@ -39,8 +39,9 @@ MAX_READ_KEYS = 16
 """Keys read from the code pressed at most (a program that reads the whole keyboard types text instead)."""
 RETURN_AFTER = 8
 """Steps without a new cell after which the explorer returns to an archived one."""
-MAX_PREFIX = 40
+MAX_PREFIX = 16
 """Cells reached by longer prefixes are not returned to (the replay would cost more than it brings)."""
+RETURN_BUDGET_SHARE = 4
 PLAN_EVERY = 8
 """A tester plan (a value in an entry, a row deleted) starts after this many of the explorer's own steps:
 plans are a few actions each, and the buttons must keep their turns (a calculator's '=' within 24 steps)."""
@@ -92,6 +93,7 @@ class Explorer(OfflineExplorer):
         self._found = 0
         self._pending_step: Step | None = None
         self._here: str | None = None
+        self.played = 0
         self.quitting: set[Action] = set()
         """Keys read from the code (or menu shortcuts) that end the program: pressed once, then no more."""
         self.quit_used: set[Action] = set()
@@ -300,6 +302,7 @@ class Explorer(OfflineExplorer):
     # -- what happened -------------------------------------------------------------------
     def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None:
         super().observe(step, before, decision, after, outcome)
+        self.played += 1
         if decision.action in self.quitting:
             # Ending is declared fine, and once shows it works; pressed on every new screen it would end
             # episode after episode on the same picture, which reads as input that changes nothing.
@@ -339,8 +342,11 @@ class Explorer(OfflineExplorer):
         assert self.ctx is not None
         if self._from_cell is not None:
             self.archive.credit(self._from_cell, self._found)
-        cell = self.archive.choose(self.ctx.rng, exclude=self._here)
-        if cell is None or not cell.prefix or len(cell.prefix) > MAX_PREFIX:
+        # A return replays its prefix as steps: at most a quarter of the steps left (a 40-step run must
+        # not spend 20 on the way back).
+        budget = min(MAX_PREFIX, (self.ctx.max_steps - self.played) // RETURN_BUDGET_SHARE)
+        cell = self.archive.choose(self.ctx.rng, exclude=self._here, max_prefix=budget)
+        if cell is None:
             self.since_new = 0
             return
         self.returner.ask(cell)
