@@ -25,13 +25,18 @@ def run_cli(*args: str, db, timeout: float = 240) -> tuple[int, dict, str]:
 
 
 APPS = [p.name for p in list_apps()]
-# Every reference of both suites must pass (no false alarm is acceptable in CI).  Each variant of the
-# suite written for the tester must show its expected finding; the recall on benchmark/wild's variants
-# (programs written the ordinary way, whose bugs the explorer may not reach in 40 steps) is an accuracy
-# figure, measured and reported by `playcoder bench detect`, not a pass/fail test.  Long-run variants
+# Every reference of both suites must pass (no false alarm is acceptable in CI).  Whether the explorer
+# reaches a benchmark variant's bug is an accuracy figure, measured and reported by `playcoder bench
+# detect`, not a pass/fail test; the oracles are checked end to end on the tests' own variants.  Long-run variants
 # (`long = true`: they show after minutes of play) are tested in tests/test_long_runs*.py.
 GENERIC_BUGS = [(p.name, b.id, b.expected_finding) for p in list_apps() if p.parent == APPS_DIR
                 for b in load_bugs(p) if b.expected_finding and not b.long]
+"""The suite's generic variants: an accuracy figure (`playcoder bench detect`), never pinned here."""
+TEST_TARGET = ROOT / "tests" / "targets" / "calc_tk"
+TEST_BUGS = [(b.id, b.expected_finding) for b in load_bugs(TEST_TARGET)]
+"""Bug variants written for the tests (tests/targets/calc_tk/bugs): the oracles' end-to-end check.
+CI must not pin the benchmark's bugs as regression targets (issue 25): what the explorer reaches in
+the benchmark is measured by a command, not asserted."""
 
 
 def test_sample_suite_covers_the_required_bug_kinds():
@@ -55,9 +60,9 @@ def test_reference_passes(app, seed, db_path):
     assert store.run(summary["run_id"])["status"] == "completed"
 
 
-@pytest.mark.parametrize("app, bug, kind", GENERIC_BUGS, ids=[f"{a}@{b}" for a, b, _ in GENERIC_BUGS])
-def test_bug_variant_fails_with_the_expected_finding(app, bug, kind, db_path):
-    code, summary, err = run_cli(f"{app}@{bug}", "--max-steps", "40", db=db_path)
+@pytest.mark.parametrize("bug, kind", TEST_BUGS, ids=[b for b, _ in TEST_BUGS])
+def test_bug_variant_fails_with_the_expected_finding(bug, kind, db_path):
+    code, summary, err = run_cli(f"{TEST_TARGET}@{bug}", "--max-steps", "40", db=db_path)
     assert code == 0, err
     assert summary["verdict"] == "fail", summary
     assert summary["findings"][0]["kind"] == kind, summary
