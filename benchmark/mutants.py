@@ -52,6 +52,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from app import pysyntax
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "benchmark" / "corpus"
 MANIFEST = CORPUS / "mutants.json"
@@ -190,7 +192,7 @@ def mutants_of(folder: Path, per_program: int, seed: int) -> list[Mutant]:
     path, _ = module_file(module)
     source = path.read_text(encoding="utf-8")
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
-    tree = ast.parse(source)
+    tree = pysyntax.parse(source)
     found: list[Mutant] = []
     for operator, node, new, statement in _points(tree):
         ast.fix_missing_locations(new)
@@ -217,7 +219,7 @@ def mutants_of(folder: Path, per_program: int, seed: int) -> list[Mutant]:
             break
         m = Mutant(**{**asdict(m), "id": f"{folder.name}~{m.operator}@{m.line}:{m.col}"})
         try:
-            compile(mutated_source(source, m), str(path), "exec")
+            pysyntax.compile_tree(pysyntax.parse(mutated_source(source, m), str(path)), str(path))
         except (SyntaxError, ValueError):
             continue  # does not compile: not a mutant anyone could run
         chosen.append(m)

@@ -34,6 +34,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from app import pysyntax
 from app.engine.bench import children
 from app.engine.play.targetspec import resolve_target
 
@@ -97,7 +98,7 @@ def suppression(before: dict[str, str], after: dict[str, str]) -> str:
         if before[name] == after[name]:
             continue
         try:
-            a, b = ast.parse(before[name]), ast.parse(after[name])
+            a, b = pysyntax.parse(before[name]), pysyntax.parse(after[name])
         except SyntaxError:
             continue
         if _silent_handlers(b) > _silent_handlers(a):
