@@ -35,7 +35,7 @@ APPS_DIR = (_TREE if (_TREE / "pyproject.toml").is_file()  # a source tree, else
 WILD_DIR = APPS_DIR.parent / "wild"
 """Programs written the ordinary way, not for the tester (benchmark/wild/README.md)."""
 _TOP_KEYS = {"name", "kind", "command", "window", "size", "goal", "keys", "criteria", "env", "startup_timeout",
-             "script", "unit_tests", "exit_ok", "timing", "differential", "network", "requirements"}
+             "script", "unit_tests", "exit_ok", "timing", "differential", "network", "requirements", "frame_gate"}
 _COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "bugs", ".git", ".venv", "venv",
                                       "node_modules")
 
@@ -148,6 +148,8 @@ class TargetSpec:
     timing: Timing = field(default_factory=Timing)
     network: str = "none"
     """``none`` or ``loopback``: the target runs in a network namespace of its own either way."""
+    frame_gate: bool = False
+    """The script tester plays this pygame game on the frame gate from its first frame (docs/targets.md)."""
     requirements: str | None = None
     """A requirements file (or ``pyproject.toml``) in the folder: the program's ``python`` is an environment
     built from it (play/program_env.py)."""
@@ -263,6 +265,9 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
         raise fail('"requirements" must be a file inside the folder, such as "requirements.txt" or "pyproject.toml"')
     if requirements is not None and not (folder / requirements).is_file():
         raise fail(f'"requirements" names {requirements}, which is not a file in {folder}')
+    frame_gate = data.get("frame_gate", False)
+    if not isinstance(frame_gate, bool):
+        raise fail('"frame_gate" must be true or false')
     unit_tests = data.get("unit_tests", ["test_*.py"])
     if not isinstance(unit_tests, list) or not unit_tests or not all(isinstance(u, str) and u for u in unit_tests):
         raise fail('"unit_tests" must be a list of file patterns such as ["test_*.py"]')
@@ -272,7 +277,7 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
         env=dict(env), startup_timeout=float(timeout), bug=bug,
         script=script, unit_tests=tuple(unit_tests), exit_ok=exit_ok, timing=timing,
         nondeterministic=tuple((b[0], b[1], b[2], b[3]) for b in ignore),
-        network=network, requirements=requirements,
+        network=network, requirements=requirements, frame_gate=frame_gate,
     )
 
 
