@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 from app.engine.errors import UserError
 
@@ -44,15 +44,17 @@ class RunSource:
             return None
 
 
-def run_source(target_path: str | None, target_rev: str | None, bug: str | None = None) -> RunSource:
-    """The run's target folder if it still holds the recorded revision, else why it cannot be shown."""
-    from app.engine.play.targetspec import load_spec  # the one place the revision hash is defined
+def run_source(target_path: str | None, target_rev: str | None, bug: str | None = None, *,
+               revision: Callable[[Path], str]) -> RunSource:
+    """The run's target folder if it still holds the recorded revision, else why it cannot be shown.
+    ``revision``: the folder's content hash as the run recorded it (the target spec's, which lives in
+    play/, a layer trace/ does not import: the caller passes it)."""
 
     if not target_path or not Path(target_path).is_dir():
         return RunSource(None, f"The run's target folder {target_path or '(not recorded)'} no longer exists, "
                                "so only line numbers are shown.")
     try:
-        now = load_spec(Path(target_path)).revision()
+        now = revision(Path(target_path))
     except (UserError, OSError) as exc:
         return RunSource(None, f"The target folder cannot be read ({exc}); only line numbers are shown.")
     if target_rev and now != target_rev:

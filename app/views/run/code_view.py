@@ -23,6 +23,7 @@ from PySide6.QtGui import QFontDatabase, QShowEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableView, QTextBrowser
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from app.engine.play.targetspec import load_spec
 from app.engine.trace.code_lines import BEFORE, LATER, NEVER, NEW, RunSource, line_marks, run_source
 from app.engine.trace.coverage import START_STEP
 from app.views.run.code_files_model import CodeFilesModel
@@ -158,7 +159,8 @@ class CodeView(QWidget):
             return
         if self._where is None:
             run = self._run
-            self._where = run_source(run.get("target_path"), run.get("target_rev"), run.get("bug"))
+            self._where = run_source(run.get("target_path"), run.get("target_rev"), run.get("bug"),
+                                     revision=lambda folder: load_spec(folder).revision())
         marks = line_marks(self.model.steps, cover.total, cover.file, self._step)
         text = self._where.text(cover.file)
         why = self._where.why
