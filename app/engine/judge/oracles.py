@@ -362,16 +362,7 @@ class GenericOracles:
         # that repaints it is alive.
         if self.target.alive() and repaint_probe(self.target, self.observer, self.sleep) is True:
             return []
-        if not self.target.alive():
-            return self._common(self.observer.last or self.observer.capture(), step)
-        cpu = self.target.cpu_percent(0.2)
-        busy = cpu is not None and cpu >= BUSY_CPU_PERCENT
-        return [Finding(
-            "freeze",
-            f"{what}, and stayed so for {self.timing.freeze_s:g} s"
-            + (f"; the process is busy at {cpu:.0f}% CPU" if busy else
-               (f"; the process uses {cpu:.0f}% CPU" if cpu is not None else "")),
-            step, {"cpu_percent": cpu, "repaint_probe": False, "seconds": self.timing.freeze_s}, fatal=True)]
+        return self._frozen(step, f"{what}, and stayed so for {self.timing.freeze_s:g} s", "repaint_probe")
 
     def _loop_alive(self) -> bool | None:
         """From inside: did the program's event loop come back to idle within :data:`LOOP_ASK_S`?
@@ -388,16 +379,21 @@ class GenericOracles:
         left = max(0.0, freeze_s - waited_s)
         if self.target.alive() and left > 0 and self.target.inside.idle(left) is not None:
             return []
+        return self._frozen(step, f"{what}: its event loop did not come back to idle for {freeze_s:g} s (asked from "
+                                  "inside the program)", "idle_probe")
+
+    def _frozen(self, step: int, message: str, probe: str) -> list[Finding]:
+        """The freeze finding (with the process's CPU use), or what ended the program meanwhile.
+        ``probe``: the evidence key of the check that found no sign of life."""
         if not self.target.alive():
             return self._common(self.observer.last or self.observer.capture(), step)
         cpu = self.target.cpu_percent(0.2)
         busy = cpu is not None and cpu >= BUSY_CPU_PERCENT
         return [Finding(
             "freeze",
-            f"{what}: its event loop did not come back to idle for {freeze_s:g} s (asked from inside the program)"
-            + (f"; the process is busy at {cpu:.0f}% CPU" if busy else
-               (f"; the process uses {cpu:.0f}% CPU" if cpu is not None else "")),
-            step, {"cpu_percent": cpu, "idle_probe": False, "seconds": freeze_s}, fatal=True)]
+            message + (f"; the process is busy at {cpu:.0f}% CPU" if busy else
+                       (f"; the process uses {cpu:.0f}% CPU" if cpu is not None else "")),
+            step, {"cpu_percent": cpu, probe: False, "seconds": self.timing.freeze_s}, fatal=True)]
 
     # -- process, log and render ---------------------------------------------
     def _common(self, frame: Frame, step: int | None) -> list[Finding]:
