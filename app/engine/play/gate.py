@@ -51,6 +51,8 @@ HELLO_S = 0.3
 """How long after its window appears a program has to say it is a pygame program."""
 FIRST_FRAME_S = 5.0
 """How long a pygame program has to reach its first frame before it is let go."""
+GATE_ENDED = "the program closed its frame gate (it ended)"
+"""Why a gate stopped holding a program that simply ended (no note: the run says how it ended)."""
 FRAME_GRACE_S = 3.0
 """On top of the granted frames' own time: how long a program may take to use them up."""
 CLOCK_BYTES = 8
@@ -127,7 +129,7 @@ class FrameGate:
         except BlockingIOError:
             written = 0
         except OSError:
-            self.active, self.lost = False, "the program closed its frame gate (it ended)"
+            self.active, self.lost = False, GATE_ENDED
             return False
         if written < frames:
             return self._let_go("the program stopped taking frames (its frame gate is full); it runs on the wall "

@@ -50,6 +50,7 @@ from app.engine.judge.verdict import FAIL, PASS, UNCERTAIN, Evidence, Verdict, d
 from app.engine.play.actions import Action, Finish, Wait
 from app.engine.play.control import RunControl
 from app.engine.play.display import ISOLATED, XDisplay, open_display
+from app.engine.play.gate import GATE_ENDED
 from app.engine.play.observer import Frame, Observation
 from app.engine.play.player import Player, stop_programs
 from app.engine.play.targetspec import ResolvedTarget, TargetSpec, resolve_target
@@ -116,6 +117,8 @@ class DifferentialTester:
         self.episodes = 1
         """Episodes of the reference: a declared end (exit_ok, code 0) starts the next one, as for the candidate."""
         self.reference_errors: set[str] = set()
+        self.gates_noted: set[int] = set()
+        """Frame gates whose let-go reason was noted (one ``gate`` note per program start)."""
         self.agreed: set[int] = set()
         """Steps whose screen was compared with the reference's after the same inputs and agreed."""
         """The lines the reference runs printed on stderr: an exception the candidate prints and the reference
@@ -480,9 +483,23 @@ class DifferentialTester:
             self.store.set_step_reference(self.run_id, step, sha)
 
     def take_findings(self) -> list[Finding]:
-        """Findings raised since the last call (the session records them with the step)."""
+        """Findings raised since the last call (the session records them with the step), with a ``gate`` note
+        for each program the frame gate let go of (why lockstep ended for it: the run then compares it on
+        the wall clock, and a person reading the run must know)."""
+        self._note_gates_lost()
         out, self.findings = self.findings, []
         return out
+
+    def _note_gates_lost(self) -> None:
+        candidate = getattr(self.ctx, "player", None) if self.ctx is not None else None
+        named = [("the candidate", candidate), *((f"reference run {i + 1}", p) for i, p in enumerate(self.players))]
+        for who, player in named:
+            gate = getattr(player, "gate", None)
+            if gate is None or not gate.lost or gate.lost == GATE_ENDED or id(gate) in self.gates_noted:
+                continue
+            self.gates_noted.add(id(gate))
+            self.findings.append(Finding("gate", f"{who} left the frame gate: {gate.lost}", None,
+                                         {"program": who, "reason": gate.lost}))
 
     # -- verdict -------------------------------------------------------------------
     def verdict(self, findings: list[Finding], steps: int) -> Verdict:
