@@ -30,7 +30,10 @@ def test_the_late_crash_is_caught_when_played_for_its_duration(db_path):
     assert row.verdict == "fail", row
     assert row.reason.startswith("crash at step") and "IndexError" in row.reason, row.reason
     assert row.steps > MAX_STEPS, "bounded by the duration, not by --max-steps"
-    assert 100 < row.seconds < 150 + 60, "the crash comes about two minutes after the start"
+    # The crash comes after 3600 frames of play (two minutes of game time).  The explorer plays a game on
+    # the frame gate (exact returns), where game time is the engine's: the frames come no slower than the
+    # wall clock's, so the crash lands within the run's 150 s, at most a little later (the run's end).
+    assert 30 < row.seconds < 150 + 60, "the crash comes late in the run, not at its start"
     store = TrajectoryStore(db_path)
     try:
         run = store.run(row.run_id)

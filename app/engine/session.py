@@ -379,7 +379,8 @@ class Session:
         react_s, quiet_s = timing.react_ms / 1000, timing.quiet_ms / 1000
         rng = random.Random(cfg.seed)
         endings = EpisodeEndings()
-        ctx = TesterContext(spec, cfg.seed, cfg.max_steps, rng, (obs.frame.width, obs.frame.height), target=play)
+        ctx = TesterContext(spec, cfg.seed, cfg.max_steps, rng, (obs.frame.width, obs.frame.height),
+                            duration_s=cfg.duration_s, target=play)
         tester.begin(ctx, obs)
         for finding in _tester_findings(tester):
             self._record(finding)

@@ -37,6 +37,10 @@ class TesterContext:
     an empty list for toolkits that draw into one window (then testers look at images)."""
     windows: TargetWindows | None = None
     """The target's other top-level windows (dialogs, popups) and a window manager's close for them."""
+    duration_s: float | None = None
+    """The run is bounded by wall-clock time (``--duration``): a soak of one program.  Explorers that
+    restart the program to return to a state keep it running instead: what builds up with time (a
+    counter, a leak, a timer) is reset by every restart."""
     target: InitVar[TargetLike | None] = None
     """Given the running target, ``widgets`` and ``windows`` are read from its X tree."""
 

@@ -116,6 +116,8 @@ class Explorer(OfflineExplorer):
     def begin(self, ctx: TesterContext, first: Observation) -> None:
         super().begin(ctx, first)
         self.began = time.monotonic()
+        if ctx.duration_s is not None:
+            self.go_explore = False  # a soak: one program, never restarted for a return (TesterContext.duration_s)
         self.reads = inputs_from_folder(ctx.spec.folder)
         hinted = set(self.keys)
         for key in self.reads.keys[:MAX_READ_KEYS]:
