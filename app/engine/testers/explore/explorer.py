@@ -57,8 +57,12 @@ INSIDE_WIDGET = {"entry": "entry", "text": "text", "list": "list"}
 
 class Explorer(OfflineExplorer):
     name = "offline"
-    gated = True
-    """The session puts a pygame game on the frame gate: returns then replay exactly, survival can look ahead."""
+    gated = False
+    """Whether the session puts a pygame game on the frame gate.  Only with the survival search (its scout
+    replays the game's inputs at the same frames): on the gate a game plays only the frames the engine
+    grants, so what it does on its own between inputs (its animation, a late freeze, its pace) is not
+    seen as a player sees it.  Off the gate, a return to a game's cell replays its inputs on the wall
+    clock and is checked by the picture (:mod:`.returns`)."""
 
     def __init__(self, click_widgets: bool = True, second_clicks: bool = False, go_explore: bool = True,
                  survival: bool = False) -> None:
@@ -66,6 +70,7 @@ class Explorer(OfflineExplorer):
         look costs a restart of several seconds, more than it brings in a 40 s run; see benchmark/README)."""
         super().__init__(click_widgets=click_widgets, second_clicks=second_clicks)
         self.go_explore, self.use_survival = go_explore, survival
+        self.gated = survival
         self.reads = ReadInputs()
         self.archive = Archive()
         self.returner = Returner()
