@@ -220,7 +220,11 @@ def cmd_test(args: argparse.Namespace) -> int:
     elif not args.events:
         window = f" in a {result.window[0]}×{result.window[1]} window" if result.window else ""
         episodes = f", {result.episodes} episodes" if result.episodes > 1 else ""
-        print(f"run {result.run_id}: {result.verdict} after {result.steps} steps{window}{episodes} — {result.reason}")
+        if result.run_id is None:  # stopped while the program was still starting: nothing was recorded
+            print(f"no run recorded — {result.reason}")
+        else:
+            print(f"run {result.run_id}: {result.verdict} after {result.steps} steps{window}{episodes} — "
+                  f"{result.reason}")
         for f in result.findings:
             print(f"  [{f.kind}] step {f.step}: {f.message}")
     if interrupted is not None:
@@ -283,7 +287,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         result = Session(RunConfig(target=target, max_steps=20), store).run()
         window = f" in a {result.window[0]}×{result.window[1]} window" if result.window else ""
         episodes = f", {result.episodes} episodes" if result.episodes > 1 else ""
-        print(f"run {result.run_id}: {result.verdict} after {result.steps} steps{window}{episodes} — {result.reason}")
+        if result.run_id is None:  # stopped while the program was still starting: nothing was recorded
+            print(f"no run recorded — {result.reason}")
+        else:
+            print(f"run {result.run_id}: {result.verdict} after {result.steps} steps{window}{episodes} — "
+                  f"{result.reason}")
         failed = failed or result.status == "error"
         if result.run_id is not None:
             report = _write_report(store, result.run_id, args.out)
