@@ -1,12 +1,15 @@
 """Differential play on the corpus: recall over generated mutants, false positives over the references.
 
-    python -m benchmark.corpus_bench [--programs a,b] [--split tune|test|all] [--mutants K] [--ref-seeds N]
+    python -m benchmark.corpus_bench [--programs a,b] [--split tune|test|all] [--tester differential|offline]
+                                     [--mutants K] [--ref-seeds N]
                                      [--duration S] [--max-steps M] [--jobs J] [--json FILE] [--md FILE]
 
 Every run is a ``python -m app test TARGET --tester differential --reference
 benchmark/corpus/NAME --json`` child with its own private Xvfb, explore-only:
 ``--no-script`` is passed when this checkout's CLI has it (the corpus has no
-``[[script]]`` anyway, so the runs explore either way).
+``[[script]]`` anyway, so the runs explore either way).  ``--tester offline``
+plays the same targets with the offline tester (no reference: its oracles
+alone judge the run).
 
 - **Mutants** (ground truth *fail*): the first K mutants of each program in
   ``benchmark/corpus/mutants.json`` (``benchmark/mutants.py``), seed 0, each
@@ -78,8 +81,10 @@ def cli_has(flag: str) -> bool:
 
 
 def _play(target: Path, reference: Path, seed: int, args: argparse.Namespace, extra: list[str]) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "app", "test", str(target), "--db", str(args.db), "--tester", "differential",
-           "--reference", str(reference), "--seed", str(seed), "--json", *extra]
+    cmd = [sys.executable, "-m", "app", "test", str(target), "--db", str(args.db), "--tester", args.tester,
+           "--seed", str(seed), "--json", *extra]
+    if args.tester == "differential":
+        cmd += ["--reference", str(reference)]
     if args.duration:
         cmd += ["--duration", f"{args.duration:g}"]
     if args.max_steps:
@@ -195,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmark.corpus_bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", default="", help="comma-separated corpus programs (default: all of the split)")
     ap.add_argument("--split", choices=[TUNE, TEST, "all"], default="all")
+    ap.add_argument("--tester", choices=["differential", "offline"], default="differential",
+                    help="differential: each run against the unmodified program; offline: the explorer's oracles alone")
     ap.add_argument("--mutants", type=int, default=MUTANTS_PER_PROGRAM, help="mutants per program (manifest order)")
     ap.add_argument("--ref-seeds", type=int, default=REF_SEEDS, help="reference runs per program: seeds 0..N-1")
     ap.add_argument("--duration", type=float, default=None, help="seconds each run plays (passed to playcoder test)")
@@ -210,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
                 if args.split == "all" or program_split(f.name) == args.split]
     manifest = [m for m in load_manifest(args.manifest) if m.program in programs]
     mutants = [m for p in programs for m in [x for x in manifest if x.program == p][:args.mutants]]
-    extra = ["--no-script"] if cli_has("--no-script") else []
+    extra = ["--no-script"] if args.tester == "differential" and cli_has("--no-script") else []
     provenance = measured_on()
     command = "python -m benchmark.corpus_bench " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])
                                                             if not a.startswith("--db"))
@@ -233,11 +240,12 @@ def main(argv: list[str] | None = None) -> int:
                   + ("" if row.reached is None else f" (reached: {row.reached})"), file=sys.stderr, flush=True)
         rows: list[Row] = run_batch(calls, args.jobs, done)
     summary = summarise(rows)
-    header = (f"Differential play on the corpus, explore-only, at {describe_commit(provenance)}.\n\n"
+    title = "Differential play" if args.tester == "differential" else "The offline tester"
+    header = (f"{title} on the corpus, explore-only, at {describe_commit(provenance)}.\n\n"
               f"    {command}")
     text = markdown(summary, rows, header)
     print(text)
-    payload = {"command": command, "measured_on": provenance, "explore_only_flag": extra,
+    payload = {"command": command, "tester": args.tester, "measured_on": provenance, "explore_only_flag": extra,
                "counting": "every run counts; error and uncertain are misses for recall and not passes for the references",
                "summary": summary, "runs": [asdict(r) for r in rows]}
     if args.json:
