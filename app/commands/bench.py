@@ -57,7 +57,9 @@ def cmd_detect(args: argparse.Namespace) -> int:
     _check_common(args)
     apps = detect.select_apps(args.apps)
     types = detect.select_types(args.types)
-    jobs = detect.plan(apps, args.runs, args.seed, args.vary_seeds, types, long=args.long)
+    if args.no_script and args.tester != "differential":
+        raise UserError("--no-script applies only to --tester differential.")
+    jobs = detect.plan(apps, args.runs, args.seed, args.vary_seeds, types, long=args.long, duration=args.duration)
     db = args.db or default_db()
     measured = measured_on()  # the code as it was when the runs started
     t0 = time.monotonic()
@@ -68,7 +70,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
             bar.update(1)
 
         rows = detect.run(jobs, tester=args.tester, max_steps=args.max_steps, db=db, parallel=args.jobs,
-                               on_done=done, executor=executor)
+                               on_done=done, executor=executor, no_script=args.no_script)
         played = executor.describe()
     summary = detect.summarize(rows, tester=args.tester, max_steps=args.max_steps,
                                     wall_seconds=time.monotonic() - t0, parallel=args.jobs, measured=measured)
@@ -76,6 +78,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     summary["executor"] = played
     summary["command"] = _command_line()
     summary["long_runs"] = args.long
+    summary["duration_s"] = args.duration
+    summary["no_script"] = args.no_script
     summary["skipped_long"] = [] if args.long else detect.skipped_long(apps, types)
     print(summary_line(played, len(rows), summary["wall_seconds"]), file=sys.stderr)
     _write_outputs(args, detect.report_json(rows, summary), detect.markdown(summary))
@@ -96,6 +100,14 @@ def _command_line() -> str:
             continue
         words.append(shlex.quote(word))
     return "playcoder " + " ".join(words)
+
+
+def _seconds(text: str) -> float:
+    """A --duration value: a positive number of seconds (argparse turns the ValueError into one sentence)."""
+    value = float(text)
+    if not 0 < value <= 86_400:
+        raise ValueError(text)
+    return value
 
 
 def _ks(text: str) -> list[int]:
@@ -191,6 +203,11 @@ def register(subparsers: Any) -> None:
                    help="also play the long-run bug variants (long = true in bugs.toml), each for its declared "
                         "duration_s instead of --max-steps, and their apps' references for the longest of those "
                         "(default: skip them, so the bench stays fast)")
+    d.add_argument("--duration", type=_seconds, default=None, metavar="S",
+                   help="play every run for S seconds instead of --max-steps steps (a fixed wall-clock budget; "
+                        "a long-run bug keeps its own, longer duration)")
+    d.add_argument("--no-script", action="store_true",
+                   help="differential tester: play no [[script]] steps first, explore only (explore-only recall)")
     common(d, DEFAULT_MAX_STEPS)
     d.set_defaults(handler=cmd_detect)
 

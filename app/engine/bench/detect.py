@@ -24,6 +24,13 @@ declared ``duration_s`` instead of ``max_steps`` steps, and the reference of
 an app that has any for the longest of its durations (whatever ``types``
 selects), so that a reference that fails late counts as a false positive.
 Without ``long`` they are listed as skipped.
+
+``duration`` (``--duration S``) bounds every other run by S seconds of play
+instead of ``max_steps`` steps (a fixed wall-clock budget per run); a
+long-run bug keeps its own, longer duration.  ``no_script`` (``--no-script``,
+differential tester only) plays no ``[[script]]`` steps first: the tester
+explores on its own, which is the explore-only recall.  Recall is also given
+per suite (``benchmark/apps``, ``benchmark/wild``) and per suite and kind.
 """
 
 from __future__ import annotations
@@ -132,7 +139,7 @@ def select_types(text: str | None) -> set[str] | None:
 
 
 def plan(apps: list[Path], runs: int, seed: int, vary_seeds: bool,
-         types: set[str] | None = None, long: bool = False) -> list[DetectJob]:
+         types: set[str] | None = None, long: bool = False, duration: float | None = None) -> list[DetectJob]:
     """Every reference and every bug variant (of ``types``, when given: references are always played,
     so a false positive is never filtered away).  Long-run bugs only with ``long`` (see the module docstring)."""
     if runs < 1:
@@ -144,9 +151,15 @@ def plan(apps: list[Path], runs: int, seed: int, vary_seeds: bool,
             bugs = [bug for bug in _selected(folder, types) if long or not bug.long]
             longest = max((bug.duration_s for bug in _selected(folder, None) if bug.duration_s is not None),
                           default=None) if long else None
-            jobs.append(DetectJob(folder.name, None, repeat, s, longest))
-            jobs.extend(DetectJob(folder.name, bug, repeat, s, bug.duration_s) for bug in bugs)
+            jobs.append(DetectJob(folder.name, None, repeat, s, _longer(longest, duration)))
+            jobs.extend(DetectJob(folder.name, bug, repeat, s, _longer(bug.duration_s, duration)) for bug in bugs)
     return jobs
+
+
+def _longer(a: float | None, b: float | None) -> float | None:
+    """The longer of two optional durations (None: bounded by steps)."""
+    given = [v for v in (a, b) if v is not None]
+    return max(given) if given else None
 
 
 def skipped_long(apps: list[Path], types: set[str] | None = None) -> list[str]:
@@ -159,11 +172,14 @@ def _selected(folder: Path, types: set[str] | None) -> list[BugInfo]:
 
 
 def run(jobs: list[DetectJob], *, tester: str, max_steps: int, db: Path, parallel: int,
-        on_done: Callable[[DetectRow], None] | None = None, executor: Executor | None = None) -> list[DetectRow]:
-    """Play every job (``executor``: local children by default, or Ray) with its runs in ``db``; rows in job order."""
+        on_done: Callable[[DetectRow], None] | None = None, executor: Executor | None = None,
+        no_script: bool = False) -> list[DetectRow]:
+    """Play every job (``executor``: local children by default, or Ray) with its runs in ``db``; rows in job order.
+
+    ``no_script``: the differential tester plays no ``[[script]]`` steps first (explore only)."""
     # Differential play compares a reference with itself (a bug variant with its reference, by default).
     tasks = [PlayTask(j.target, tester, max_steps, j.seed, str(app_folder(j.app)) if j.bug is None else None,
-                      duration_s=j.duration_s) for j in jobs]
+                      duration_s=j.duration_s, no_script=no_script) for j in jobs]
     done = (lambda i, child: on_done(to_row(jobs[i], child))) if on_done is not None else None
     played = (executor or LocalExecutor(parallel)).play(tasks, db, done)
     return [to_row(j, child) for j, child in zip(jobs, played)]
@@ -217,9 +233,13 @@ def summarize(rows: list[DetectRow], *, tester: str, max_steps: int, wall_second
     by_difficulty: dict[str, list[DetectRow]] = defaultdict(list)
     by_app: dict[str, list[DetectRow]] = defaultdict(list)
     by_target: dict[str, list[DetectRow]] = defaultdict(list)
+    by_suite: dict[str, list[DetectRow]] = defaultdict(list)
+    by_suite_type: dict[str, dict[str, list[DetectRow]]] = defaultdict(lambda: defaultdict(list))
     for r in bugs:
         by_type[r.type].append(r)
         by_difficulty[r.difficulty or "?"].append(r)
+        by_suite[suite_of(r.app)].append(r)
+        by_suite_type[suite_of(r.app)][r.type].append(r)
     for r in rows:
         by_app[r.app].append(r)
         by_target[r.target].append(r)
@@ -250,12 +270,20 @@ def summarize(rows: list[DetectRow], *, tester: str, max_steps: int, wall_second
         "reference_pass_rate": _rate(refs, "pass"),
         "recall_by_type": {k: _rate(v, "fail") for k, v in sorted(by_type.items())},
         "recall_by_difficulty": {k: _rate(v, "fail") for k, v in sorted(by_difficulty.items())},
+        "recall_by_suite": {k: _rate(v, "fail") for k, v in sorted(by_suite.items())},
+        "recall_by_suite_type": {suite: {k: _rate(v, "fail") for k, v in sorted(kinds.items())}
+                                 for suite, kinds in sorted(by_suite_type.items())},
         "agreement": agreement(rows),
         "no_answer": sum(not r.judged for r in rows),
         "errors": sum(r.verdict == ERROR for r in rows),
         "uncertain": sum(r.verdict == UNCERTAIN for r in rows),
         "apps": apps, "targets": targets,
     }
+
+
+def suite_of(app: str) -> str:
+    """The suite a bundled app belongs to: ``apps`` (benchmark/apps) or ``wild`` (benchmark/wild)."""
+    return app_folder(app).parent.name
 
 
 def report_json(rows: list[DetectRow], summary: dict[str, Any]) -> dict[str, Any]:
@@ -289,17 +317,30 @@ def _long_note(s: dict[str, Any]) -> list[str]:
     return []
 
 
+def _bound_note(s: dict[str, Any]) -> list[str]:
+    """How each run was bounded and whether the rubric's script was played first."""
+    notes = []
+    if s.get("duration_s"):
+        notes.append(f"Every run played for {s['duration_s']:g} s (`--duration`), steps unbounded.")
+    if s.get("no_script"):
+        notes.append("Explore only (`--no-script`): no `[[script]]` step was played; every input came from the "
+                     "explorer.")
+    return [" ".join(notes), ""] if notes else []
+
+
 def markdown(summary: dict[str, Any]) -> str:
     s = summary
     ag = s["agreement"]
+    bound = f"{s['duration_s']:g} s per run" if s.get("duration_s") else f"max {s['max_steps']} steps"
     lines = [
-        f"## bench detect — tester `{s['tester']}`, max {s['max_steps']} steps, {s['runs']} runs, "
+        f"## bench detect — tester `{s['tester']}`, {bound}, {s['runs']} runs, "
         f"{s['jobs']} parallel, {s['wall_seconds']:.0f} s wall",
         "",
         f"Measured on {describe_commit(s.get('measured_on'))}. Rates count every run: {s.get('counting', COUNTING)}.",
         "",
         *([f"Command: `{s['command']}`", ""] if s.get("command") else []),
         *_long_note(s),
+        *_bound_note(s),
         "| target | half | type | difficulty | truth | verdict | reason |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -315,6 +356,12 @@ def markdown(summary: dict[str, Any]) -> str:
     lines += [_rate_row(k, v) for k, v in s["recall_by_split"].items()]
     lines += ["", head[0].format("defect class"), head[1]]
     lines += [_rate_row(k, v) for k, v in s["recall_by_type"].items()]
+    lines += ["", head[0].format("suite"), head[1]]
+    lines += [_rate_row(k, v) for k, v in s.get("recall_by_suite", {}).items()]
+    lines += ["", "| suite | defect class | recall (of all runs) | no answer (counted as missed) |",
+              "| --- | --- | --- | --- |"]
+    lines += [_rate_row(f"{suite} | {k}", v) for suite, kinds in s.get("recall_by_suite_type", {}).items()
+              for k, v in kinds.items()]
     lines += ["", head[0].format("difficulty"), head[1]]
     lines += [_rate_row(k, v) for k, v in s["recall_by_difficulty"].items()]
     lines += ["", "| app | runs | references passed | bugs detected | no answer | mean steps | mean seconds |",

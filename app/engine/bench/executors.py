@@ -105,7 +105,8 @@ class LocalExecutor(Executor):
              on_done: Callable[[int, ChildRun], None] | None = None) -> list[ChildRun]:
         prepare_db(db)
         calls = [functools.partial(run_child, t.target, tester=t.tester, max_steps=t.max_steps, seed=t.seed, db=db,
-                                   reference=t.reference, duration_s=t.duration_s) for t in tasks]
+                                   reference=t.reference, duration_s=t.duration_s, no_script=t.no_script)
+                 for t in tasks]
         return run_parallel(calls, self.jobs, on_done)
 
     def describe(self) -> dict[str, Any]:

@@ -65,17 +65,20 @@ def prepare_db(db: Path) -> None:
 
 def run_child(target: str, *, tester: str, max_steps: int, seed: int, db: Path,
               timeout_s: float = CHILD_TIMEOUT_S, reference: str | None = None,
-              duration_s: float | None = None) -> ChildRun:
+              duration_s: float | None = None, no_script: bool = False) -> ChildRun:
     """One ``python -m app test`` run; never raises for a failing child (it becomes an 'error' run).
 
     ``reference``: for the differential tester, the program to compare with.  ``duration_s``: play for that
     long (``--duration``, steps unbounded) instead of ``max_steps`` steps; the timeout grows by as much.
+    ``no_script``: the differential tester plays no ``[[script]]`` steps first (``--no-script``).
     """
     bound = ["--duration", f"{duration_s:g}"] if duration_s is not None else ["--max-steps", str(max_steps)]
     cmd = [sys.executable, "-m", "app", "test", target, "--tester", tester, *bound,
            "--seed", str(seed), "--json", "--db", str(db)]
     if reference is not None and tester == "differential":
         cmd += ["--reference", reference]
+    if no_script and tester == "differential":
+        cmd.append("--no-script")
     if duration_s is not None:
         timeout_s += duration_s
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))

@@ -60,7 +60,9 @@ class PlayTask:
     """Zipped folders to unpack under the scratch folder first: (sub-folder, zip); ``target`` names them via
     :data:`SCRATCH`.  Filled by :func:`portable`."""
     duration_s: float | None = None
-    """Play for this many seconds (``--duration``) instead of ``max_steps`` steps: a long-run bug."""
+    """Play for this many seconds (``--duration``) instead of ``max_steps`` steps."""
+    no_script: bool = False
+    """For the differential tester: play no ``[[script]]`` steps first (``--no-script``)."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,8 @@ def portable(task: PlayTask) -> PlayTask:
     folders: list[tuple[str, bytes]] = []
     target = _portable_arg(task.target, "target", folders)
     reference = _portable_arg(task.reference, "reference", folders) if task.reference is not None else None
-    return PlayTask(target, task.tester, task.max_steps, task.seed, reference, tuple(folders), task.duration_s)
+    return PlayTask(target, task.tester, task.max_steps, task.seed, reference, tuple(folders), task.duration_s,
+                    task.no_script)
 
 
 def _portable_arg(arg: str, slot: str, folders: list[tuple[str, bytes]]) -> str:
@@ -137,7 +140,7 @@ def play_in_task(task: PlayTask) -> TaskOutcome:
         child = run_child(task.target.replace(SCRATCH, here), tester=task.tester, max_steps=task.max_steps,
                           seed=task.seed, db=db,
                           reference=task.reference.replace(SCRATCH, here) if task.reference is not None else None,
-                          duration_s=task.duration_s)
+                          duration_s=task.duration_s, no_script=task.no_script)
         if child.run_id is None:
             raise NoTrajectory(f"{task.target} left no trajectory on {_node()}: "
                                f"{child.error or child.reason or child.status}")
