@@ -20,7 +20,8 @@ from app.engine.judge.oracles import GenericOracles
 from app.engine.play.actions import Click, Press
 from app.engine.play.display import start_xvfb
 from app.engine.play.executor import EVENT_LOOP_PACE, PERSON_PACE
-from app.engine.play.idle_settle import MAX_TIMER_WAITS, TIMER_SLACK_S, settle_on_idle
+from app.engine.errors import UserError
+from app.engine.play.idle_settle import MAX_TIMER_WAITS, SETTLE_ENV, TIMER_SLACK_S, settle_mode, settle_on_idle
 from app.engine.play.inside import IdleReport
 from app.engine.play.observer import Frame, Observation
 from app.engine.play.player import Player
@@ -35,6 +36,13 @@ FREEZE_TK = ROOT / "tests" / "targets" / "freeze_tk"
 BUTTONS = ((80, 32), (240, 32), (400, 32))
 LABELS = ((24, 62, 136, 99), (185, 62, 297, 99), (345, 62, 457, 99))
 """The three buttons (now, 150 ms, 400 ms) and each one's count, in both delay programs."""
+
+
+def test_the_settling_asked_for_in_the_environment() -> None:
+    assert settle_mode({}) == "auto" and settle_mode({SETTLE_ENV: "inside"}) == "auto"
+    assert settle_mode({SETTLE_ENV: " Pixels "}) == "pixels"
+    with pytest.raises(UserError, match="PLAYCODER_SETTLE='paint' is not a settling"):
+        settle_mode({SETTLE_ENV: "paint"})
 
 
 # -- the waiting rules, on a scripted probe ---------------------------------------------------
@@ -189,8 +197,12 @@ def test_a_program_that_cannot_be_asked_is_settled_from_pixels() -> None:
         display.close()
 
 
-@pytest.mark.parametrize("target,settle", [(DELAYS_TK, "inside"), (DELAYS_WISH, "pixels")])
-def test_the_run_says_how_it_settled(tmp_path: Path, target: Path, settle: str) -> None:
+@pytest.mark.parametrize("target,settle,forced", [(DELAYS_TK, "inside", ""), (DELAYS_WISH, "pixels", ""),
+                                                  (DELAYS_TK, "pixels", "pixels")])
+def test_the_run_says_how_it_settled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: Path, settle: str,
+                                     forced: str) -> None:
+    """PLAYCODER_SETTLE=pixels settles even a program that can be asked from inside from pixels."""
+    monkeypatch.setenv(SETTLE_ENV, forced)
     store = TrajectoryStore(tmp_path / "runs.db")
     result = Session(RunConfig(target=str(target), max_steps=2, film_fps=0), store).run()
     assert result.status == "completed" and result.run_id is not None, result.error

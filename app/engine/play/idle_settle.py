@@ -25,10 +25,12 @@ returns what it saw, so the observer can use it without an import cycle.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Protocol, TypeVar
+from typing import Any, Callable, Generic, Mapping, Protocol, TypeVar
 
+from app.engine.errors import UserError
 from app.engine.play.inside import IdleReport
 
 IDLE_HORIZON_MS = 1000.0
@@ -48,6 +50,24 @@ MAX_TIMER_WAITS = 2
 new callback each time, which the program side cannot tell from a reaction) does not hold the step to its cap."""
 LOOP_TOOLKITS = ("tk", "qt")
 """Toolkits whose event loop the probe sees; pygame's frames are the frame gate's business."""
+
+
+SETTLE_ENV = "PLAYCODER_SETTLE"
+"""``pixels``: settle every program from pixels at a person's pace, even one that can be asked from inside
+(to compare verdicts and speed with the fallback); ``auto`` (the default): from inside where the program
+can be asked."""
+SETTLE_MODES = ("auto", "pixels")
+
+
+def settle_mode(environ: Mapping[str, str] | None = None) -> str:
+    """The settling asked for in :data:`SETTLE_ENV` ("auto" when unset); an unknown value is a user error."""
+    value = (os.environ if environ is None else environ).get(SETTLE_ENV, "").strip().lower() or "auto"
+    if value == "inside":
+        value = "auto"  # inside is only ever possible where the program can be asked
+    if value not in SETTLE_MODES:
+        raise UserError(f"{SETTLE_ENV}={value!r} is not a settling; use 'auto' (from inside where the program "
+                        "can be asked) or 'pixels'.")
+    return value
 
 
 class Picture(Protocol):

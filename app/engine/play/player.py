@@ -20,7 +20,7 @@ from app.engine.play.actions import Action, Wait
 from app.engine.play.display import XDisplay
 from app.engine.play.executor import EVENT_LOOP_PACE, ActionExecutor, make_executor
 from app.engine.play.gate import FrameGate
-from app.engine.play.idle_settle import sees_loop
+from app.engine.play.idle_settle import sees_loop, settle_mode
 from app.engine.play.observer import Frame, Observation, VisualObserver, changed_bbox
 from app.engine.play.target import TargetProcess, WindowInfo
 from app.engine.play.targetspec import TargetSpec, Timing
@@ -47,6 +47,7 @@ class Player:
         self.executor: ActionExecutor | None = None
 
     def start(self) -> WindowInfo:
+        inside = settle_mode() != "pixels"  # PLAYCODER_SETTLE=pixels: the fallback for every program
         gate = FrameGate() if self.gated else None
         self.gate = None
         target = self.target = TargetProcess(self.spec, self.display, self.seed, gate=gate)
@@ -63,10 +64,10 @@ class Player:
             self._start_desktop(target, geometry)
             return win
         self.observer = VisualObserver(self.display.name, geometry)
-        self.observer.probe = target.inside
+        self.observer.probe = target.inside if inside else None
         self.executor = make_executor(self.display.name, self.display.isolated, win.id, geometry, self.display.size,
                                       sleep=self.pause, hold_s=self.spec.timing.hold_ms / 1000)
-        if sees_loop(target.inside) and self.spec.timing.hold_ms == Timing.hold_ms:
+        if inside and sees_loop(target.inside) and self.spec.timing.hold_ms == Timing.hold_ms:
             # Tk or Qt reads every event in order: no pauses of a person's pace (unless the target declares a hold).
             self.executor.pace = EVENT_LOOP_PACE
         self.executor.park()  # Xvfb puts the pointer mid-screen: over a centred button, which would glow
