@@ -1,7 +1,7 @@
 """Differential play on the corpus: recall over generated mutants, false positives over the references.
 
     python -m benchmark.corpus_bench [--programs a,b] [--split tune|test|all] [--tester differential|offline]
-                                     [--mutants K] [--ref-seeds N]
+                                     [--mutants K] [--ref-seeds N] [--refactorings K]
                                      [--duration S] [--max-steps M] [--jobs J] [--json FILE] [--md FILE]
 
 Every run is a ``python -m app test TARGET --tester differential --reference
@@ -16,6 +16,11 @@ alone judge the run).
   played once against the unmodified program.
 - **References** (ground truth *pass*): each unmodified program against
   itself, seeds ``0 .. N-1``.
+- **Refactorings** (ground truth *pass*, ``--refactorings K``): the first K
+  behaviour-preserving refactorings of each program in
+  ``benchmark/corpus/refactorings.json`` (``benchmark/refactorings.py``),
+  seed 0, each played once against the unmodified program; any ``fail`` is a
+  false positive of differential play.
 
 Every run counts.  A run that ends in ``error`` or ``uncertain`` is a miss
 for recall and not a pass for the references; the false-positive rate is the
@@ -46,6 +51,7 @@ from typing import Any
 
 from app.engine.bench.children import run_batch, spawn, stop_all
 from app.engine.bench.provenance import describe_commit, measured_on
+from benchmark import refactorings as refactor
 from benchmark.mutants import (CORPUS, MANIFEST, MARK, TEST, TUNE, Mutant, build_target, corpus_programs,
                                load_manifest, program_split)
 
@@ -131,6 +137,34 @@ def _mutant_call(m: Mutant, args: argparse.Namespace, extra: list[str], scratch:
     return call
 
 
+def _refactoring_call(r: refactor.Refactoring, args: argparse.Namespace, extra: list[str], scratch: Path) -> Any:
+    def call() -> Row:
+        folder = CORPUS / r.program
+        target = refactor.build_target(r, folder, scratch / r.id.replace("~", "_").replace("@", "_").replace(":", "_"))
+        start = time.monotonic()
+        data = _play(target, folder, 0, args, extra)
+        return Row("refactoring", r.program, program_split(r.program), r.kind, r.id, 0, str(data.get("verdict")),
+                   str(data.get("reason") or data.get("error") or ""), None, data.get("run_id"),
+                   round(time.monotonic() - start, 1))
+    return call
+
+
+def refactoring_table(rows: list[Row]) -> str:
+    """Refactored programs against their reference: every one should pass (any fail is a false positive)."""
+    runs = [r for r in rows if r.kind == "refactoring"]
+    if not runs:
+        return ""
+    out = ["", "Behaviour-preserving refactorings against the unmodified program (ground truth: pass).", "",
+           "| group | runs | pass | fail (false positives) | uncertain | error |", "| --- | --- | --- | --- | --- | --- |"]
+    groups = [("**all**", runs)] + [(f"kind: {k}", [r for r in runs if r.operator == k])
+                                    for k in sorted({r.operator for r in runs})]
+    groups += [(f"split: {s}", [r for r in runs if r.split == s]) for s in (TUNE, TEST)]
+    for name, sel in groups:
+        count = {v: sum(r.verdict == v for r in sel) for v in ("pass", "fail", "uncertain", "error")}
+        out.append(f"| {name} | {len(sel)} | {count['pass']} | {count['fail']} | {count['uncertain']} | {count['error']} |")
+    return "\n".join(out) + "\n"
+
+
 def _reference_call(name: str, seed: int, args: argparse.Namespace, extra: list[str]) -> Any:
     def call() -> Row:
         folder = CORPUS / name
@@ -204,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="differential: each run against the unmodified program; offline: the explorer's oracles alone")
     ap.add_argument("--mutants", type=int, default=MUTANTS_PER_PROGRAM, help="mutants per program (manifest order)")
     ap.add_argument("--ref-seeds", type=int, default=REF_SEEDS, help="reference runs per program: seeds 0..N-1")
+    ap.add_argument("--refactorings", type=int, default=0,
+                    help="behaviour-preserving refactorings per program (manifest order) played against the reference")
     ap.add_argument("--duration", type=float, default=None, help="seconds each run plays (passed to playcoder test)")
     ap.add_argument("--max-steps", type=int, default=None)
     ap.add_argument("--jobs", type=int, default=1)
@@ -217,13 +253,16 @@ def main(argv: list[str] | None = None) -> int:
                 if args.split == "all" or program_split(f.name) == args.split]
     manifest = [m for m in load_manifest(args.manifest) if m.program in programs]
     mutants = [m for p in programs for m in [x for x in manifest if x.program == p][:args.mutants]]
+    listed = refactor.load_manifest() if args.refactorings else []
+    refactored = [r for p in programs for r in [x for x in listed if x.program == p][:args.refactorings]]
     extra = ["--no-script"] if args.tester == "differential" and cli_has("--no-script") else []
     provenance = measured_on()
     command = "python -m benchmark.corpus_bench " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])
                                                             if not a.startswith("--db"))
     print(f"command: {command}")
     print(f"measured on: {describe_commit(provenance)}; tree {'clean' if provenance.get('dirty') is False else 'DIRTY' if provenance.get('dirty') else 'unknown'}")
-    print(f"{len(mutants)} mutant runs and {len(programs) * args.ref_seeds} reference runs over {len(programs)} "
+    print(f"{len(mutants)} mutant runs, {len(refactored)} refactoring runs and {len(programs) * args.ref_seeds} "
+          f"reference runs over {len(programs)} "
           f"programs; explore-only flag: {' '.join(extra) or '(--no-script not in this CLI: the corpus has no script)'}",
           flush=True)
     with tempfile.TemporaryDirectory(prefix="playcoder-corpus-") as tmp:
@@ -233,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([sys.executable, "-c", "import sys; from app.engine.trace.store import TrajectoryStore; "
                         "TrajectoryStore(sys.argv[1]).close()", str(args.db)], cwd=ROOT, check=True, timeout=120)
         calls = [_mutant_call(m, args, extra, scratch) for m in mutants]
+        calls += [_refactoring_call(r, args, extra, scratch) for r in refactored]
         calls += [_reference_call(p, s, args, extra) for p in programs for s in range(args.ref_seeds)]
 
         def done(i: int, row: Row) -> None:
@@ -243,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     title = "Differential play" if args.tester == "differential" else "The offline tester"
     header = (f"{title} on the corpus, explore-only, at {describe_commit(provenance)}.\n\n"
               f"    {command}")
-    text = markdown(summary, rows, header)
+    text = markdown(summary, rows, header) + refactoring_table(rows)
     print(text)
     payload = {"command": command, "tester": args.tester, "measured_on": provenance, "explore_only_flag": extra,
                "counting": "every run counts; error and uncertain are misses for recall and not passes for the references",

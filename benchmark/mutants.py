@@ -50,7 +50,7 @@ import sys
 import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from app import pysyntax
 
@@ -256,20 +256,26 @@ def build_target(m: Mutant, corpus_folder: Path, out: Path) -> Path:
     """A scratch target folder that plays mutant ``m``: the program's playcoder.toml (command replaced by
     the launcher) and the mutated copy of its module.  Refuses when the installed file is not the one
     the manifest was drawn from."""
-    path, package = module_file(m.module)  # found again: site-packages is elsewhere on another machine
+    return build_copy(m.module, m.file_sha256, lambda source: mutated_source(source, m), corpus_folder, out)
+
+
+def build_copy(module: str, file_sha256: str, edit: Callable[[str], str], corpus_folder: Path, out: Path) -> Path:
+    """A scratch target folder that plays ``edit(source)`` of ``module``'s file in place of the installed one
+    (mutants here, behaviour-preserving refactorings in :mod:`benchmark.refactorings`)."""
+    path, package = module_file(module)  # found again: site-packages is elsewhere on another machine
     source = path.read_text(encoding="utf-8")
-    if hashlib.sha256(source.encode("utf-8")).hexdigest() != m.file_sha256:
+    if hashlib.sha256(source.encode("utf-8")).hexdigest() != file_sha256:
         raise SystemExit(f"{path} is not the version the manifest was drawn from; install the corpus "
                          "extra's pinned versions or regenerate it with python -m benchmark.mutants")
     if out.exists():
         shutil.rmtree(out)
     (out / MUTATED_DIR).mkdir(parents=True)
     copy = f"{MUTATED_DIR}/{path.name}"
-    (out / copy).write_text(mutated_source(source, m), encoding="utf-8")
-    (out / LAUNCHER).write_text(LAUNCHER_TEXT.format(module=m.module, probe=PROBE, mark=MARK, origin=str(path),
+    (out / copy).write_text(edit(source), encoding="utf-8")
+    (out / LAUNCHER).write_text(LAUNCHER_TEXT.format(module=module, probe=PROBE, mark=MARK, origin=str(path),
                                                      package=package, copy=copy), encoding="utf-8")
     spec = (corpus_folder / "playcoder.toml").read_text(encoding="utf-8")
-    spec = spec.replace(f'command = ["python", "-m", "{m.module}"]', f'command = ["python", "{LAUNCHER}"]')
+    spec = spec.replace(f'command = ["python", "-m", "{module}"]', f'command = ["python", "{LAUNCHER}"]')
     if LAUNCHER not in spec:
         raise SystemExit(f"{corpus_folder.name}: the command line is not the one benchmark/mutants.py expects")
     (out / "playcoder.toml").write_text(spec, encoding="utf-8")
