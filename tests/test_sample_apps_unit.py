@@ -35,7 +35,7 @@ REQUIRED_BUGS = {
 }
 BUG_TYPES = {
     "crash", "freeze", "no-response", "logic", "display-content", "display-layout",
-    "display-style", "navigation", "unexpected-result", "glitch",
+    "display-style", "navigation", "unexpected-result", "glitch", "timing",
 }
 DIFFICULTIES = {"easy", "medium", "hard"}
 FINDINGS = {"crash", "exception", "freeze", "no-response", "blank", "glitch", ""}
