@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-for _name in ("export_import", "validate", "llm", "bench", "repair", "refs", "inspect"):
+for _name in ("export_import", "validate", "llm", "bench", "repair", "refs", "inspect", "rubric"):
     try:
         importlib.import_module(f"app.commands.{_name}")
     except ModuleNotFoundError as _exc:

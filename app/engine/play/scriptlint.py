@@ -94,6 +94,12 @@ def target_warnings(spec: TargetSpec) -> list[str]:
     return warnings
 
 
+def already_said(warnings: list[str]) -> None:
+    """Count these warnings as said (a command that reports them itself, such as ``rubric check``)."""
+    with _lock:
+        _said.update(warnings)
+
+
 def say_once(warnings: list[str]) -> None:
     """Print each warning on stderr once per process (a bench plays the same target many times)."""
     for warning in warnings:
