@@ -167,10 +167,13 @@ def test_each_reaction_is_recorded_in_the_step_that_caused_it() -> None:
             assert _reacted(obs.frame, after.frame, button), f"button {button}: its reaction came after its step"
             others = [b for b in range(3) if b != button]
             assert not any(_reacted(obs.frame, after.frame, b) for b in others)
+            assert after.busy_ms is not None and after.waited_ms is not None
+            assert abs(after.busy_ms + after.waited_ms - after.settle_ms) < 0.01
             if button == 0:  # the blinking dot's repeating timer (500 ms) never holds a step
                 assert max(sleeps) < 0.05, sleeps
-            else:  # the one-shot reaction was waited for
+            else:  # the one-shot reaction was waited for: the program was busy until it had painted
                 assert max(sleeps) >= 0.1, sleeps
+                assert after.busy_ms >= 100 * button, after
             obs = after
     finally:
         player.stop()
@@ -207,6 +210,8 @@ def test_the_run_says_how_it_settled(tmp_path: Path, monkeypatch: pytest.MonkeyP
     result = Session(RunConfig(target=str(target), max_steps=2, film_fps=0), store).run()
     assert result.status == "completed" and result.run_id is not None, result.error
     assert json.loads(store.run(result.run_id)["config"])["settle"] == settle
+    for step in store.steps(result.run_id):  # per step, the program's share of the settle time and the engine's
+        assert step["busy_ms"] is not None and abs(step["busy_ms"] + step["waited_ms"] - step["settle_ms"]) < 0.05
     store.close()
 
 

@@ -97,6 +97,10 @@ class RunResult:
         }
 
 
+def _rounded(ms: float | None) -> float | None:
+    return None if ms is None else round(ms, 2)
+
+
 class Session:
     def __init__(self, config: RunConfig, store: TrajectoryStore, *, bus: EventBus | None = None,
                  control: RunControl | None = None, tester: Tester | None = None) -> None:
@@ -498,6 +502,7 @@ class Session:
                 "rationale": decision.rationale, "frame_before": h_before, "frame_after": h_after,
                 "changed_bbox": list(after.changed_bbox) if after.changed_bbox else None,
                 "settle_ms": round(after.settle_ms, 2), "settled": int(after.settled),
+                "busy_ms": _rounded(after.busy_ms), "waited_ms": _rounded(after.waited_ms),
                 "decide_ms": round(decide_ms, 2), "act_ms": round(act_ms, 2),
                 "tokens_in": decision.tokens_in, "tokens_out": decision.tokens_out,
                 "findings": [f.kind for f in findings] or None,

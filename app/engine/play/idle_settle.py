@@ -106,6 +106,9 @@ class IdleOutcome(Generic[P]):
     """The loop did not come back to idle before the cap (a long handler, or a frozen program)."""
     timers: int
     """One-shot timers waited for."""
+    busy_s: float = 0.0
+    """From the first question until the program had finished reacting: the idle answer (nothing due) whose
+    picture was then confirmed; the whole wait when it never finished (the cap, an animation)."""
 
 
 def settle_on_idle(capture: Callable[[], P], probe: IdleProbe, *, cap_s: float,
@@ -118,6 +121,8 @@ def settle_on_idle(capture: Callable[[], P], probe: IdleProbe, *, cap_s: float,
     start = time.monotonic()
     deadline = start + cap_s
     frame: P | None = None
+    frame_idle_at = start
+    """When the loop said idle before ``frame`` was taken: the program had finished reacting then."""
     changing_since: float | None = None
     samples = timers = 0
     answered = busy = False
@@ -150,16 +155,17 @@ def settle_on_idle(capture: Callable[[], P], probe: IdleProbe, *, cap_s: float,
             overdue_waited = due <= 0
             frame, changing_since = None, None  # the timer may paint: the picture starts again
             continue
+        idle_at = time.monotonic()
         shot = capture()
         samples += 1
         if frame is not None and shot.same_as(frame):
-            return IdleOutcome(shot, True, samples, True, False, timers)
+            return IdleOutcome(shot, True, samples, True, False, timers, frame_idle_at - start)
         now = time.monotonic()
         if frame is not None:
             changing_since = now if changing_since is None else changing_since
             if moving_s is not None and now - changing_since >= moving_s:
-                return IdleOutcome(shot, False, samples, True, False, timers)
-        frame = shot
+                return IdleOutcome(shot, False, samples, True, False, timers, now - start)
+        frame, frame_idle_at = shot, idle_at
         sleep(CONFIRM_GAP_S)
     shot = capture()
-    return IdleOutcome(shot, False, samples + 1, answered, busy, timers)
+    return IdleOutcome(shot, False, samples + 1, answered, busy, timers, time.monotonic() - start)

@@ -85,6 +85,16 @@ class Observation:
     """How it was settled: "inside" (the program said its loop was idle), "pixels" or "gate" (frames played)."""
     busy: bool = False
     """Settled from inside, the program's loop did not come back to idle before the cap."""
+    busy_ms: float | None = None
+    """Of ``settle_ms``, how long the program was still reacting: from inside, until its loop was idle with
+    nothing due (the picture then confirmed); from pixels, until the window's last change.  The rest of
+    ``settle_ms`` (:attr:`waited_ms`) is the engine's own waiting: the confirmation, the react watch, the
+    stillness.  None: not known."""
+
+    @property
+    def waited_ms(self) -> float | None:
+        """How long the engine waited after the program had finished reacting (None when that is not known)."""
+        return None if self.busy_ms is None else max(0.0, self.settle_ms - self.busy_ms)
 
 
 def changed_mask(a: Frame, b: Frame) -> np.ndarray | None:
@@ -272,7 +282,8 @@ class VisualObserver:
             if seen.answered and seen.frame is not None:
                 elapsed = (time.monotonic() - start) * 1000.0
                 box = changed_bbox(reference, seen.frame) if reference else None
-                return Observation(seen.frame, seen.settled, elapsed, box, seen.samples, "inside", seen.busy)
+                return Observation(seen.frame, seen.settled, elapsed, box, seen.samples, "inside", seen.busy,
+                                   min(elapsed, seen.busy_s * 1000.0))
             # No answer: pixel settling goes on from here, within the same cap.
         frame = self.capture()
         last_change = start
@@ -299,7 +310,9 @@ class VisualObserver:
                 last_change = stamp
             frame = nxt
         elapsed = (time.monotonic() - start) * 1000.0
-        return Observation(frame, settled, elapsed, changed_bbox(reference, frame) if reference else None, samples)
+        busy_ms = (last_change - start) * 1000.0 if settled else elapsed  # unsettled: still changing at the cap
+        return Observation(frame, settled, elapsed, changed_bbox(reference, frame) if reference else None, samples,
+                           busy_ms=busy_ms)
 
     def motion(self, duration_s: float, sleep: Callable[[float], None] = time.sleep,
                into: np.ndarray | None = None) -> float:

@@ -157,8 +157,8 @@ class Player:
         box = changed_bbox(before, frame) if before is not None else None
         # Settled: the last frame played changed nothing (a moving game is not, though it stands still now).
         settled = prev is None or frame.same_as(prev)
-        return Observation(frame, settled, (time.monotonic() - t0) * 1000.0, box, 2 if prev is not None else 1,
-                           "gate")
+        elapsed = (time.monotonic() - t0) * 1000.0  # the program played its frames all along: busy throughout
+        return Observation(frame, settled, elapsed, box, 2 if prev is not None else 1, "gate", busy_ms=elapsed)
 
     def settle(self, cap_s: float, quiet_s: float) -> Observation:
         assert self.observer is not None

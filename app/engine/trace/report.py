@@ -250,7 +250,8 @@ def _step_html(step: dict[str, Any], findings: list[dict[str, Any]], logs: list[
     stored = step.get("action")
     action: dict[str, Any] = stored if isinstance(stored, dict) else {}
     timing = [f"t+{float(step['started_at']) - t0:.2f} s"]
-    for key, label in (("decide_ms", "decide"), ("act_ms", "act"), ("settle_ms", "settle")):
+    for key, label in (("decide_ms", "decide"), ("act_ms", "act"), ("settle_ms", "settle"),
+                       ("busy_ms", "program busy"), ("waited_ms", "engine waited")):
         if step.get(key) is not None:
             timing.append(f"{label} {float(step[key]):.0f} ms")
     if step.get("settled") == 0:

@@ -272,8 +272,18 @@ def _migration_7(db: sqlite_utils.Database) -> None:
         db.execute("ALTER TABLE runs ADD COLUMN seen_through TEXT")
 
 
+def _migration_8(db: sqlite_utils.Database) -> None:
+    """Steps record, of their settle time, how long the program was still reacting (``busy_ms``) and how long the
+    engine waited after that (``waited_ms``) (issue 27; :attr:`~app.engine.play.observer.Observation.busy_ms`).
+    NULL for steps recorded before and where it is not known."""
+    columns = db.table("steps").columns_dict
+    for name in ("busy_ms", "waited_ms"):
+        if name not in columns:
+            db.execute(f"ALTER TABLE steps ADD COLUMN {name} REAL")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3, _migration_4,
-                                                             _migration_5, _migration_6, _migration_7]
+                                                             _migration_5, _migration_6, _migration_7, _migration_8]
 SCHEMA_VERSION = len(MIGRATIONS)
 _IN_FORCE = ("SELECT j.verdict FROM judgments j WHERE j.run_id = r.id AND j.source = '{source}' "
              "AND j.criterion IS NULL AND j.undoes IS NULL AND NOT EXISTS (SELECT 1 FROM judgments u "
