@@ -3,9 +3,12 @@ child's command line, the Ray task and the per-suite summary; nothing is played 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from app import cli
+from app.commands import bench as _bench  # noqa: F401  (registers `bench`)
 from app.engine.bench import detect, jobs, ray_tasks
 from app.engine.errors import UserError
 
@@ -59,3 +62,24 @@ def test_recall_is_given_per_suite_and_kind():
     assert s["recall_by_suite_type"]["wild"]["logic"]["rate"] == 1.0
     text = detect.markdown({**s, "duration_s": 40.0, "no_script": True})
     assert "40 s per run" in text and "Explore only (`--no-script`)" in text and "| apps | crash | 0% (0/1) |" in text
+
+
+def test_compare_puts_two_results_side_by_side_per_suite_and_kind(tmp_path, capsys):
+    import json
+
+    from benchmark import compare_detect
+
+    def result(name: str, verdicts: list[str]) -> Path:
+        runs = [{"app": "calculator", "bug": None, "type": "reference", "verdict": "pass", "repeat": 0},
+                {"app": "tkcalc", "bug": "x", "type": "logic", "verdict": verdicts[0], "repeat": 0},
+                {"app": "tkcalc", "bug": "x", "type": "logic", "verdict": verdicts[1], "repeat": 1}]
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"summary": {"command": f"playcoder {name}"}, "runs": runs}))
+        return path
+
+    assert compare_detect.main([str(result("a", ["fail", "pass"])), str(result("b", ["pass", "fail"])),
+                                "--labels", "explore,rubric", "--repeats", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "| wild | logic | 100% (1/1) | 0% (0/1) |" in out and "| apps | reference | 100% (1/1) | 100% (1/1) |" in out
+    with pytest.raises(SystemExit, match="not a `bench detect --json` result"):
+        compare_detect.main([str(tmp_path / "missing.json")])
