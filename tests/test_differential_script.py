@@ -7,7 +7,7 @@ import numpy as np
 from app.engine.testers.differential import DifferentialTester
 from app.engine.trace.store import TrajectoryStore
 
-from conftest import needs_xvfb
+from conftest import TARGETS, needs_xvfb
 from test_differential import run_cli
 
 
@@ -26,8 +26,9 @@ def test_a_change_over_a_quarter_of_the_window_is_a_scene_not_noise():
 
 @needs_xvfb
 def test_the_rubric_steps_are_played_first_and_reach_the_bug(db_path):
-    """Seed 0's exploration never types a subtraction and '='; the calculator's [[script]] does."""
-    code, summary, err = run_cli("calculator@wrong-subtraction", "--max-steps", "12", "--seed", "0", db=db_path)
+    """Seed 0's exploration never types two subtractions and '='; the test adder's [[script]] does (9-3-1)."""
+    code, summary, err = run_cli(f"{TARGETS / 'adder_tk'}@minus-reversed", "--max-steps", "12", "--seed", "0",
+                                 db=db_path)
     assert code == 0, err
     assert [f["kind"] for f in summary["findings"]] == ["diverged"], summary
     steps = TrajectoryStore(db_path).steps(summary["run_id"])

@@ -294,7 +294,7 @@ def test_no_glitch_on_a_still_board_or_an_animation(tmp_path):
 @needs_xvfb
 def test_a_freeze_is_timed_to_the_last_change_of_the_window(tmp_path):
     db = tmp_path / "r.db"
-    summary = run_cli("flappy@freeze-after-flaps", db, "--max-steps", "20")
+    summary = run_cli(f"{TARGETS / 'anim_pg'}@freeze-after-spaces", db, "--max-steps", "20")
     assert [f["kind"] for f in summary["findings"]] == ["freeze"], summary
     store = TrajectoryStore(db)
     run_id = summary["run_id"]
@@ -316,7 +316,7 @@ def test_a_freeze_is_timed_to_the_last_change_of_the_window(tmp_path):
 @needs_xvfb
 def test_a_crash_shows_the_last_picture_the_program_drew(tmp_path):
     db = tmp_path / "r.db"
-    summary = run_cli("flappy@crash-on-fifth-flap", db, "--max-steps", "30")
+    summary = run_cli(f"{TARGETS / 'anim_pg'}@crash-on-fourth-space", db, "--max-steps", "30")
     assert [f["kind"] for f in summary["findings"]] == ["crash"], summary
     store = TrajectoryStore(db)
     (crash,) = store.findings(summary["run_id"])
@@ -324,7 +324,7 @@ def test_a_crash_shows_the_last_picture_the_program_drew(tmp_path):
     assert film_ev["t"] <= film_ev["last_change_t"] <= film_ev["found_t"]  # the window vanished after it drew
     with FilmReader.open(store, summary["run_id"]) as film:  # type: ignore[union-attr]
         drawn = np.frombuffer(film.frame_at(film_ev["t"]).rgb, np.uint8)
-        assert int(drawn.max()) - int(drawn.min()) > 100, "the flappy scene, not the empty screen"
+        assert int(drawn.max()) - int(drawn.min()) > 100, "the ball on its scene, not the empty screen"
     from app.engine.trace.report import render_html_report
 
     assert render_html_report(store, summary["run_id"]).count("<figure class=clip>") == 1
