@@ -34,6 +34,7 @@ from app.views.browser.run_browser_view import RunBrowserView
 from app.views.live.run_request import RunRequest
 from app.views.shell.run_transfer import RunTransfer
 from app.views.run.run_header_view import LIVE_PAGE
+from app.views.run.case_recorder_view import open_recorder
 from app.views.run.run_view import RunView
 from app.views.settings.llm_preferences import LLMPreferences
 from app.views.settings.settings_dialog import SettingsDialog
@@ -137,7 +138,7 @@ class MainWindow(QMainWindow):
             file_menu.addSeparator() if action is None else file_menu.addAction(action)
         bar.addMenu("&Edit").addAction(a.settings)
         run_menu = bar.addMenu("&Run")
-        for action in (a.pause, a.step, a.stop, a.take_over, None, a.replay, None, a.undo_override):
+        for action in (a.pause, a.step, a.stop, a.take_over, a.record_case, None, a.replay, None, a.undo_override):
             run_menu.addSeparator() if action is None else run_menu.addAction(action)
         view_menu = bar.addMenu("&View")
         for action in (a.show_browser, a.show_film, None, a.previous_step, a.next_step, a.first_step, a.last_step,
@@ -191,6 +192,7 @@ class MainWindow(QMainWindow):
         a.step.triggered.connect(self._on_step_triggered)
         a.stop.triggered.connect(self._on_stop_triggered)
         a.take_over.toggled.connect(self._on_take_over_toggled)
+        a.record_case.triggered.connect(self._on_record_case_triggered)
         rv.live.sig_takeover_changed.connect(self._on_live_view_takeover_changed)
         a.replay.triggered.connect(self._on_replay_triggered)
         a.undo_override.triggered.connect(rv.verdict.undo)
@@ -400,6 +402,14 @@ class MainWindow(QMainWindow):
     def _on_stop_triggered(self) -> None:
         if self.live is not None:
             self.live.stop()
+
+    def _on_record_case_triggered(self) -> None:
+        """Record a [[script]] case from the live run's take-over steps (or the run shown)."""
+        live = self.live if self.live is not None and self.live.run_id is not None else None
+        problem = open_recorder(self, self.db_path, live.run_id if live else self.run_view.run_id,
+                                live.bridge if live else None)
+        if problem:
+            self.show_message(problem)
 
     def _on_take_over_toggled(self, on: bool) -> None:
         if on:

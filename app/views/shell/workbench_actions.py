@@ -55,6 +55,9 @@ class WorkbenchActions:
         self.take_over = make("&Take over", TAKEOVER_SHORTCUT, SP.SP_DialogYesButton,
                               f"Paused run: send your clicks and keys to the target; {takeover_key} again gives "
                               "the keys back to the workbench", checkable=True)
+        self.record_case = make("Record rubric &case…", "Ctrl+Shift+C", None,
+                                "Turn the steps you played in take-over into a [[script]] case: mark on the frames "
+                                "what must hold, save it, replay it (Ctrl+Shift+C)")
         self.replay = make("&Play replay", "P", SP.SP_MediaPlay, "Replay the timeline with its recorded timing (P)")
         self.undo_override = make("&Undo verdict override", "Ctrl+Z", SP.SP_ArrowBack,
                                   "Append an undo for the newest human override of this run")
@@ -97,6 +100,7 @@ class WorkbenchActions:
     def revealing(self) -> tuple[QAction, ...]:
         """Commands that show runs, verdicts or findings: disabled while a blinded labelling window is open."""
         return (self.new_run, self.open_db, self.new_db, self.export_run, self.import_bundle, self.export_report, self.replay,
+                self.record_case,
                 self.undo_override, self.show_browser, self.show_film, self.previous_step, self.next_step,
                 self.first_step, self.last_step, self.zoom_fit, self.refresh, self.agreement, self.repair_sessions,
                 self.new_repair, self.present_repair, self.export_repair)
