@@ -178,7 +178,7 @@ def follow_other_writer(app: object, window: object, db: Path, seconds: float) -
     The same writer runs twice: first with the list not following (the stall this machine shows anyway:
     its load, the writer, Qt), then following."""
     browser = window.browser  # type: ignore[attr-defined]
-    store = window.store  # type: ignore[attr-defined]
+    store = window.model.store  # type: ignore[attr-defined]
     t = time.perf_counter()
     old = store.runs()  # what the list did once a second before: one query per run, on the GUI thread
     old_ms = (time.perf_counter() - t) * 1000

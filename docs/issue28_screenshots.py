@@ -29,6 +29,7 @@ from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.study import validation  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.shell.main_window import MainWindow, apply_style  # noqa: E402
@@ -142,7 +143,7 @@ def main() -> int:
         from app.views.widgets.tool_window import ToolWindow
 
         store = TrajectoryStore(db)
-        view = AnnotationView(store, "ann", set_name="issue28")
+        view = AnnotationView(Database(store), "ann", set_name="issue28")
         window = ToolWindow(view, size=(1200, 800))
         window.show()
         if "Goal" not in view.instructions.text.text():

@@ -332,8 +332,8 @@ class Scenario:
         self.shot("labelling-done.png")
         from app.engine.study import validation
 
-        vset = validation.get_set(win.store, "walkthrough")
-        labels = validation.labels_of(win.store, vset, "walkthrough")
+        vset = validation.get_set(win.model.store, "walkthrough")
+        labels = validation.labels_of(win.model.store, vset, "walkthrough")
         self.check(len(labels) == 20, f"20 items labelled ({len(labels)})")
         self.check(NoMouse.count == 0, f"no mouse event reached the workbench ({NoMouse.count})")
         self.app.removeEventFilter(spy)
@@ -379,7 +379,7 @@ class Scenario:
             db = self.work / "repair.db"
         win = self.main_window(db)
         self.wait(lambda: win.browser.model.rowCount() > 0, 10, what="runs in the list")
-        runs = [r for r in win.store.runs() if r.get("kind") != "repair" and r["step_count"] > 0]
+        runs = [r for r in win.model.store.runs() if r.get("kind") != "repair" and r["step_count"] > 0]
         crashed = next((r for r in runs if r.get("verdict") == "fail"), runs[0] if runs else None)
         self.check(crashed is not None and win.open_run(int(crashed["id"])), "a recorded run is open")
         self.settle(1.0)
@@ -388,7 +388,7 @@ class Scenario:
         repair_db = self.work / "repair.db"
         if repair_db.exists():
             win.open_database(repair_db)
-            win.repair.open(win.store, "Repair sessions")
+            win.repair.open(win.database, "Repair sessions")
             self.settle(1.5)
             self.fits(win.repair.window, "the repair window")
             self.shot(f"repair-fit{suffix}.png")
@@ -409,8 +409,8 @@ class Scenario:
         print(f"played {DIFFERENTIAL[0]} (differential): {said}", flush=True)
         win = self.main_window(db)
         self.wait(lambda: win.browser.model.rowCount() > 0, 10, what="the run in the list")
-        runs = win.store.runs()
-        diverged = next((f["step"] for f in win.store.findings(int(runs[0]["id"])) if f["kind"] == "diverged"),
+        runs = win.model.store.runs()
+        diverged = next((f["step"] for f in win.model.store.findings(int(runs[0]["id"])) if f["kind"] == "diverged"),
                         None) if runs else None
         self.check(diverged is not None, f"the run diverged (at step {diverged})")
         if diverged is None:

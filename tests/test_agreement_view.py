@@ -10,6 +10,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.study import agreement
 from app.engine.study import validation  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
@@ -53,7 +54,7 @@ def test_table_model_passes_the_model_tester(qtmodeltester):
 
 
 def test_dashboard_shows_the_report(qtbot, store, tmp_path, qtmodeltester):
-    view = AgreementView(store, set_name="s", resamples=200)
+    view = AgreementView(Database(store), set_name="s", resamples=200)
     qtbot.addWidget(view)
     with qtbot.waitSignal(view.sig_report_computed, timeout=30000):  # computed off the GUI thread
         view.resize(1000, 700)
@@ -105,7 +106,7 @@ def test_chart_paints_bars_and_whiskers(qtbot, store):
 
 def test_empty_database_says_what_to_do(qtbot, tmp_path):
     store = TrajectoryStore(tmp_path / "empty.db")
-    view = AgreementView(store, resamples=10)
+    view = AgreementView(Database(store), resamples=10)
     qtbot.addWidget(view)
     assert "validate sample" in view.status.text() and view.report is None
     store.close()

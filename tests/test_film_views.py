@@ -13,6 +13,7 @@ from test_views_support import ROOT, make_synthetic_run, needs_xvfb
 
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.trace.film_reader import FilmReader  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.run.film_player import FilmPlayer  # noqa: E402
@@ -54,7 +55,7 @@ def pixels(image) -> np.ndarray:
 def test_scrubbing_shows_the_film_between_steps(run_view, filmed_db, qtbot):
     db, run_id = filmed_db
     store = TrajectoryStore(db)
-    run_view.set_store(store)
+    run_view.set_database(Database(store))
     run_view.open_run(run_id)
     scrub = run_view.scrub
     assert scrub.has_film and len(scrub.steps) == 6
@@ -115,7 +116,7 @@ def test_seeks_stay_within_budget_and_off_the_gui_thread(filmed_db, qtbot):
 def test_a_run_without_a_film_shows_its_axis_without_one(run_view, tmp_path, qtbot):
     store = TrajectoryStore(tmp_path / "s.db")
     run_id = make_synthetic_run(store, 30)
-    run_view.set_store(store)
+    run_view.set_database(Database(store))
     run_view.open_run(run_id)
     assert not run_view.scrub.has_film and len(run_view.scrub.steps) == 30
     assert run_view.player.reader is None

@@ -13,6 +13,7 @@ import sys  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.repair.diff_html import side_by_side_rows  # noqa: E402
 from app.views.repair.repair_view import RepairView  # noqa: E402
@@ -38,7 +39,7 @@ def repaired_db(tmp_path_factory):
 def test_repair_view_steps_through_cycles(qtbot, repaired_db):
     db, summary = repaired_db
     store = TrajectoryStore(db, readonly=True)
-    view = RepairView(store)
+    view = RepairView(Database(store))
     qtbot.addWidget(view)
     view.resize(1200, 800)
     view.show()
@@ -93,7 +94,7 @@ def test_repair_view_steps_through_cycles(qtbot, repaired_db):
 
 def test_repair_view_on_an_empty_database(qtbot, tmp_path):
     store = TrajectoryStore(tmp_path / "empty.db")
-    view = RepairView(store)
+    view = RepairView(Database(store))
     qtbot.addWidget(view)
     assert view.cycle_count() == 0 and view.current_cycle() is None
     view.next_cycle()

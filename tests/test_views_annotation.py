@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (  # noqa: E402
     QAbstractButton, QAbstractItemView, QComboBox, QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QWidget,
 )
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.study import validation  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.labelling import annotation_view  # noqa: E402
@@ -59,7 +60,7 @@ def settings(tmp_path):
 
 
 def make_view(qtbot, store, settings, annotator="alice") -> AnnotationView:
-    view = AnnotationView(store, annotator, set_name="s", settings=settings)
+    view = AnnotationView(Database(store), annotator, set_name="s", settings=settings)
     qtbot.addWidget(view)
     view.resize(900, 600)
     view.show()
@@ -149,10 +150,10 @@ def test_annotator_name_is_asked_once_and_remembered(qtbot, store, settings, mon
         return "carol"
 
     monkeypatch.setattr(annotation_view, "ask_annotator_name", ask)
-    first = AnnotationView(store, None, set_name="s", settings=settings)
+    first = AnnotationView(Database(store), None, set_name="s", settings=settings)
     qtbot.addWidget(first)
     assert first.annotator == "carol" and settings.value(SETTINGS_KEY) == "carol"
-    second = AnnotationView(store, None, set_name="s", settings=settings)
+    second = AnnotationView(Database(store), None, set_name="s", settings=settings)
     qtbot.addWidget(second)
     assert second.annotator == "carol" and len(asked) == 1
     qtbot.keyClick(second, Qt.Key.Key_2)
@@ -161,7 +162,7 @@ def test_annotator_name_is_asked_once_and_remembered(qtbot, store, settings, mon
 
 def test_cancelled_name_leaves_the_view_disabled(qtbot, store, settings, monkeypatch):
     monkeypatch.setattr(annotation_view, "ask_annotator_name", lambda parent: None)
-    view = AnnotationView(store, None, set_name="s", settings=settings)
+    view = AnnotationView(Database(store), None, set_name="s", settings=settings)
     qtbot.addWidget(view)
     assert view.annotator is None and not view.pass_button.isEnabled()
     qtbot.keyClick(view, Qt.Key.Key_1)

@@ -7,6 +7,7 @@ import shutil
 import pytest
 from test_views_support import make_synthetic_run  # noqa: F401  (sets QT_QPA_PLATFORM=offscreen)
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.play.inside import own_lines
 from app.engine.play.targetspec import load_spec
 from app.engine.trace.code_lines import BEFORE, LATER, NEVER, NEW, line_marks
@@ -46,7 +47,7 @@ def test_code_tab_shows_the_steps_lines_in_highlighted_source(qtbot, qtmodeltest
     qtbot.addWidget(view)
     view.resize(1100, 800)
     view.show()
-    view.set_store(store)
+    view.set_database(Database(store))
     view.open_run(run)
     view.tabs.setCurrentIndex(CODE_TAB)
     assert view.tabs.tabText(CODE_TAB) == "Code"
@@ -84,7 +85,7 @@ def test_a_changed_folder_shows_line_numbers_and_says_why(qtbot, covered_run):
     view = RunView()
     qtbot.addWidget(view)
     view.show()
-    view.set_store(store)
+    view.set_database(Database(store))
     view.open_run(run)
     view.tabs.setCurrentIndex(CODE_TAB)
     view.go_to_step(1)
@@ -100,7 +101,7 @@ def test_a_run_without_coverage_says_so(qtbot, tmp_path):
     view = RunView()
     qtbot.addWidget(view)
     view.show()
-    view.set_store(store)
+    view.set_database(Database(store))
     view.open_run(run)
     view.tabs.setCurrentIndex(CODE_TAB)
     assert "recorded no line coverage" in view.code.note.text() and view.code.model.rowCount() == 0

@@ -15,6 +15,7 @@ from test_views_support import ROOT, isolated_settings, make_synthetic_run  # no
 from PySide6.QtCore import QRect, QSize  # noqa: E402
 from PySide6.QtWidgets import QFileDialog, QWidget  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.judge.oracles import Finding  # noqa: E402
 from app.engine.judge.verdict import Evidence, decide  # noqa: E402
 from app.engine.session import RunConfig, Session  # noqa: E402
@@ -92,7 +93,7 @@ def test_the_run_list_follows_another_process_with_one_read_per_change(qtbot, tm
     running = make_synthetic_run(store, 3, distinct_frames=1, verdict=None, status="running")
     browser = RunBrowserView()
     qtbot.addWidget(browser)
-    browser.set_store(store)
+    browser.set_database(Database(store))
     assert browser.model.rowCount() == 2
     row = browser.model.row_of(running)
     assert browser.model.run_at(row)["status"] == "running"
@@ -173,7 +174,7 @@ def test_header_says_paused_badges_match_findings_and_the_log_ends_with_the_step
                        [run_id, step2["ended_at"] + 0.01, "Traceback of a later step"])
     view = RunView()
     qtbot.addWidget(view)
-    view.set_store(store)
+    view.set_database(Database(store))
     view.open_run(run_id)
     view.set_live_run(run_id)
     view.set_live_state("paused")

@@ -111,11 +111,11 @@ def test_repair_shortcut_opens_the_repair_view_on_the_current_store(window, qtbo
     qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
     repair = window.repair.window
     assert repair is not None and repair.isVisible()
-    assert type(repair.view).__name__ == "RepairView" and repair.view.store is window.store
-    assert window.repair.open(window.store, "again") is repair  # one window, brought up again
+    assert type(repair.view).__name__ == "RepairView" and repair.view.database is window.database
+    assert window.repair.open(window.database, "again") is repair  # one window, brought up again
     other = tmp_path / "other.db"
     assert window.open_database(other)
-    assert repair.view.store is window.store and str(other) in repair.windowTitle()
+    assert repair.view.database is window.database and str(other) in repair.windowTitle()
     repair.close()
     assert window.repair.window is None
 
@@ -129,7 +129,7 @@ def test_a_missing_repair_module_leaves_the_window_working(qtbot, isolated_setti
     assert win.open_database(tmp_path / "x.db")
     assert not win.commands.repair_sessions.isEnabled()
     assert "not available" in win.commands.repair_sessions.toolTip()
-    win.repair.open(win.store, "t")
+    win.repair.open(win.database, "t")
     assert win.messages == [repair_menu.UNAVAILABLE]
     win.close()
 
@@ -402,7 +402,7 @@ def test_new_validation_set_from_the_dialog(window, labelling_db, monkeypatch):
     monkeypatch.setattr(NewSetDialog, "exec", fill_and_accept)
     window.commands.new_validation_set.trigger()
     assert seen == ["Available: 3 completed runs the tester passed, 2 it failed."]
-    vset = validation.get_set(window.store, "first")
+    vset = validation.get_set(window.model.store, "first")
     assert (vset.successes, vset.failures, vset.seed) == (2, 2, 7) and window.messages == []
     assert "Validation set 'first'" in window.statusBar().currentMessage()
 
@@ -410,7 +410,7 @@ def test_new_validation_set_from_the_dialog(window, labelling_db, monkeypatch):
     window.commands.new_validation_set.trigger()
     assert window.messages == ["Only 3 runs have the tester verdict pass; at least 10 are needed — record more runs "
                                "or lower --successes."]
-    assert [s.name for s in validation.list_sets(window.store)] == ["first"]
+    assert [s.name for s in validation.list_sets(window.model.store)] == ["first"]
 
 
 def visible_texts(widget: QWidget) -> list[str]:
@@ -447,7 +447,7 @@ def visible_texts(widget: QWidget) -> list[str]:
 def test_annotation_opens_in_its_own_window_with_no_verdict_in_sight(window, labelling_db, qtbot, monkeypatch,
                                                                      isolated_settings):
     assert window.open_database(labelling_db)
-    validation.sample_set(window.store, "blind", successes=3, failures=2, seed=1)
+    validation.sample_set(window.model.store, "blind", successes=3, failures=2, seed=1)
     window.open_run(1)  # the run view shows a verdict and findings before labelling starts
     assert any(SECRET in t for t in visible_texts(window))
     asked = []
@@ -458,7 +458,7 @@ def test_annotation_opens_in_its_own_window_with_no_verdict_in_sight(window, lab
     assert annotation is not None and annotation.isVisible() and annotation.isWindow()
     view = annotation.view
     assert isinstance(view, AnnotationView) and view.annotator == "alice" and view.vset.name == "blind"
-    assert view.store is not window.store  # its own connection, closed with the window
+    assert view.database is not window.database  # its own connection, closed with the window
     assert asked == [] and identity(isolated_settings) == "alice"  # the override name: one identity, not asked again
 
     # Nothing of the tester's judgement is visible anywhere while labelling.
@@ -475,7 +475,7 @@ def test_annotation_opens_in_its_own_window_with_no_verdict_in_sight(window, lab
                 assert "verdict" not in text.lower(), text
         qtbot.keyClick(view, Qt.Key.Key_1)  # label pass and move on
         qtbot.keyClick(view, Qt.Key.Key_Return)
-    assert validation.progress(window.store, validation.get_set(window.store, "blind"), "alice")[0] == 5
+    assert validation.progress(window.model.store, validation.get_set(window.model.store, "blind"), "alice")[0] == 5
     assert window.validation.open_dashboard() is None and "Close the labelling window" in window.messages[-1]
 
     window.commands.annotate.trigger()
@@ -497,8 +497,8 @@ def test_agreement_dashboard_opens_on_a_picked_set(window, labelling_db, monkeyp
     assert window.open_database(labelling_db)
     window.commands.agreement.trigger()
     assert window.validation.dashboard is None and "no validation sets" in window.messages[-1]
-    validation.sample_set(window.store, "a", successes=1, failures=1, seed=0)
-    validation.sample_set(window.store, "b", successes=2, failures=1, seed=0)
+    validation.sample_set(window.model.store, "a", successes=1, failures=1, seed=0)
+    validation.sample_set(window.model.store, "b", successes=2, failures=1, seed=0)
     monkeypatch.setattr(QInputDialog, "getItem", staticmethod(lambda parent, title, label, items, *a: (items[0], True)))
     window.commands.agreement.trigger()
     dashboard = window.validation.dashboard

@@ -13,6 +13,7 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.errors import UserError  # noqa: E402
 from app.engine.study import validation  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
@@ -49,7 +50,7 @@ def store(db_path):
 def test_twenty_items_labelled_without_touching_the_mouse(qtbot, store, tmp_path):
     validation.sample_set(store, "s", successes=10, failures=10, seed=4)
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    view = AnnotationView(store, "ann", set_name="s", settings=settings)
+    view = AnnotationView(Database(store), "ann", set_name="s", settings=settings)
     window = ToolWindow(view, size=(1000, 700))
     qtbot.addWidget(window)
     window.show()
@@ -124,7 +125,7 @@ def test_filters_by_tester_kind_and_target_with_a_preview(qtbot, store):
     with pytest.raises(UserError, match="Only 1 run has the tester verdict fail"):
         validation.sample_set(store, "calc", successes=1, failures=2, seed=0, target="calculator")
 
-    dialog = NewSetDialog(store)
+    dialog = NewSetDialog(Database(store))
     qtbot.addWidget(dialog)
     assert "15 completed runs the tester passed, 14 it failed" in dialog.available_label.text()
     dialog.kind_combo.setCurrentIndex(dialog.kind_combo.findData("app"))

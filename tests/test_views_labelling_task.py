@@ -11,6 +11,7 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.play.targetspec import load_spec  # noqa: E402
 from app.engine.study import validation  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
@@ -39,7 +40,7 @@ def test_task_keys_summary_and_a_name_change(qtbot, db_path, tmp_path, monkeypat
     for i in range(4):
         _run(store, "pass" if i % 2 else "fail")
     validation.sample_set(store, "s", successes=2, failures=2, seed=1)
-    view = AnnotationView(store, "ann", set_name="s", settings=QSettings(str(tmp_path / "s.ini"),
+    view = AnnotationView(Database(store), "ann", set_name="s", settings=QSettings(str(tmp_path / "s.ini"),
                                                                            QSettings.Format.IniFormat))
     window = ToolWindow(view, size=(1100, 750))
     qtbot.addWidget(window)

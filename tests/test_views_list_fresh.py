@@ -61,7 +61,7 @@ def window(qtbot, tmp_path, isolated_settings):
 def test_f5_reads_afresh_even_when_the_workbench_connection_sits_in_a_snapshot(window, qtbot):
     win, db = window
     win.browser.watcher.probe.stop()  # only F5 reads here
-    conn = win.store.conn
+    conn = win.model.store.conn
     conn.execute("BEGIN")  # what a failed COMMIT or a half-read statement leaves behind: an old snapshot
     conn.execute("SELECT count(*) FROM runs").fetchone()
     _write(db, "f5", 3)
@@ -73,9 +73,9 @@ def test_f5_reads_afresh_even_when_the_workbench_connection_sits_in_a_snapshot(w
 def test_the_list_follows_on_its_timer_when_the_probe_connection_was_left_in_a_snapshot(window, qtbot):
     win, db = window
     probe = win.browser.watcher.probe
-    qtbot.waitUntil(lambda: probe._store is not None, timeout=5000)
-    probe._store.conn.execute("BEGIN")
-    probe._store.conn.execute("SELECT count(*) FROM runs").fetchone()
+    qtbot.waitUntil(lambda: probe._database is not None, timeout=5000)
+    probe._database.store.conn.execute("BEGIN")
+    probe._database.store.conn.execute("SELECT count(*) FROM runs").fetchone()
     _write(db, "timer", 2)
     qtbot.waitUntil(lambda: _targets(win).count("writer-timer") == 2, timeout=15_000)
 
@@ -147,7 +147,7 @@ def test_the_list_follows_several_writers_for_minutes(window, qtbot):
         checks = 0
         while any(w.poll() is None for w in writers):
             qtbot.wait(5000)
-            win.store.effective_verdict(1)  # the workbench's own connection reads meanwhile
+            win.model.store.effective_verdict(1)  # the workbench's own connection reads meanwhile
             expected = truth()
             qtbot.waitUntil(lambda: all(listed().get(k) == v for k, v in expected.items()), timeout=15_000)
             checks += 1

@@ -107,7 +107,7 @@ def test_cancel_aborts_a_long_store_statement_and_rolls_a_write_back(qtbot, tmp_
     inside = []
 
     def work(control: TaskControl) -> None:
-        store = control.open_store(db)
+        store = control.open_database(db).store
         with store.transaction():
             store.create_run(target="half-imported", tester="offline")
             inside.append(1)

@@ -9,6 +9,7 @@ from test_views_support import make_synthetic_run
 from PySide6.QtCore import QModelIndex, Qt  # noqa: E402
 from PySide6.QtGui import QPixmap  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.widgets.frame_cache import FrameCache  # noqa: E402
 from app.views.browser.run_browser_view import RunBrowserView  # noqa: E402
@@ -92,7 +93,7 @@ def test_run_browser_selects_runs_and_clears_hiding_filters(qtbot, tmp_path):
     store, ids = _store_with_runs(tmp_path)
     view = RunBrowserView()
     qtbot.addWidget(view)
-    view.set_store(store)
+    view.set_database(Database(store))
     assert view.count_label.text() == "4 runs"
     view.verdict_filter.setCurrentIndex(view.verdict_filter.findData("fail"))
     assert view.count_label.text() == "1 of 4 runs"
@@ -112,7 +113,7 @@ def test_steps_model_passes_modeltester(qtmodeltester, tmp_path):
     run_id = make_synthetic_run(store, 450, distinct_frames=5)
     frames = FrameCache(store)
     model = StepsModel(frames=frames)
-    model.set_run(store, run_id)
+    model.set_run(Database(store), run_id)
     qtmodeltester.check(model)
     assert model.rowCount() > 0
     index = model.index(0, 0)
@@ -134,7 +135,7 @@ def test_steps_model_fetches_a_10000_step_run_lazily(qtbot, tmp_path):
     store.steps = counting_steps  # type: ignore[method-assign]
     model = StepsModel(frames=FrameCache(store))
     t0 = time.perf_counter()
-    model.set_run(store, run_id)
+    model.set_run(Database(store), run_id)
     assert model.rowCount() == 0 and model.available == 10_000 and calls == []
     assert model.canFetchMore(QModelIndex())
     model.fetchMore(QModelIndex())
@@ -159,7 +160,7 @@ def test_steps_model_follows_a_growing_run(qtbot, tmp_path):
     store = TrajectoryStore(tmp_path / "live.db")
     run_id = make_synthetic_run(store, 3, status="running", distinct_frames=2)
     model = StepsModel()
-    model.set_run(store, run_id)
+    model.set_run(Database(store), run_id)
     model.fetchMore(QModelIndex())
     assert model.rowCount() == 3
     sha = store.steps(run_id)[0]["frame_after"]

@@ -14,6 +14,7 @@ from test_views_support import ROOT, isolated_settings, make_synthetic_run  # no
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.repair.new_repair_dialog import NewRepairDialog, RepairRequest  # noqa: E402
 from app.views.repair.repair_view import RepairView  # noqa: E402
@@ -66,7 +67,7 @@ def test_the_repair_view_follows_cycles_written_elsewhere_and_opens_at_the_failu
     store = TrajectoryStore(db)
     session, before = add_session(store)
     add_cycle(store, session, 1, before)
-    view = RepairView(store)
+    view = RepairView(Database(store))
     qtbot.addWidget(view)
     view.follow(db)
     assert view.cycle_count() == 1 and view.current_cycle().iteration == 1
@@ -129,13 +130,13 @@ def _fake(window, pause: float) -> list[str]:
 def test_a_repair_started_from_the_workbench_is_watched_to_its_end(qtbot, window):
     request = RepairRequest("flappy@crash")
     with qtbot.waitSignal(window.repair.sig_repair_ended, timeout=60000) as ended:
-        assert window.repair.start_repair(request, window.store, "Repair", program=sys.executable,
+        assert window.repair.start_repair(request, window.database, "Repair", program=sys.executable,
                                           arguments=_fake(window, 0.4))
         view = window.repair.window.view
         assert view.stop_button.isVisible() and "starting" in view.running_label.text()
         qtbot.waitUntil(lambda: view.cycle_count() >= 1, timeout=30000)  # the first cycle appears while it runs
         assert "Repairing flappy@crash" in view.running_label.text()
-        assert not window.repair.start_repair(request, window.store, "Repair")  # one at a time
+        assert not window.repair.start_repair(request, window.database, "Repair")  # one at a time
         assert "already going" in window.messages[-1]
     assert ended.args == [1]
     assert view.cycle_count() == 2 and not view.stop_button.isVisible()
@@ -145,7 +146,7 @@ def test_a_repair_started_from_the_workbench_is_watched_to_its_end(qtbot, window
 
 def test_stop_repair_ends_the_child_process(qtbot, window):
     with qtbot.waitSignal(window.repair.sig_repair_ended, timeout=30000):
-        window.repair.start_repair(RepairRequest("flappy@crash"), window.store, "Repair", program=sys.executable,
+        window.repair.start_repair(RepairRequest("flappy@crash"), window.database, "Repair", program=sys.executable,
                                    arguments=_fake(window, 30))
         qtbot.waitUntil(lambda: "repairing flappy" in window.repair.window.view.running_label.text(), timeout=20000)
         t0 = time.monotonic()
@@ -199,7 +200,7 @@ FAKE_EVENTS = textwrap.dedent("""
 def test_the_cycle_in_progress_shows_its_diagnosis_and_patch_before_it_is_recorded(qtbot, window):
     script = FAKE_EVENTS.format(root=str(ROOT), tests=str(ROOT / "tests"), db=str(window.db_path))
     with qtbot.waitSignal(window.repair.sig_repair_ended, timeout=60000) as ended:
-        assert window.repair.start_repair(RepairRequest("flappy@crash", max_iterations=1), window.store, "Repair",
+        assert window.repair.start_repair(RepairRequest("flappy@crash", max_iterations=1), window.database, "Repair",
                                           program=sys.executable, arguments=["-c", script])
         view, run = window.repair.window.view, window.repair.run
         qtbot.waitUntil(lambda: view.showing_progress() and "first play" in view.tree.currentItem().text(0),
@@ -211,7 +212,7 @@ def test_the_cycle_in_progress_shows_its_diagnosis_and_patch_before_it_is_record
         window.repair.window.close()  # the repair goes on without its window; opened again, it follows it again
         qtbot.waitUntil(lambda: window.repair.window is None, timeout=5000)
         assert window.repair.repairing
-        view = window.repair.open(window.store, "Repair").view
+        view = window.repair.open(window.database, "Repair").view
         qtbot.waitUntil(lambda: view.showing_progress() and "1 step(s)" in view.header.text(), timeout=10000)
 
         run.bridge.send("resume")  # → the diagnosis of cycle 1, made before the cycle is recorded

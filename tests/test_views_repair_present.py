@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.repair.presentation_view import PresentationView  # noqa: E402
 from app.views.repair.repair_view import RepairView  # noqa: E402
@@ -23,7 +24,7 @@ def view(qtbot, qapp, tmp_path):
     session, before = add_session(store)
     add_cycle(store, session, 1, before)
     add_cycle(store, session, 2, before)
-    view = RepairView(store)
+    view = RepairView(Database(store))
     qtbot.addWidget(view)
     view.resize(1000, 700)
     view.show()

@@ -35,7 +35,7 @@ def window(qtbot, isolated_settings, tmp_path):
 def test_a_real_repair_is_watched_live_to_its_end(qtbot, window):
     seen = {"diagnosis_before_record": False, "diff_before_record": False, "retest_frames": 0, "cycles": []}
     with qtbot.waitSignal(window.repair.sig_repair_ended, timeout=400_000) as ended:
-        assert window.repair.start_repair(RepairRequest(BUG, max_iterations=3), window.store, "Repair")
+        assert window.repair.start_repair(RepairRequest(BUG, max_iterations=3), window.database, "Repair")
         view, run = window.repair.window.view, window.repair.run
         view.activateWindow()
         qtbot.waitUntil(view.isActiveWindow, timeout=5000)

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QColor, QImage  # noqa: E402
 from PySide6.QtWidgets import QInputDialog  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.trace.difference import DIFF_COLOR  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.run.replay_controller import MAX_DELAY_S, MIN_DELAY_S, ReplayController  # noqa: E402
@@ -35,7 +36,7 @@ def run_view(qtbot):
 def test_run_view_shows_a_real_run(run_view, probe_db, qtbot):
     store = TrajectoryStore(probe_db)
     run_id = store.runs()[0]["id"]
-    run_view.set_store(store)
+    run_view.set_database(Database(store))
     with qtbot.waitSignal(run_view.sig_step_changed, timeout=2000) as blocker:
         run_view.open_run(run_id)
     assert blocker.args == [0]
@@ -62,7 +63,7 @@ def test_run_view_shows_a_real_run(run_view, probe_db, qtbot):
 def test_findings_jump_to_their_step(run_view, qtbot, tmp_path):
     store = TrajectoryStore(tmp_path / "f.db")
     run_id = make_synthetic_run(store, 1200, distinct_frames=4)  # findings at steps 5 and 1002
-    run_view.set_store(store)
+    run_view.set_database(Database(store))
     run_view.open_run(run_id)
     assert run_view.tabs.tabText(FINDINGS_TAB) == "Findings (2)"
     item = run_view.findings.item(1)
@@ -80,7 +81,7 @@ def test_verdict_override_and_undo_append_judgments(qtbot, tmp_path, isolated_se
     store.add_judgment(run_id, source="tester", author="tester", verdict="pass", criterion="score", note="score rose")
     view = VerdictView()
     qtbot.addWidget(view)
-    view.set_run(store, run_id)
+    view.set_run(Database(store), run_id)
     assert "FAIL" in view.badge.text()
     assert view.criteria.topLevelItemCount() == 1 and view.criteria.topLevelItem(0).text(2) == "score rose"
     before = len(store.judgments(run_id))
@@ -143,7 +144,7 @@ def test_author_is_asked_once_and_remembered(qtbot, tmp_path, isolated_settings,
     run_id = make_synthetic_run(store, 2, distinct_frames=1)
     view = VerdictView()
     qtbot.addWidget(view)
-    view.set_run(store, run_id)
+    view.set_run(Database(store), run_id)
     assert view.override("fail", "") is None and not asked  # no reason: nothing recorded, nobody asked
     view.override("fail", "crashes on the second level")
     view.override("pass", "the crash was the target's test mode")
@@ -179,13 +180,13 @@ def test_one_identity_from_settings_serves_overrides_and_labels(qtbot, tmp_path,
     run_id = make_synthetic_run(store, 2, distinct_frames=1)
     view = VerdictView()
     qtbot.addWidget(view)
-    view.set_run(store, run_id)
+    view.set_run(Database(store), run_id)
     view.override("fail", "wrong score")
     assert store.judgments(run_id)[-1]["author"] == "dana"
 
     from app.views.labelling.annotation_view import AnnotationView
 
-    annotation = AnnotationView(store, None, settings=QSettings())
+    annotation = AnnotationView(Database(store), None, settings=QSettings())
     qtbot.addWidget(annotation)
     assert annotation.annotator == "dana"
     store.close()
@@ -197,7 +198,7 @@ def test_replay_uses_recorded_timing_clamped_and_scaled(qtbot, tmp_path):
     with store.transaction():
         store.conn.execute("UPDATE steps SET started_at = started_at + 10 WHERE run_id = ? AND idx >= 3", [run_id])
     model = StepsModel()
-    model.set_run(store, run_id)
+    model.set_run(Database(store), run_id)
     replay = ReplayController(model)
     assert replay.delay_s(0) == pytest.approx(0.2)
     assert replay.delay_s(2) == MAX_DELAY_S  # a 10 s gap is clamped
@@ -206,7 +207,7 @@ def test_replay_uses_recorded_timing_clamped_and_scaled(qtbot, tmp_path):
     assert replay.delay_s(2) == MAX_DELAY_S / 4
     with store.transaction():
         store.conn.execute("UPDATE steps SET started_at = 0 WHERE run_id = ?", [run_id])
-    model.set_run(store, run_id)
+    model.set_run(Database(store), run_id)
     replay.set_speed(1.0)
     assert replay.delay_s(0) == MIN_DELAY_S
 
@@ -224,7 +225,7 @@ def test_replay_drives_the_run_view(run_view, qtbot, tmp_path):
     run_id = make_synthetic_run(store, 4, distinct_frames=2)
     with store.transaction():
         store.conn.execute("UPDATE steps SET started_at = idx * 0.01 WHERE run_id = ?", [run_id])
-    run_view.set_store(store)
+    run_view.set_database(Database(store))
     run_view.open_run(run_id)
     run_view.go_to_row(1)
     with qtbot.waitSignal(run_view.replay.sig_playing_changed, timeout=3000, check_params_cb=lambda p: not p):
@@ -288,7 +289,7 @@ def test_a_differential_run_shows_candidate_reference_and_difference(run_view, q
     store.finish_run(run_id, status="completed", verdict="fail", reason="diverged")
     plain = make_synthetic_run(store, 3, distinct_frames=2)
 
-    run_view.set_store(store)
+    run_view.set_database(Database(store))
     run_view.open_run(run_id)
     assert run_view.before.isHidden() and run_view.reference.isVisible() and run_view.difference.isVisible()
     assert [v.title() for v in (run_view.after, run_view.reference, run_view.difference)] == \

@@ -9,6 +9,7 @@ from test_views_support import isolated_settings, make_synthetic_run  # noqa: F4
 from PySide6.QtCore import QEvent, QPoint, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.browser.runs_model import COLUMN_OF  # noqa: E402
 from app.views.shell.main_window import MainWindow  # noqa: E402
@@ -228,7 +229,7 @@ def test_a_crash_step_shows_the_last_live_picture_not_the_dead_window(qtbot, tmp
     for i, (before, after) in enumerate(frames):
         store.add_step(run, i, {"action": {"action": "press", "key": "r"}, "outcome": "ok", "frame_before": before,
                                 "frame_after": after, "started_at": float(i), "ended_at": i + 0.5})
-    view = CycleFramesView(store)
+    view = CycleFramesView(Database(store))
     qtbot.addWidget(view)
     view.show_runs(run, None, 2)
     image = view.frame_pair()[0]

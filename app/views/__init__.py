@@ -1,7 +1,8 @@
-"""The PySide6 workbench: Qt widgets and models over the engine's store and events.
+"""The PySide6 workbench: Qt widgets over the workbench model (app/views/model/) and the engine's events.
 
 Nothing here is imported by ``app.engine``; the views reach a live engine only
-through :mod:`app.views.engine_bridge` (a child process speaking JSON lines).
+through :mod:`app.views.engine_bridge` (a child process speaking JSON lines), and the database only
+through :mod:`app.views.model` (tests/test_layout.py checks it).
 """
 
 from app.views.none_guard import protect_none

@@ -10,7 +10,6 @@ list as it was.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from typing import Any
 
 from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QObject, QPoint, Qt, Signal
@@ -21,9 +20,8 @@ from PySide6.QtWidgets import (
 
 from app.views.browser.run_list_watcher import RunListRead, RunListWatcher
 from app.views.browser.runs_model import COLUMN_OF, COLUMNS, RunsModel
-from app.engine.errors import StoreError
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
-from app.engine.trace.store import TrajectoryStore
+from app.views.model.database import READ_ERRORS, Database
 from app.views.browser.runs_proxy import NO_VERDICT, RunsProxyModel
 
 log = logging.getLogger(__name__)
@@ -63,7 +61,7 @@ class RunBrowserView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("RunBrowser")
-        self._store: Any = None
+        self._database: Database | None = None
         self.reads = 0
         """Whole-list reads done by :meth:`refresh` (F5, a run started or imported)."""
         self.model = RunsModel(self)
@@ -142,15 +140,15 @@ class RunBrowserView(QWidget):
         self.proxy.layoutChanged.connect(self._update_count)
 
     # -- public API ------------------------------------------------------------
-    def set_store(self, store: Any) -> None:
-        """Show the runs of ``store`` and follow its file for changes made by any process; the search text
+    def set_database(self, database: Database | None) -> None:
+        """Show the runs of ``database`` and follow its file for changes made by any process; the search text
         and the filters start empty (those of another database would make this one look empty)."""
-        self._store = store
+        self._database = database
         self.model.clear()
         self.search.clear()
         self.verdict_filter.setCurrentIndex(0)
         self.kind_filter.setCurrentIndex(0)
-        self.watcher.watch(getattr(store, "path", None))  # first: a change during the read below is not missed
+        self.watcher.watch(database.path if database is not None else None)  # first: a change during the read below is not missed
         self.refresh()
 
     def stop_watching(self) -> None:
@@ -159,13 +157,13 @@ class RunBrowserView(QWidget):
     def refresh(self) -> None:
         """Re-read the whole list now (one query, on a fresh connection); selection and scroll position are
         kept, and the watcher goes on from what this read saw."""
-        if self._store is None:
+        if self._database is None:
             self.model.clear()
             return
         self.reads += 1
         try:
             rows, mark = self._read_all()
-        except (sqlite3.Error, StoreError) as exc:  # a writer holding the file too long: the watcher reads again
+        except READ_ERRORS as exc:  # a writer holding the file too long: the watcher reads again
             log.warning("could not read the runs: %s", exc)
             self.watcher.forget()
             return
@@ -173,17 +171,8 @@ class RunBrowserView(QWidget):
         self.watcher.seed(mark)  # the watcher's next read asks only for what changed after this one
 
     def _read_all(self) -> tuple[list[dict[str, Any]], Any]:
-        path = getattr(self._store, "path", None)
-        if path is None:  # a store without a file (tests): its own connection, left out of any snapshot after
-            try:
-                return self._store.run_list_changes(None)
-            finally:
-                self._store.end_read()
-        fresh = TrajectoryStore(path, readonly=True)
-        try:
-            return fresh.run_list_changes(None)
-        finally:
-            fresh.close()
+        assert self._database is not None
+        return self._database.fresh_run_list()
 
     def _apply_rows(self, rows: list[dict[str, Any]]) -> None:
         self._apply_changes(self.model.set_rows(rows), any(r.get("bug") for r in rows))
@@ -252,7 +241,7 @@ class RunBrowserView(QWidget):
 
     # -- handlers ----------------------------------------------------------------
     def _on_watcher_runs_read(self, read: RunListRead) -> None:
-        if self._store is None:
+        if self._database is None:
             return
         if read.generation == self.model.generation:  # the usual case: apply only what changed
             has_bugs = read.has_bugs if read.complete else self._has_bugs or read.has_bugs

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from app.engine.trace.store import RunListMark
+from app.views.model.database import RunListMark
 from app.views.browser.runs_model import RunsDelta, diff_runs
 from app.views.widgets.change_probe import POLL_MS, DatabaseChangeProbe
 from app.views.widgets.long_task import LongTask, TaskControl, run_long_task
@@ -113,7 +113,7 @@ class RunListWatcher(QObject):
         since = self._mark if self._since_full < FULL_READ_EVERY else None
 
         def read(control: TaskControl) -> RunListRead:
-            rows, mark = control.open_store(path, readonly=True).run_list_changes(since)
+            rows, mark = control.open_database(path, readonly=True).run_list_changes(since)
             complete = since is None
             return RunListRead(generation, rows, diff_runs(known, rows, complete=complete),
                                any(r.get("bug") for r in rows), complete, mark)

@@ -20,9 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine.study import agreement
-from app.engine.study import validation
 from app.engine.errors import UserError
-from app.engine.trace.store import TrajectoryStore
+from app.views.model.database import Database
 from app.views.labelling.agreement_chart import AgreementChart
 from app.views.labelling.agreement_model import ReportTableModel
 from app.views.widgets.long_task import LongTask, TaskControl, run_long_task
@@ -50,10 +49,10 @@ class AgreementView(QWidget):
     sig_report_computed = Signal(object)
     """A new AgreementReport was computed (the argument)."""
 
-    def __init__(self, store: TrajectoryStore, *, set_name: str | None = None,
+    def __init__(self, database: Database, *, set_name: str | None = None,
                  resamples: int = agreement.RESAMPLES, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.store = store
+        self.database = database
         self.resamples = resamples
         self.report: agreement.AgreementReport | None = None
         self.task: LongTask | None = None
@@ -121,7 +120,7 @@ class AgreementView(QWidget):
         return box
 
     def reload_sets(self, wanted: str | None = None) -> None:
-        names = [s.name for s in validation.list_sets(self.store)]
+        names = [s.name for s in self.database.validation_sets()]
         self.set_combo.blockSignals(True)
         self.set_combo.clear()
         self.set_combo.addItems(names)
@@ -146,12 +145,11 @@ class AgreementView(QWidget):
         if self.task is not None and self.task.running:
             self.task.sig_finished.disconnect(self._on_task_finished)
             self.task.cancel()
-        db, resamples = Path(self.store.path), self.resamples
+        db, resamples = self.database.path, self.resamples
 
         def compute(control: TaskControl) -> agreement.AgreementReport:
-            store = control.open_store(db, readonly=True)
-            vset = validation.get_set(store, name)
-            units = validation.units(store, vset)
+            assert db is not None
+            vset, units = control.open_database(db, readonly=True).agreement_units(name)
             return agreement.compute_agreement(
                 units, resamples=resamples, seed=vset.seed, name=vset.name,
                 progress=lambda done, total: control.progress(done, total, f"{done} of {total} bootstrap resamples"))

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from app.engine.study import validation
 from app.engine.errors import UserError
-from app.engine.trace.store import TrajectoryStore
+from app.views.model.database import Database
 from app.views.labelling.annotation_model import StepListModel
 from app.views.labelling.set_summary import summary_text
 from app.views.labelling.task_instructions_view import TaskInstructionsView
@@ -71,17 +71,17 @@ class AnnotationView(QWidget):
     sig_promoted = Signal(int, int)
     """A label of run (run id) was promoted to judgment (judgment id)."""
 
-    def __init__(self, store: TrajectoryStore, annotator: str | None = None, *, set_name: str | None = None,
+    def __init__(self, database: Database, annotator: str | None = None, *, set_name: str | None = None,
                  settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.store = store
+        self.database = database
         self._settings = settings if settings is not None else default_settings()
         self.annotator: str | None = None
         self.vset: validation.ValidationSet | None = None
         self.order: list[validation.BlindItem] = []
         self.labels: dict[int, validation.Label] = {}
         self.position = 0
-        self.frames = FrameCache(store)
+        self.frames = FrameCache(database)
         self._item_since = time.monotonic()
         """When the current item was shown (or its time last written)."""
         self._timed: tuple[validation.ValidationSet, str, int] | None = None
@@ -272,7 +272,7 @@ class AnnotationView(QWidget):
         self.load_set(self.set_combo.currentText())
 
     def _fill_sets(self, wanted: str | None) -> None:
-        names = [s.name for s in validation.list_sets(self.store)]
+        names = [s.name for s in self.database.validation_sets()]
         self.set_combo.blockSignals(True)
         self.set_combo.clear()
         self.set_combo.addItems(names)
@@ -294,7 +294,7 @@ class AnnotationView(QWidget):
         another name goes)."""
         self._say("")
         try:
-            self.vset = validation.get_set(self.store, name)
+            self.vset = self.database.validation_set(name)
         except UserError as exc:
             self._say(str(exc))
             return
@@ -304,8 +304,8 @@ class AnnotationView(QWidget):
             self._say("Give your name first (Change name…).")
             self._show_nothing()
             return
-        self.order = validation.annotator_order(self.store, self.vset, self.annotator)
-        self.labels = validation.labels_of(self.store, self.vset, self.annotator)
+        self.order = self.database.annotator_order(self.vset, self.annotator)
+        self.labels = self.database.labels_of(self.vset, self.annotator)
         self.show_item(validation.resume_index(self.order, self.labels))
         if self.order and len(self.labels) == len(self.order):
             self._say(summary_text(self.labels, len(self.order)))
@@ -321,10 +321,10 @@ class AnnotationView(QWidget):
         self._record_time()
         self.position = max(0, min(position, len(self.order) - 1))
         run_id = self.order[self.position].run_id
-        run = validation.blinded_run(self.store, run_id)
+        run = self.database.blinded_run(run_id)
         self._timed = (self.vset, self.annotator, run_id) if self.vset and self.annotator else None
         self.item_label.setText(f"Item {self.position + 1} of {len(self.order)} — {run.target}")
-        self.instructions.show_target(self.store.target_path(run_id))
+        self.instructions.show_target(self.database.target_path(run_id))
         self.steps_model.set_steps(run.steps)
         lines = [f"{t:8.2f}s {stream:<6} {text}" for stream, t, text in run.logs[:MAX_LOG_LINES]]
         if len(run.logs) > MAX_LOG_LINES:
@@ -420,7 +420,7 @@ class AnnotationView(QWidget):
         text = self.note_edit.text() if note is None else note
         seconds = self._take_time(run_id) if self._timed and self._timed[2] == run_id else None
         try:
-            saved = validation.set_label(self.store, self.vset, self.annotator, run_id, label, text, seconds)
+            saved = self.database.set_label(self.vset, self.annotator, run_id, label, text, seconds)
         except UserError as exc:
             self._say(str(exc))
             return
@@ -453,11 +453,11 @@ class AnnotationView(QWidget):
         if run_id is None or self.vset is None or self.annotator is None:
             return
         try:
-            judgment = validation.promote(self.store, self.vset, self.annotator, run_id)
+            judgment, _changes = self.database.promote_label(self.vset, self.annotator, run_id)
         except UserError as exc:
             self._say(str(exc))
             return
-        self.labels = validation.labels_of(self.store, self.vset, self.annotator)
+        self.labels = self.database.labels_of(self.vset, self.annotator)
         self._refresh_label()
         self._say(f"Your label for run {run_id} is now a human judgment (judgment {judgment}).")
         self.sig_promoted.emit(run_id, judgment)
@@ -501,7 +501,7 @@ class AnnotationView(QWidget):
         seconds = self._take_time(run_id)
         if vset == self.vset and annotator == self.annotator and run_id in self.labels:
             try:
-                validation.add_time(self.store, vset, annotator, run_id, seconds)
+                self.database.add_label_time(vset, annotator, run_id, seconds)
             except UserError as exc:
                 self._say(str(exc))
         else:

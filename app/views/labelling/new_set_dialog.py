@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.engine.study import validation
 from app.engine.errors import UserError
-from app.engine.trace.store import TrajectoryStore
+from app.views.model.database import Database
 from app.engine.testers import TESTERS
 
 PAPER_GROUP_SIZE = 100
@@ -31,19 +31,19 @@ ANY_TARGET = "any target"
 
 
 class NewSetDialog(QDialog):
-    def __init__(self, store: TrajectoryStore, parent: QWidget | None = None, *,
+    def __init__(self, database: Database, parent: QWidget | None = None, *,
                  report: Callable[[str], None] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("New validation set")
         self.setMinimumWidth(480)
-        self.store = store
+        self.database = database
         self.created: validation.ValidationSet | None = None
         """The set drawn when the dialog was accepted."""
         self._report = report or self._message_box
 
         self.name_edit = QLineEdit(self)
         self.name_edit.setPlaceholderText("e.g. offline-2026-05")
-        choices = validation.candidate_choices(store)
+        choices = database.candidate_choices()
         self.tester_combo = QComboBox(self)
         self.tester_combo.addItem(ANY_TESTER, None)
         for name in dict.fromkeys([*TESTERS, *choices["tester"]]):
@@ -106,8 +106,8 @@ class NewSetDialog(QDialog):
     def accept(self) -> None:
         """Draw the set; on the engine's refusal show its sentence and stay open."""
         try:
-            self.created = validation.sample_set(
-                self.store, self.name_edit.text(), successes=self.successes_spin.value(),
+            self.created = self.database.sample_validation_set(
+                self.name_edit.text(), successes=self.successes_spin.value(),
                 failures=self.failures_spin.value(), seed=self.seed_spin.value(), **self.filters())
         except UserError as exc:
             self._report(str(exc))
@@ -115,7 +115,7 @@ class NewSetDialog(QDialog):
         super().accept()
 
     def _on_tester_changed(self, _index: int, initial: bool = False) -> None:
-        counts = validation.candidate_counts(self.store, **self.filters())
+        counts = self.database.candidate_counts(**self.filters())
         good, bad = counts[validation.SUCCESS], counts[validation.FAILURE]
         unsure = counts.get(validation.NO_ANSWER, 0)
         self.available = (good, bad)

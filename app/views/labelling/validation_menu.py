@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QInputDialog, QMainWindow
 
 from app.engine.study import validation
 from app.engine.errors import StoreError
-from app.engine.trace.store import TrajectoryStore
+from app.views.model.database import Database
 from app.views.labelling.agreement_view import AgreementView
 from app.views.labelling.annotation_view import AnnotationView, ask_annotator_name
 from app.views.widgets.identity import identity, set_identity
@@ -34,8 +34,10 @@ NO_SETS = "There are no validation sets in this database yet; draw one with Vali
 class ValidationHost(Protocol):
     """What the menu needs from the main window."""
 
-    store: TrajectoryStore | None
     db_path: Path | None
+
+    @property
+    def database(self) -> Database | None: ...
 
     def live_active(self) -> bool: ...
 
@@ -62,10 +64,10 @@ class ValidationMenu(QObject):
     # -- commands --------------------------------------------------------------------------
     def new_set(self) -> validation.ValidationSet | None:
         """Ask for a set's name, counts and seed and draw it (None when cancelled)."""
-        store = self._store()
-        if store is None:
+        database = self._database()
+        if database is None:
             return None
-        dialog = NewSetDialog(store, self.window, report=self.host.show_message)
+        dialog = NewSetDialog(database, self.window, report=self.host.show_message)
         if not dialog.exec() or dialog.created is None:
             return None
         vset = dialog.created
@@ -80,7 +82,7 @@ class ValidationMenu(QObject):
         if self.annotation is not None:
             self._raise(self.annotation)
             return self.annotation
-        if self._store() is None or self.host.db_path is None:
+        if self._database() is None or self.host.db_path is None:
             return None
         if self.host.live_active():
             self.host.show_message("Stop the live run (Esc) before labelling: the run view would show its verdict.")
@@ -92,11 +94,11 @@ class ValidationMenu(QObject):
         annotator = self.annotator_name(settings)
         if annotator is None:
             return None
-        store = self._open(self.host.db_path, readonly=False)
-        if store is None:
+        database = self._open(self.host.db_path, readonly=False)
+        if database is None:
             return None
-        view = AnnotationView(store, annotator, set_name=vset.name, settings=settings)
-        window = ToolWindow(view, self.window, owned_store=store, size=ANNOTATION_SIZE)
+        view = AnnotationView(database, annotator, set_name=vset.name, settings=settings)
+        window = ToolWindow(view, self.window, owned_database=database, size=ANNOTATION_SIZE)
         window.setObjectName("AnnotationWindow")
         window.sig_closed.connect(self._on_annotation_closed)
         self.annotation = window
@@ -111,7 +113,7 @@ class ValidationMenu(QObject):
         if self.blinded:
             self.host.show_message("Close the labelling window first: the dashboard shows the tester's verdicts.")
             return None
-        if self._store() is None or self.host.db_path is None:
+        if self._database() is None or self.host.db_path is None:
             return None
         vset = self._pick_set("Agreement dashboard")
         if vset is None:
@@ -122,10 +124,10 @@ class ValidationMenu(QObject):
                 view.reload_sets(vset.name)
             self._raise(self.dashboard)
             return self.dashboard
-        store = self._open(self.host.db_path, readonly=True)
-        if store is None:
+        database = self._open(self.host.db_path, readonly=True)
+        if database is None:
             return None
-        window = ToolWindow(AgreementView(store, set_name=vset.name), self.window, owned_store=store,
+        window = ToolWindow(AgreementView(database, set_name=vset.name), self.window, owned_database=database,
                             size=DASHBOARD_SIZE)
         window.setObjectName("AgreementWindow")
         window.sig_closed.connect(self._on_dashboard_closed)
@@ -151,8 +153,8 @@ class ValidationMenu(QObject):
         return name
 
     def _pick_set(self, title: str) -> validation.ValidationSet | None:
-        store = self._store()
-        sets = validation.list_sets(store) if store is not None else []
+        database = self._database()
+        sets = database.validation_sets() if database is not None else []
         if not sets:
             self.host.show_message(NO_SETS, error=False)
             return None
@@ -162,14 +164,14 @@ class ValidationMenu(QObject):
         choice, ok = QInputDialog.getItem(self.window, title, "Validation set:", labels, len(labels) - 1, False)
         return sets[labels.index(choice)] if ok and choice in labels else None
 
-    def _store(self) -> TrajectoryStore | None:
-        if self.host.store is None:
+    def _database(self) -> Database | None:
+        if self.host.database is None:
             self.host.show_message("Open a database first (File › Open database…).")
-        return self.host.store
+        return self.host.database
 
-    def _open(self, path: Path, *, readonly: bool) -> TrajectoryStore | None:
+    def _open(self, path: Path, *, readonly: bool) -> Database | None:
         try:
-            return TrajectoryStore(path, readonly=readonly)
+            return Database.open(path, readonly=readonly)
         except StoreError as exc:
             self.host.show_message(str(exc))
             return None

@@ -43,9 +43,9 @@ class CycleFramesView(QWidget):
     sig_live_frame_shown = Signal()
     """Emitted after a live frame was shown (the capture may send the next one)."""
 
-    def __init__(self, store: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, database: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.store = store
+        self.database = database
         self._runs: tuple[int | None, int | None] = (None, None)
         self._notes = ("", "")
         self._waiting = ""
@@ -83,8 +83,8 @@ class CycleFramesView(QWidget):
         layout.addLayout(row)
 
     # -- stored frames -----------------------------------------------------------------------------
-    def set_store(self, store: Any) -> None:
-        self.store = store
+    def set_database(self, database: Any) -> None:
+        self.database = database
         self.show_runs(None, None, 0)
 
     def show_runs(self, before_run: int | None, after_run: int | None, step: int, *, waiting: str = "") -> None:
@@ -93,7 +93,7 @@ class CycleFramesView(QWidget):
         self.stop_replay()
         self._runs = (before_run, after_run)
         self._waiting = waiting
-        counts = [self.store.step_count(r) for r in self._runs if r is not None and self.store is not None]
+        counts = [self.database.step_count(r) for r in self._runs if r is not None and self.database is not None]
         last = max(counts) - 1 if counts and max(counts) > 0 else 0
         self.step_slider.blockSignals(True)
         self.step_slider.setMaximum(last)
@@ -204,13 +204,13 @@ class CycleFramesView(QWidget):
         self.show_step(value)
 
     def _frame_at(self, run_id: int | None, idx: int) -> tuple[QImage | None, str]:
-        if run_id is None or self.store is None:
+        if run_id is None or self.database is None:
             return None, ""
-        count = self.store.step_count(run_id)
+        count = self.database.step_count(run_id)
         if count == 0:
             return None, f"run {run_id} has no steps"
         shown = min(idx, count - 1)
-        step = self.store.step(run_id, shown)
+        step = self.database.step(run_id, shown)
         sha = step.get("frame_after") if step else None
         image = self._image(sha)
         if image is None:
@@ -223,14 +223,14 @@ class CycleFramesView(QWidget):
         return image, note
 
     def _image(self, sha: Any) -> QImage | None:
-        frame = self.store.frame(sha) if sha and self.store is not None else None
+        frame = self.database.frame(sha) if sha and self.database is not None else None
         return QImage.fromData(frame.data) if frame is not None else None
 
     def _last_live(self, run_id: int, idx: int, step: dict[str, Any] | None) -> tuple[QImage | None, str]:
         """The newest picture that is not blank before the blank one after step ``idx``, and where it is from."""
         candidates = [(step.get("frame_before") if step else None, f"before step {step_number(idx)}")]
         for back in range(idx - 1, max(-1, idx - 1 - LIVE_LOOKBACK_STEPS), -1):
-            earlier = self.store.step(run_id, back)
+            earlier = self.database.step(run_id, back)
             candidates.append((earlier.get("frame_after") if earlier else None, f"after step {step_number(back)}"))
         for sha, where in candidates:
             image = self._image(sha)

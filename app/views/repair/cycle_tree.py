@@ -19,7 +19,7 @@ from typing import Any, Iterator
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
-from app.engine.repair.records import CycleRecord, RepairSession, cycles
+from app.engine.repair.records import CycleRecord, RepairSession
 from app.engine.repair.report import OUTCOME_TEXT
 
 CYCLE_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -43,7 +43,7 @@ class CycleTree(QTreeWidget):
         finally:
             self.by_program = was
 
-    def rebuild(self, store: Any, sessions: list[RepairSession]) -> list[CycleRecord]:
+    def rebuild(self, database: Any, sessions: list[RepairSession]) -> list[CycleRecord]:
         """Fill the tree from ``sessions``; returns their cycles in list order (an item's CYCLE_ROLE indexes it)."""
         out: list[CycleRecord] = []
         with self.programmatic():
@@ -54,7 +54,7 @@ class CycleTree(QTreeWidget):
                 top.setToolTip(0, session.reason)
                 top.setData(0, SESSION_ROLE, session.run_id)
                 self.addTopLevelItem(top)
-                for rec in cycles(store, session.run_id):
+                for rec in database.repair_cycles(session.run_id):
                     outcome = OUTCOME_TEXT.get(rec.outcome, rec.outcome)
                     item = QTreeWidgetItem([f"iteration {rec.iteration} · {outcome}"])
                     item.setToolTip(0, rec.description)

@@ -20,14 +20,14 @@ from app.views.widgets.long_task import LongTask, TaskControl, run_long_task
 HTML_FILTER = "HTML (*.html)"
 
 
-def export_session_report(parent: QWidget, store: Any, session_run: int | None, path: Path | None = None, *,
+def export_session_report(parent: QWidget, database: Any, session_run: int | None, path: Path | None = None, *,
                           say: Callable[[str], None] | None = None) -> LongTask | None:
     """Ask where (unless ``path`` is given) and write session ``session_run``'s report there in the background.
 
     ``say`` receives the one sentence of the outcome (default: a message box for a failure, the window's
     status otherwise).  Returns the running task, or None when there was nothing to do."""
     tell = say or _teller(parent)
-    if store is None or session_run is None:
+    if database is None or database.path is None or session_run is None:
         tell("Select a repair session (or one of its cycles) to export first.")
         return None
     if path is None:
@@ -36,11 +36,11 @@ def export_session_report(parent: QWidget, store: Any, session_run: int | None, 
         if not chosen:
             return None
         path = Path(chosen)
-    db = Path(store.path)
+    db = database.path
     target = path
 
     def work(control: TaskControl) -> Path:
-        return write_repair_report(control.open_store(db, readonly=True), session_run, target, control.progress)
+        return control.open_database(db, readonly=True).call(write_repair_report, session_run, target, control.progress)
 
     return run_long_task(work, what=f"write the report of repair session {session_run}",
                          label=f"Writing the report of repair session {session_run}…", parent=parent,

@@ -66,23 +66,23 @@ class RepairMenu(QObject):
     def available(self) -> bool:
         return self.view_class is not None
 
-    def open(self, store: Any, title: str, session: int | None = None, iteration: int = -1) -> ToolWindow | None:
-        """Open (or bring up) the repair sessions of ``store`` (at ``session``'s cycle ``iteration``, if given)."""
+    def open(self, database: Any, title: str, session: int | None = None, iteration: int = -1) -> ToolWindow | None:
+        """Open (or bring up) the repair sessions of ``database`` (at ``session``'s cycle ``iteration``, if given)."""
         if self.view_class is None:
             self._show_message(UNAVAILABLE)
             return None
-        if store is None:
+        if database is None:
             self._show_message("Open a database first (File › Open database…).")
             return None
         if self.window is None:
-            view = self.view_class(store)
+            view = self.view_class(database)
             window = ToolWindow(view, self.main, size=REPAIR_SIZE)
             window.setObjectName("RepairWindow")
             window.sig_closed.connect(self._on_window_closed)
             self.window = window
             follow = getattr(view, "follow", None)
             if callable(follow):
-                follow(getattr(store, "path", None))
+                follow(getattr(database, "path", None))
             stop = getattr(view, "sig_stop_requested", None)
             if stop is not None:
                 stop.connect(self.stop_repair)
@@ -98,12 +98,12 @@ class RepairMenu(QObject):
         self.window.activateWindow()
         return self.window
 
-    def set_store(self, store: Any, title: str) -> None:
+    def set_database(self, database: Any, title: str) -> None:
         """Follow the main window to another database."""
         if self.window is not None:
-            set_store = getattr(self.window.view, "set_store", None)
-            if callable(set_store):
-                set_store(store)
+            set_database = getattr(self.window.view, "set_database", None)
+            if callable(set_database):
+                set_database(database)
                 self.window.setWindowTitle(title)
             else:
                 self.window.close()
@@ -117,30 +117,30 @@ class RepairMenu(QObject):
     def repairing(self) -> bool:
         return self.run is not None and self.run.running
 
-    def new_repair(self, store: Any, title: str, llm: dict[str, str] | None = None) -> RepairRequest | None:
+    def new_repair(self, database: Any, title: str, llm: dict[str, str] | None = None) -> RepairRequest | None:
         """Repair › New repair…: ask what to repair, then :meth:`start_repair`."""
         if self.repairing:
             self._show_message("A repair is already going; stop it (Stop repair) before starting another.")
             return None
-        if store is None:
+        if database is None:
             self._show_message("Open a database first (File › Open database…).")
             return None
         dialog = NewRepairDialog(self.main, llm=llm)
         if dialog.exec() != QDialog.DialogCode.Accepted or (request := dialog.request()) is None:
             return None
-        return request if self.start_repair(request, store, title) else None
+        return request if self.start_repair(request, database, title) else None
 
-    def start_repair(self, request: RepairRequest, store: Any, title: str, *,
+    def start_repair(self, request: RepairRequest, database: Any, title: str, *,
                      program: str | None = None, arguments: list[str] | None = None) -> bool:
-        """Start ``request`` as a child process writing to ``store``'s file and open the window following it.
+        """Start ``request`` as a child process writing to ``database``'s file and open the window following it.
         (``program`` / ``arguments`` replace the command, for tests.)"""
         if self.repairing:
             self._show_message("A repair is already going; stop it (Stop repair) before starting another.")
             return False
-        window = self.open(store, title)
+        window = self.open(database, title)
         if window is None:
             return False
-        db = Path(store.path)
+        db = Path(database.path)
         if self.run is not None:
             self.run.deleteLater()
         run = self.run = RepairRun(self)
@@ -173,16 +173,16 @@ class RepairMenu(QObject):
         if self.repairing and self.run is not None:
             self.run.shutdown()
 
-    def export_report(self, store: Any, title: str) -> None:
+    def export_report(self, database: Any, title: str) -> None:
         """Repair › Export repair report…: the repair window's session as HTML (opens the window if needed)."""
-        window = self.open(store, title)
+        window = self.open(database, title)
         export = getattr(window.view, "export_report", None) if window is not None else None
         if callable(export):
             export()
 
-    def present(self, store: Any, title: str) -> None:
+    def present(self, database: Any, title: str) -> None:
         """Repair › Present repair…: the repair window's presentation mode."""
-        window = self.open(store, title)
+        window = self.open(database, title)
         present = getattr(window.view, "present", None) if window is not None else None
         if callable(present):
             present()

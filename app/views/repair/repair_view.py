@@ -19,7 +19,7 @@ they are made and whose play shows live (Space then pauses and resumes the
 repair); while *Follow the repair* is on, the selection moves with it.
 *Present* (F11) opens the presentation mode, *Export HTML…* (Ctrl+E) writes
 the session's report.  Recorded data is only read, through
-:mod:`app.engine.repair.records` and the store's readers.
+:mod:`app.engine.repair.records` and the database's readers.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from app.engine.repair.records import CycleRecord, failure_step, repair_sessions, trigger_findings
+from app.engine.repair.records import CycleRecord
 from app.engine.repair.report import OUTCOME_TEXT
 from app.views.repair.cycle_details_view import PATCH_TAB, TRIGGER_TAB, CycleDetailsView
 from app.views.repair.cycle_frames_view import AFTER, BEFORE, CycleFramesView
@@ -63,10 +63,10 @@ class RepairView(QWidget):
     sig_shown_changed = Signal()
     """Emitted when what the view shows changed (another cycle, step or live frame, a cycle's progress)."""
 
-    def __init__(self, store: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, database: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("RepairView")
-        self.store = store
+        self.database = database
         self._cycles: list[CycleRecord] = []
         self._current: CycleRecord | None = None
         self._signature: list[tuple[Any, ...]] | None = None
@@ -104,7 +104,7 @@ class RepairView(QWidget):
         self.findings, self.diagnosis = self.details.findings, self.details.diagnosis
         self.diff_browser, self.side_by_side = self.details.diff_browser, self.details.side_by_side
         self.validation = self.details.validation
-        self.frames = CycleFramesView(store, self)
+        self.frames = CycleFramesView(database, self)
         self.frames.sig_frames_changed.connect(self.sig_shown_changed)
         self.frames.sig_live_frame_shown.connect(self._on_frames_live_frame_shown)
         self.step_slider, self.step_label = self.frames.step_slider, self.frames.step_label
@@ -150,12 +150,12 @@ class RepairView(QWidget):
         return button
 
     # -- content ---------------------------------------------------------------------
-    def set_store(self, store: Any) -> None:
-        self.store = store
-        self.frames.set_store(store)
+    def set_database(self, database: Any) -> None:
+        self.database = database
+        self.frames.set_database(database)
         self.reload()
         if self.probe.path is not None:
-            self.follow(getattr(store, "path", None))
+            self.follow(getattr(database, "path", None))
 
     def follow(self, path: Path | None) -> None:
         """Follow the database file at ``path`` (None: stop): changes by any process appear by themselves."""
@@ -178,21 +178,21 @@ class RepairView(QWidget):
     def refresh(self) -> None:
         """Re-read the sessions; the tree is rebuilt only when a session or a cycle changed (the current cycle
         stays current; the first cycle of a new database is selected)."""
-        if self.store is None:
+        if self.database is None:
             return
-        sessions = repair_sessions(self.store)
+        sessions = self.database.repair_sessions()
         signature = [(s.run_id, s.status, s.verdict, s.cycles) for s in sessions]
         if signature != self._signature:
             self.reload(keep=self._current.patch_id if self._current is not None else None)
 
     def reload(self, keep: int | None = None) -> None:
-        """Re-read the sessions from the store and select the cycle of patch ``keep`` (else the cycle in
+        """Re-read the sessions from the database and select the cycle of patch ``keep`` (else the cycle in
         progress when following it, else the first)."""
         live_current = self.tree.showing_progress()
         self._current = None
-        sessions = repair_sessions(self.store) if self.store is not None else []
-        self._signature = [(s.run_id, s.status, s.verdict, s.cycles) for s in sessions] if self.store else None
-        self._cycles = self.tree.rebuild(self.store, sessions)
+        sessions = self.database.repair_sessions() if self.database is not None else []
+        self._signature = [(s.run_id, s.status, s.verdict, s.cycles) for s in sessions] if self.database else None
+        self._cycles = self.tree.rebuild(self.database, sessions)
         progress_item = self._sync_progress_item()
         items = self.tree.cycle_items()
         kept = next((i for i in items if i.data(0, CYCLE_ROLE) != IN_PROGRESS
@@ -256,7 +256,7 @@ class RepairView(QWidget):
 
     def failure_step(self, rec: CycleRecord, trigger: list[dict[str, Any]] | None = None) -> int:
         """The step where the failure shows (see :func:`~app.engine.repair.records.failure_step`)."""
-        return failure_step(self.store, rec, trigger)
+        return self.database.failure_step(rec, trigger)
 
     def frame_pair(self) -> tuple[Any, Any]:
         """The two images shown now (for tests and for exporting a demo still)."""
@@ -286,7 +286,7 @@ class RepairView(QWidget):
         unless ``path`` is given.  Returns the running task (None: nothing to do)."""
         from app.views.repair.repair_export import export_session_report
 
-        return export_session_report(self, self.store, self.current_session(), path, say=say)
+        return export_session_report(self, self.database, self.current_session(), path, say=say)
 
     def _on_presentation_closed(self) -> None:
         self.presentation = None
@@ -329,7 +329,7 @@ class RepairView(QWidget):
             self._show_progress()
 
     def _on_run_progress_changed(self) -> None:
-        if self.store is None:
+        if self.database is None:
             return
         progress = self._run.progress if self._run is not None else None
         if progress is not None and self.tree.session_item(progress.session_run) is None:
@@ -403,7 +403,7 @@ class RepairView(QWidget):
         verdict = f"re-test {rec.verdict}" if rec.verdict else "no re-test"
         self._set_header(f"<b>Iteration {rec.iteration}</b> · {OUTCOME_TEXT.get(rec.outcome, rec.outcome)} · "
                          f"{verdict} · {rec.seconds:.1f} s · {rec.tokens} tokens", rec.description)
-        trigger = trigger_findings(self.store, rec)
+        trigger = self.database.trigger_findings(rec)
         self.details.show_cycle(trigger, rec.diagnosis, rec.diff, rec.files[0] if rec.files else ".py",
                                 rec.validation or rec.error or "(no validation output)")
         self.frames.show_runs(rec.before_run, rec.retest_run, self.failure_step(rec, trigger))
@@ -447,7 +447,7 @@ class RepairView(QWidget):
     def _show_progress_texts(self, progress: CycleInProgress) -> None:
         rec = CycleRecord(progress.iteration, before_run=progress.before_runs[0] if progress.before_runs else None,
                           before_runs=list(progress.before_runs))
-        trigger = trigger_findings(self.store, rec) if progress.before_runs else []
+        trigger = self.database.trigger_findings(rec) if progress.before_runs else []
         waiting = "(the first play's findings come when it ends)" if progress.first_play else \
             "(the diagnosis appears when it is made)"
         self.details.show_cycle(trigger, progress.diagnosis or waiting, progress.diff,

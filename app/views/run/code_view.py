@@ -110,7 +110,7 @@ class CodeView(QWidget):
         self.files.selectionModel().currentRowChanged.connect(self._on_files_current_changed)
         self.set_run(None, None)
 
-    def set_run(self, store: Any, run: dict[str, Any] | None) -> None:
+    def set_run(self, database: Any, run: dict[str, Any] | None) -> None:
         """Read the run's coverage (``run`` None: nothing); again for the same run, e.g. a live run that has
         recorded more, keeps the file on show."""
         same = run is not None and self._run is not None and run["id"] == self._run["id"]
@@ -118,8 +118,8 @@ class CodeView(QWidget):
         if not same:
             self._where = None
         self._run = run
-        files = store.run_coverage(run["id"]) if store is not None and run is not None else []
-        steps = store.coverage_steps(run["id"]) if files and run is not None else {}
+        files = database.run_coverage(run["id"]) if database is not None and run is not None else []
+        steps = database.coverage_steps(run["id"]) if files and run is not None else {}
         self.model.set_coverage(files, steps)
         self.model.set_step(self._step)
         if files:

@@ -15,7 +15,6 @@ step count and, if the user was looking at the last step, moves to the new one.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout
 from app.engine.play.events import StepRecorded
 from app.engine.trace.film_reader import FilmReader
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
+from app.views.model.database import READ_ERRORS, Database
 from app.views.run.code_view import CodeView
 from app.views.run.difference_maker import DifferenceMaker, difference_key
 from app.views.run.film_player import FilmPlayer
@@ -65,11 +65,13 @@ class RunView(QWidget):
     """Emitted with the row of the newly shown step (-1: none)."""
     sig_verdict_changed = Signal(int)
     """Emitted with the run id after the user appended an override or an undo."""
+    sig_changed = Signal(object)
+    """Emitted with the :class:`~app.views.model.changes.Changes` of an override or an undo."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("RunView")
-        self.store: Any = None
+        self.database: Database | None = None
         self.run: dict[str, Any] | None = None
         self._findings: list[dict[str, Any]] = []
         self._live_run_id: int | None = None
@@ -160,6 +162,7 @@ class RunView(QWidget):
         self.timeline.selectionModel().currentChanged.connect(self._on_selection_current_changed)
         self.findings.sig_step_requested.connect(self._on_findings_step_requested)
         self.verdict.sig_verdict_changed.connect(self._on_verdict_verdict_changed)
+        self.verdict.sig_changed.connect(self.sig_changed)
         self.replay.sig_row_reached.connect(self._on_replay_row_reached)
         self.header.sig_page_requested.connect(self._on_header_page_requested)
         self.scrub.sig_time_scrubbed.connect(self._on_scrub_time_scrubbed)
@@ -167,26 +170,26 @@ class RunView(QWidget):
         self.differences.sig_difference_made.connect(self._on_differences_difference_made)
 
     # -- opening -----------------------------------------------------------------------------
-    def set_store(self, store: Any) -> None:
-        self.store = store
-        self.frames.set_source(store)
+    def set_database(self, database: Database | None) -> None:
+        self.database = database
+        self.frames.set_source(database)
         self.differences.clear()
         self.open_run(None)
 
     def open_run(self, run_id: int | None) -> None:
         """Show ``run_id`` (None: nothing) at its first step; reads only the first rows."""
         self.replay.pause()
-        store = self.store
+        db = self.database
         if run_id != self.run_id:
             self.details.expanded.clear()
-        self.run = store.run(run_id) if store is not None and run_id is not None else None
-        self.model.set_run(store, run_id if self.run is not None else None)
-        self._findings = store.findings(run_id) if self.run is not None else []
+        self.run = db.run(run_id) if db is not None and run_id is not None else None
+        self.model.set_run(db, run_id if self.run is not None else None)
+        self._findings = db.findings(run_id) if db is not None and self.run is not None else []
         self.findings.set_findings(self._findings)
         self.model.set_findings(self._findings)
         self._update_findings_tab()
-        self.verdict.set_run(store if self.run is not None else None, run_id)
-        self.code.set_run(store, self.run)
+        self.verdict.set_run(db if self.run is not None else None, run_id)
+        self.code.set_run(db, self.run)
         self._set_reference_panes(self._has_reference_frames())
         self.refresh_header()
         self._load_film()
@@ -203,36 +206,36 @@ class RunView(QWidget):
         return self.model.run_id
 
     def refresh_header(self) -> None:
-        if self.run is None or self.store is None:
+        if self.run is None or self.database is None:
             self.header.show_run(None, None)
             return
-        effective = self.store.effective_verdict(self.run["id"], tester_verdict=self.run.get("verdict"))
+        effective = self.database.effective_verdict(self.run["id"], tester_verdict=self.run.get("verdict"))
         self.header.live_state = self._live_state if self.run["id"] == self._live_run_id else None
-        play = self.store.repair_play(self.run["id"]) if self.run.get("kind") == REPAIR_PLAY_KIND else None
+        play = self.database.repair_play(self.run["id"]) if self.run.get("kind") == REPAIR_PLAY_KIND else None
         self.header.show_run(self.run, effective, steps=self.model.available, usage=self._llm_usage(),
                              repair=(play.session_run, play.iteration) if play is not None else None)
 
     def reload_run(self) -> None:
         """Re-read the run row, findings and verdict (after the run finished or was judged)."""
-        if self.run is None or self.store is None:
+        if self.run is None or self.database is None:
             return
-        self.run = self.store.run(self.run["id"])
-        self._findings = self.store.findings(self.run["id"])
+        self.run = self.database.run(self.run["id"])
+        self._findings = self.database.findings(self.run["id"])
         self.findings.set_findings(self._findings)
         self.model.set_findings(self._findings)
         self._update_findings_tab()
         self.verdict.refresh()
-        self.code.set_run(self.store, self.run)
+        self.code.set_run(self.database, self.run)
         self.refresh_header()
 
     def on_run_changed(self) -> None:
         """The open run changed in the database (any process wrote it): new steps, status, findings, verdict.
 
         A user looking at the last step follows new steps, as in a live run."""
-        if self.run is None or self.store is None:
+        if self.run is None or self.database is None:
             return
         try:
-            count = self.store.step_count(self.run["id"])
+            count = self.database.step_count(self.run["id"])
             if count > self.model.available:
                 following = self.current_row() in (-1, self.model.available - 1)
                 self.model.set_available(count)
@@ -240,7 +243,7 @@ class RunView(QWidget):
                     self.go_to_row(count - 1)
             self.reload_run()
             self._load_film()
-        except sqlite3.Error as exc:  # a writer holding the file: the next change reads again
+        except READ_ERRORS as exc:  # a writer holding the file: the next change reads again
             log.warning("could not re-read run %s: %s", self.run["id"], exc)
             return
         row = self.current_row()
@@ -331,14 +334,14 @@ class RunView(QWidget):
         self.model.set_available(event.idx + 1)
         if following:
             self.go_to_row(event.idx)
-        if self.store is not None:
-            self.run = self.store.run(event.run_id)  # window size and status change while it runs
+        if self.database is not None:
+            self.run = self.database.run(event.run_id)  # window size and status change while it runs
         self.refresh_header()
         self._load_film()
 
     def on_finding_raised(self, run_id: int) -> None:
-        if run_id == self.run_id and self.store is not None:
-            self._findings = self.store.findings(run_id)
+        if run_id == self.run_id and self.database is not None:
+            self._findings = self.database.findings(run_id)
             self.findings.set_findings(self._findings)
             self.model.set_findings(self._findings)
             self._update_findings_tab()
@@ -380,11 +383,11 @@ class RunView(QWidget):
 
     # -- a differential run: candidate | reference | difference ---------------------------------------
     def _has_reference_frames(self) -> bool:
-        if self.store is None or self.run is None:
+        if self.database is None or self.run is None:
             return False
         try:
-            return bool(self.store.has_reference_frames(self.run["id"]))
-        except sqlite3.Error as exc:  # a database from before reference frames, opened read-only
+            return bool(self.database.has_reference_frames(self.run["id"]))
+        except READ_ERRORS as exc:  # a database from before reference frames, opened read-only
             log.warning("could not look for reference frames: %s", exc)
             return False
 
@@ -417,11 +420,11 @@ class RunView(QWidget):
 
     def _reread_reference(self, step: dict[str, Any]) -> str | None:
         """A row read just before its reference frame was written (another process's run) learns it now."""
-        if self.store is None or self.run_id is None:
+        if self.database is None or self.run_id is None:
             return None
         try:
-            fresh = self.store.step(self.run_id, int(step["idx"]))
-        except sqlite3.Error as exc:
+            fresh = self.database.step(self.run_id, int(step["idx"]))
+        except READ_ERRORS as exc:
             log.warning("could not re-read step %s: %s", step.get("idx"), exc)
             return None
         ref = fresh.get("frame_reference") if fresh else None
@@ -444,30 +447,30 @@ class RunView(QWidget):
             self._show_difference()
 
     def _logs(self, step: dict[str, Any]) -> list[dict[str, Any]]:
-        if self.store is None or self.run_id is None or step.get("started_at") is None:
+        if self.database is None or self.run_id is None or step.get("started_at") is None:
             return []
         try:
-            return list(self.store.logs(self.run_id, float(step["started_at"]) - LOG_BEFORE_S,
+            return list(self.database.logs(self.run_id, float(step["started_at"]) - LOG_BEFORE_S,
                                         float(step.get("ended_at") or step["started_at"])))
-        except sqlite3.Error as exc:
+        except READ_ERRORS as exc:
             log.warning("could not read the target log: %s", exc)
             return []
 
     def _llm_calls(self, step: dict[str, Any]) -> list[dict[str, Any]]:
-        if self.store is None or self.run_id is None:
+        if self.database is None or self.run_id is None:
             return []
         try:
-            return list(self.store.llm_calls(self.run_id, int(step["idx"])))
-        except sqlite3.Error as exc:
+            return list(self.database.llm_calls(self.run_id, int(step["idx"])))
+        except READ_ERRORS as exc:
             log.warning("could not read the model calls: %s", exc)
             return []
 
     def _llm_usage(self) -> dict[str, Any] | None:
-        if self.store is None or self.run is None:
+        if self.database is None or self.run is None:
             return None
         try:
-            usage: dict[str, Any] = self.store.llm_usage(self.run["id"])
-        except sqlite3.Error as exc:
+            usage: dict[str, Any] = self.database.llm_usage(self.run["id"])
+        except READ_ERRORS as exc:
             log.warning("could not read the model usage: %s", exc)
             return None
         return usage if usage["calls"] else None
@@ -477,11 +480,11 @@ class RunView(QWidget):
         """(Re)read the run's film index and step times for the time axis: a few hundred kB for a long run."""
         reader: FilmReader | None = None
         steps: list[tuple[int, float, float, bool]] = []
-        if self.store is not None and self.run is not None:
+        if self.database is not None and self.run is not None:
             try:
-                reader = FilmReader.open(self.store, self.run["id"])
-                steps = self.store.step_times(self.run["id"])
-            except sqlite3.Error as exc:  # an older database without films, or a writer holding the file
+                reader = self.database.film(self.run["id"])
+                steps = self.database.step_times(self.run["id"])
+            except READ_ERRORS as exc:  # an older database without films, or a writer holding the file
                 log.warning("could not read the film of run %s: %s", self.run["id"], exc)
         self.player.set_reader(reader)
         run = self.run or {}

@@ -59,7 +59,7 @@ def step_badge(step: dict[str, Any], kinds: list[str]) -> tuple[str, QColor]:
 class StepsModel(QAbstractListModel):
     def __init__(self, parent: Any = None, *, frames: FrameCache | None = None) -> None:
         super().__init__(parent)
-        self._store: Any = None
+        self._database: Any = None
         self._run_id: int | None = None
         self._rows: list[dict[str, Any]] = []
         self._available = 0
@@ -67,14 +67,14 @@ class StepsModel(QAbstractListModel):
         self.frames = frames
 
     # -- run selection -----------------------------------------------------------
-    def set_run(self, store: Any, run_id: int | None) -> None:
+    def set_run(self, database: Any, run_id: int | None) -> None:
         """Show ``run_id`` (None: nothing); only the step count is read now, rows come lazily."""
         self.beginResetModel()
-        self._store = store
+        self._database = database
         self._run_id = run_id
         self._rows = []
         self._kinds = {}
-        self._available = store.step_count(run_id) if store is not None and run_id is not None else 0
+        self._available = database.step_count(run_id) if database is not None and run_id is not None else 0
         self.endResetModel()
 
     def set_findings(self, findings: list[dict[str, Any]]) -> None:
@@ -138,12 +138,12 @@ class StepsModel(QAbstractListModel):
         return not parent.isValid() and len(self._rows) < self._available
 
     def fetchMore(self, parent: AnyIndex) -> None:
-        if parent.isValid() or self._store is None or self._run_id is None:
+        if parent.isValid() or self._database is None or self._run_id is None:
             return
         want = min(FETCH_CHUNK, self._available - len(self._rows))
         if want <= 0:
             return
-        rows = self._store.steps(self._run_id, len(self._rows), want)
+        rows = self._database.steps(self._run_id, len(self._rows), want)
         if not rows:
             self._available = len(self._rows)  # fewer rows than announced (not committed yet)
             return

@@ -1,7 +1,7 @@
 """VerdictView: the tester's verdict, per-criterion judgments, provenance and human overrides.
 
 Judgments are append-only: an override is a new row and "undo" is another row
-that cancels the newest override in force (``store.undo_last_override``).
+that cancels the newest override in force (:meth:`Database.undo_override`).
 The effective verdict shown here is derived by the store, never stored.
 An override needs intent: *Pass* / *Fail* open :class:`OverrideDialog`, which
 shows what changes and records nothing without a reason; the name recorded
@@ -43,13 +43,15 @@ def _when(t: Any, fmt: str = TIME_FORMAT) -> str:
 class VerdictView(QWidget):
     sig_verdict_changed = Signal(int)
     """Emitted with the run id after an override or an undo was appended."""
+    sig_changed = Signal(object)
+    """Emitted with the :class:`~app.views.model.changes.Changes` an override or an undo made."""
     sig_undo_available = Signal(bool)
     """Emitted after every re-read: whether the run has a human override in force that Undo would cancel."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("VerdictView")
-        self._store: Any = None
+        self._database: Any = None
         self._run_id: int | None = None
         self._run: dict[str, Any] = {}
 
@@ -122,31 +124,31 @@ class VerdictView(QWidget):
         return tree
 
     # -- public API -------------------------------------------------------------------
-    def set_run(self, store: Any, run_id: int | None) -> None:
-        self._store = store
+    def set_run(self, database: Any, run_id: int | None) -> None:
+        self._database = database
         self._run_id = run_id
         self.refresh()
 
     def refresh(self) -> None:
-        """Re-read the run's judgments and findings from the store."""
-        store, run_id = self._store, self._run_id
+        """Re-read the run's judgments and findings from the database."""
+        db, run_id = self._database, self._run_id
         self.criteria.clear()
         self.history.clear()
-        if store is None or run_id is None:
+        if db is None or run_id is None:
             self._run = {}
             self.badge.setText(verdict_badge_html(None, size="large"))
             self.provenance.setText("No run selected.")
             self.tester_line.setText("")
             self._set_override_enabled(False)
             return
-        run = self._run = store.run(run_id)
+        run = self._run = db.run(run_id)
         session = run.get("kind") == REPAIR_KIND
         self.buttons.setVisible(not session)  # a repair's result is the repair's, not a verdict to override
-        judgments = store.judgments(run_id)
-        findings = store.findings(run_id)
-        effective = store.effective_verdict(run_id, tester_verdict=run.get("verdict"))
+        judgments = db.judgments(run_id)
+        findings = db.findings(run_id)
+        effective = db.effective_verdict(run_id, tester_verdict=run.get("verdict"))
         self.badge.setText(verdict_badge_html(effective, size="large"))
-        self.provenance.setText(self._provenance(store, run_id, run))
+        self.provenance.setText(self._provenance(db, run_id, run))
         reason = str(run.get("reason") or run.get("error") or "")
         short = reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1].rstrip() + "…"
         tester = run.get("verdict")
@@ -157,7 +159,7 @@ class VerdictView(QWidget):
             f'<br><span style="color:{NO_VERDICT_COLOR}">{html.escape(short)}</span>'
         )
         self.tester_line.setToolTip(reason if short != reason else "")
-        self._fill_criteria(store, run_id, judgments, findings)
+        self._fill_criteria(db, run_id, judgments, findings)
         self._fill_history(judgments)
         self._set_override_enabled(run.get("status") != "running" and not session, undo=_undoable(judgments))
         if session:
@@ -167,10 +169,10 @@ class VerdictView(QWidget):
     def request_override(self, verdict: str) -> int | None:
         """*Pass…* / *Fail…*: confirm in :class:`OverrideDialog` (reason required, name asked only the first
         time), then append; None when the user cancelled."""
-        if self._store is None or self._run_id is None:
+        if self._database is None or self._run_id is None:
             return None
         settings = QSettings()
-        current = self._store.effective_verdict(self._run_id, tester_verdict=self._run.get("verdict"))
+        current = self._database.effective_verdict(self._run_id, tester_verdict=self._run.get("verdict"))
         dialog = OverrideDialog(verdict, current, self._run_id, name=identity(settings), parent=self)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
@@ -180,27 +182,28 @@ class VerdictView(QWidget):
 
     def override(self, verdict: str, note: str) -> int | None:
         """Append a human judgment with its reason; returns its id, or None without a reason or a name."""
-        if self._store is None or self._run_id is None or not note.strip():
+        if self._database is None or self._run_id is None or not note.strip():
             return None
         author = self.author()
         if author is None:
             return None
-        jid = self._store.add_judgment(self._run_id, source="human", author=author, verdict=verdict,
-                                       note=note.strip())
+        jid, changes = self._database.add_override(self._run_id, author=author, verdict=verdict, note=note.strip())
         self.refresh()
+        self.sig_changed.emit(changes)
         self.sig_verdict_changed.emit(self._run_id)
         return int(jid)
 
     def undo(self) -> int | None:
         """Append an undo of the newest human override in force; None when there is none."""
-        if self._store is None or self._run_id is None:
+        if self._database is None or self._run_id is None:
             return None
         author = self.author()
         if author is None:
             return None
-        jid = self._store.undo_last_override(self._run_id, author)
+        jid, changes = self._database.undo_override(self._run_id, author)
         if jid is not None:
             self.refresh()
+            self.sig_changed.emit(changes)
             self.sig_verdict_changed.emit(self._run_id)
         return jid
 
@@ -210,8 +213,8 @@ class VerdictView(QWidget):
 
     # -- rendering ------------------------------------------------------------------------
     @staticmethod
-    def _provenance(store: Any, run_id: int, run: dict[str, Any]) -> str:
-        active = store.active_judgments(run_id)
+    def _provenance(db: Any, run_id: int, run: dict[str, Any]) -> str:
+        active = db.active_judgments(run_id)
         humans = [r for r in active if r["source"] == "human"]
         if humans:
             h = humans[-1]
@@ -223,13 +226,13 @@ class VerdictView(QWidget):
             return "The run is still going; the tester has not judged it yet."
         return "No verdict was recorded for this run."
 
-    def _fill_criteria(self, store: Any, run_id: int, judgments: list[dict[str, Any]],
+    def _fill_criteria(self, db: Any, run_id: int, judgments: list[dict[str, Any]],
                        findings: list[dict[str, Any]]) -> None:
         criteria = list(dict.fromkeys(j["criterion"] for j in judgments if j.get("criterion") is not None))
         self.criteria.setVisible(bool(criteria))
         for cid in criteria:
-            verdict = store.effective_verdict(run_id, criterion=cid)
-            active = store.active_judgments(run_id, cid)
+            verdict = db.effective_verdict(run_id, criterion=cid)
+            active = db.active_judgments(run_id, cid)
             note = str(active[-1].get("note") or "") if active else ""
             evidence = [f for f in findings if f.get("criterion") == cid]
             if evidence:
@@ -286,7 +289,7 @@ class VerdictView(QWidget):
 
 
 def _undoable(judgments: list[dict[str, Any]]) -> bool:
-    """Is a human override of the whole run in force (the rule of ``store.undo_last_override``)?"""
+    """Is a human override of the whole run in force (the rule of :meth:`Database.undo_override`)?"""
     rows = [j for j in judgments if j.get("criterion") is None]
     undone = {j["undoes"] for j in rows if j.get("undoes") is not None}
     return any(j["source"] == "human" and j.get("undoes") is None and j["id"] not in undone for j in rows)

@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine.errors import StoreError
+from app.views.model.changes import Changes
+from app.views.model.database import Database
+from app.views.model.workbench_model import WorkbenchModel
 from app.engine.play.events import FindingRaised, RunFinished, RunStarted, StepRecorded
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
-from app.engine.trace.store import TrajectoryStore
 from app.paths import RESOURCES
 from app.views.engine_bridge import connect_handlers
 from app.views.shell.error_reporter import ErrorReporter, default_log_file
@@ -91,7 +93,8 @@ def run_gui(db: Path, open_run: int | None = None) -> int:
 class MainWindow(QMainWindow):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.store: TrajectoryStore | None = None
+        self.model = WorkbenchModel()
+        """The open database, the run shown and the live state (views get the database from it)."""
         self.db_path: Path | None = None
         self.live: LiveRun | None = None
         self.messages: list[str] = []
@@ -185,8 +188,8 @@ class MainWindow(QMainWindow):
         a.agreement.triggered.connect(self.validation.open_dashboard)
         a.repair_sessions.triggered.connect(self._on_repair_triggered)
         a.new_repair.triggered.connect(self._on_new_repair_triggered)
-        a.present_repair.triggered.connect(lambda: self.repair.present(self.store, self._repair_title()))
-        a.export_repair.triggered.connect(lambda: self.repair.export_report(self.store, self._repair_title()))
+        a.present_repair.triggered.connect(lambda: self.repair.present(self.database, self._repair_title()))
+        a.export_repair.triggered.connect(lambda: self.repair.export_report(self.database, self._repair_title()))
         self.validation.sig_blinding_changed.connect(self._on_validation_blinding_changed)
         a.pause.triggered.connect(self._on_pause_triggered)
         a.step.triggered.connect(self._on_step_triggered)
@@ -209,7 +212,9 @@ class MainWindow(QMainWindow):
         a.about.triggered.connect(self._on_about_triggered)
         a.speed.currentIndexChanged.connect(self._on_speed_changed)
         rv.replay.sig_playing_changed.connect(self._on_replay_playing_changed)
-        rv.sig_verdict_changed.connect(self._on_run_view_verdict_changed)
+        rv.sig_changed.connect(self.model.apply)
+        self.model.events.changed.connect(self._on_model_changed)
+        self.model.events.database.connect(self._on_model_database_changed)
         rv.sig_step_changed.connect(self._on_run_view_step_changed)
         self.browser.sig_run_selected.connect(self._on_browser_run_selected)
         self.browser.sig_run_activated.connect(self._on_browser_run_activated)
@@ -219,20 +224,13 @@ class MainWindow(QMainWindow):
     def open_database(self, path: Path) -> bool:
         """Open ``path`` (created when missing); a foreign or corrupt file ends in one message."""
         try:
-            store = TrajectoryStore(path)
+            self.model.open_database(Path(path))
         except StoreError as exc:
             self.show_message(str(exc))
             return False
         except OSError as exc:
             self.show_message(f"Cannot open {path}: {exc.strerror or exc}; choose a writable location.")
             return False
-        if self.store is not None:
-            self.store.close()
-        self.store, self.db_path = store, Path(path)
-        self.run_view.set_store(store)
-        self.browser.set_store(store)
-        self.repair.set_store(store, self._repair_title())
-        self._update_title()
         self.statusBar().showMessage(f"{self.browser.model.rowCount()} runs in {path}", 5000)
         return True
 
@@ -315,10 +313,26 @@ class MainWindow(QMainWindow):
         for task in running_tasks():  # work off the GUI thread lets go of its files before the window goes
             task.cancel()
             task.wait()
-        if self.store is not None:
-            self.store.close()
-            self.store = None
+        self.model.close_database()
         super().closeEvent(event)
+
+    @property
+    def database(self) -> Database | None:
+        """The open database (the model's)."""
+        return self.model.database
+
+    def _on_model_database_changed(self, database: Database | None) -> None:
+        if database is None:  # closing: the views go with the window
+            return
+        self.db_path = database.path
+        self.run_view.set_database(database)
+        self.browser.set_database(database)
+        self.repair.set_database(database, self._repair_title())
+        self._update_title()
+
+    def _on_model_changed(self, changes: Changes) -> None:
+        if changes.verdict or changes.run_list or changes.runs:
+            self.browser.refresh()
 
     def _repair_title(self) -> str:
         return f"Repair sessions — {self.db_path}"
@@ -338,16 +352,16 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Settings saved.", 5000)
 
     def _on_repair_triggered(self) -> None:
-        self.repair.open(self.store, self._repair_title())
+        self.repair.open(self.database, self._repair_title())
 
     def _on_new_repair_triggered(self) -> None:
         prefs = LLMPreferences.load(QSettings())
-        self.repair.new_repair(self.store, self._repair_title(),
+        self.repair.new_repair(self.database, self._repair_title(),
                                {"provider": prefs.provider, "model": prefs.model, "base_url": prefs.base_url})
 
     def _on_validation_blinding_changed(self, on: bool) -> None:
         self.set_blinded(on)
-        if not on and self.store is not None:  # a promoted label is a new human judgment
+        if not on and self.database is not None:  # a promoted label is a new human judgment
             self.browser.refresh()
             self.run_view.reload_run()
 
@@ -381,7 +395,7 @@ class MainWindow(QMainWindow):
         return True
 
     def _on_transfer_run_imported(self, run_id: int) -> None:
-        self.browser.refresh()
+        self.model.apply(Changes(run_list=True, added=run_id))  # the list reads again
         self.browser.select_run(run_id)
 
     def _on_about_triggered(self) -> None:
@@ -435,6 +449,7 @@ class MainWindow(QMainWindow):
     def _on_browser_run_selected(self, run_id: int) -> None:
         if run_id != self.run_view.run_id:
             self.run_view.open_run(run_id)
+            self.model.select_run(run_id)
 
     def _on_browser_run_activated(self, run_id: int, clicked: bool) -> None:
         """A click on a repair session's row, or Enter / a double click on it or one of its plays: the repair."""
@@ -447,15 +462,12 @@ class MainWindow(QMainWindow):
 
     def _on_header_repair_requested(self, session: int, iteration: int) -> None:
         if self.repair.available:
-            self.repair.open(self.store, self._repair_title(), session, iteration)
+            self.repair.open(self.database, self._repair_title(), session, iteration)
         else:
             self.show_message(UNAVAILABLE)
 
     def _on_verdict_undo_available(self, available: bool) -> None:
         self.commands.undo_override.setEnabled(available and self.pages.currentIndex() == RUNS_PAGE)
-
-    def _on_run_view_verdict_changed(self, _run_id: int) -> None:
-        self.browser.refresh()
 
     def _on_run_view_step_changed(self, row: int) -> None:
         total = self.run_view.model.available
@@ -498,6 +510,7 @@ class MainWindow(QMainWindow):
             self.run_view.reload_run()
 
     def _on_live_state_changed(self, state: str) -> None:
+        self.model.set_live(self.live.run_id if self.live is not None else None, None if state == FINISHED else state)
         self.commands.set_live_controls(state)
         self.run_view.set_live_state(None if state == FINISHED else state)
         if state == FINISHED:

@@ -19,14 +19,15 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QStatusBar, QWidget
 
-from app.engine.trace.store import TrajectoryStore
+from app.views.model.database import Database
 from app.views.widgets.long_task import CANCELLED, FAILED, FINISHED, LongTask, TaskControl, run_long_task
 
 
 class TransferHost(Protocol):
     """What RunTransfer needs of the window that owns it (the main window), without importing it."""
 
-    store: TrajectoryStore | None
+    @property
+    def database(self) -> Database | None: ...
 
     def current_run_id(self) -> int | None: ...
 
@@ -55,7 +56,7 @@ class RunTransfer(QObject):
 
     def export_run(self) -> None:
         run_id = self.window.current_run_id()
-        if self.window.store is None or run_id is None:
+        if self.window.database is None or run_id is None:
             self.window.show_message("Select a run to export first.")
             return
         path, _ = QFileDialog.getSaveFileName(self._parent(), "Export run", f"run-{run_id}.zip", BUNDLE_FILTER)
@@ -65,7 +66,7 @@ class RunTransfer(QObject):
                         doing=f"export run {run_id}")
 
     def import_bundle(self) -> None:
-        if self.window.store is None:
+        if self.window.database is None:
             self.window.show_message("Open a database first (File › Open database…).")
             return
         path, _ = QFileDialog.getOpenFileName(self._parent(), "Import bundle", "", BUNDLE_FILTER)
@@ -77,7 +78,7 @@ class RunTransfer(QObject):
 
     def export_report(self) -> None:
         run_id = self.window.current_run_id()
-        if self.window.store is None or run_id is None:
+        if self.window.database is None or run_id is None:
             self.window.show_message("Select a run to write a report for first.")
             return
         path, _ = QFileDialog.getSaveFileName(self._parent(), "Export HTML report", f"run-{run_id}.html", "HTML (*.html)")
@@ -88,15 +89,15 @@ class RunTransfer(QObject):
 
     def _start(self, module: str, name: str, what: str, *args: Any, readonly: bool, label: str, done: str,
                doing: str, on_result: Any = None) -> LongTask | None:
-        """Run ``module.name(store, *args)`` off the GUI thread on a connection of its own; None (after one
-        message) when the function is missing, no database is open or another transfer is going.
+        """Run the engine function ``module.name(store, *args)`` off the GUI thread on a connection of its own;
+        None (after one message) when the function is missing, no database is open or another transfer is going.
 
         ``what`` completes "cannot … yet", ``doing`` completes "Could not …" in a failure sentence."""
         if self.task is not None and self.task.running:
             self.window.show_message(f"{self.task.label.rstrip('…')} is still going; wait for it or cancel it.")
             return None
-        store = self.window.store
-        if store is None:
+        database = self.window.database
+        if database is None or database.path is None:
             self.window.show_message("Open a database first (File › Open database…).")
             return None
         try:
@@ -106,10 +107,10 @@ class RunTransfer(QObject):
                 raise  # a bug inside the module: the error reporter shows it
             self.window.show_message(f"This version of PlayCoder cannot {what} yet ({module} is missing).")
             return None
-        db = Path(store.path)
+        db = database.path
 
         def work(control: TaskControl) -> Any:
-            return func(control.open_store(db, readonly=readonly), *args)
+            return control.open_database(db, readonly=readonly).call(func, *args)
 
         def finished(result: Any) -> None:
             self.window.statusBar().showMessage(done, STATUS_MS)

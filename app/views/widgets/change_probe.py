@@ -16,13 +16,11 @@ never sits inside a read transaction (``data_version`` would stand still).
 from __future__ import annotations
 
 import logging
-import sqlite3
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.engine.errors import StoreError
-from app.engine.trace.store import TrajectoryStore
+from app.views.model.database import READ_ERRORS, Database
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +37,7 @@ class DatabaseChangeProbe(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.check_now)
-        self._store: TrajectoryStore | None = None
+        self._database: Database | None = None
         self._seen: int | None = None
         self.path: Path | None = None
 
@@ -53,32 +51,32 @@ class DatabaseChangeProbe(QObject):
         self._timer.start()
         if not self._open():
             return False
-        assert self._store is not None
+        assert self._database is not None
         try:
-            self._seen = self._store.data_version()
-        except sqlite3.Error as exc:
+            self._seen = self._database.data_version()
+        except READ_ERRORS as exc:
             log.warning("cannot watch %s for changes yet: %s", self.path, exc)
             self._drop()
             return False
         return True
 
     def _open(self) -> bool:
-        if self._store is None and self.path is not None:
+        if self._database is None and self.path is not None:
             try:
-                self._store = TrajectoryStore(self.path, readonly=True)
-            except (StoreError, sqlite3.Error) as exc:
+                self._database = Database.open(self.path, readonly=True)
+            except READ_ERRORS as exc:
                 log.warning("cannot watch %s for changes yet: %s", self.path, exc)
                 return False
-        return self._store is not None
+        return self._database is not None
 
     def _drop(self) -> None:
         """Close the connection; the next look opens a fresh one and reports a change."""
-        if self._store is not None:
+        if self._database is not None:
             try:
-                self._store.close()
-            except sqlite3.Error:
+                self._database.close()
+            except READ_ERRORS:
                 log.debug("closing the probe's connection failed", exc_info=True)
-        self._store = None
+        self._database = None
         self._seen = None
 
     def stop(self) -> None:
@@ -98,11 +96,11 @@ class DatabaseChangeProbe(QObject):
         """Look now; True (and :attr:`sig_changed`) when the database changed."""
         if not self._open():
             return False
-        assert self._store is not None
+        assert self._database is not None
         try:
-            self._store.end_read()
-            version = self._store.data_version()
-        except sqlite3.Error as exc:
+            self._database.end_read()
+            version = self._database.data_version()
+        except READ_ERRORS as exc:
             log.debug("data_version failed: %s", exc)
             self._drop()
             return False

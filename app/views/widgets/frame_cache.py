@@ -10,12 +10,13 @@ Everything here runs on the GUI thread (QPixmap is GUI-thread only).
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections import OrderedDict
 from typing import Generic, Protocol, TypeVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPixmap
+
+from app.views.model.database import READ_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +121,7 @@ class FrameCache:
             return None
         try:
             stored = self._source.frame(sha)
-        except sqlite3.Error as exc:  # closed or busy store: show no frame rather than fail a paint
+        except READ_ERRORS as exc:  # closed or busy store: show no frame rather than fail a paint
             log.warning("could not read frame %s: %s", sha[:12], exc)
             return None
         data = getattr(stored, "data", None)

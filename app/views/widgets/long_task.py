@@ -5,12 +5,12 @@ rule 12), so each gets the same behaviour:
 
 - the work is a plain function ``work(control) -> result`` run on a pool
   thread; it never touches a widget, and opens its own database connection
-  (:meth:`TaskControl.open_store`) instead of sharing the GUI's;
+  (:meth:`TaskControl.open_database`) instead of sharing the GUI's;
 - a progress dialog appears only when the work takes longer than
   :data:`SHOW_AFTER_MS`, busy until the work reports a count;
 - *Cancel* sets a :class:`threading.Event` that the work checks
   (:meth:`TaskControl.check`, :meth:`TaskControl.progress`); every statement
-  of a store opened through the control is aborted too, so work that sits in
+  of a database opened through the control is aborted too, so work that sits in
   a long query stops there, and a write transaction rolls back whole;
 - while any work runs, the interpreter hands the GIL between threads every
   :data:`SWITCH_INTERVAL_S` instead of Python's 5 ms, so the GUI thread, which
@@ -32,14 +32,13 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from app.engine.errors import UserError
-from app.engine.trace.store import TrajectoryStore
+from app.views.model.database import Database
+from app.views.model.task_databases import TaskDatabases
 
 log = logging.getLogger(__name__)
 
 SHOW_AFTER_MS = 400
 """Work shorter than this finishes without a dialog flashing up."""
-STORE_CHECK_OPS = 2000
-"""A store opened through the control checks the cancel flag every this many SQLite VM steps."""
 WAIT_ON_CLOSE_MS = 5000
 """Closing the workbench cancels running work and waits this long for it to let go of its files."""
 SWITCH_INTERVAL_S = 0.001
@@ -84,12 +83,12 @@ class TaskCancelled(Exception):
 
 
 class TaskControl:
-    """What the work function is handed: the cancel flag, progress reports, a private store connection."""
+    """What the work function is handed: the cancel flag, progress reports, private database connections."""
 
     def __init__(self, report: Callable[[int, int, str], None]) -> None:
         self._cancel = threading.Event()
         self._report = report
-        self._stores: list[TrajectoryStore] = []
+        self._databases = TaskDatabases(self._cancel.is_set)
 
     @property
     def cancelled(self) -> bool:
@@ -108,20 +107,12 @@ class TaskControl:
         self.check()
         self._report(int(done), int(total), text)
 
-    def open_store(self, path: Path, *, readonly: bool = False) -> TrajectoryStore:
+    def open_database(self, path: Path, *, readonly: bool = False) -> Database:
         """A connection of this work's own, closed when the work ends; its statements stop on cancel."""
-        store = TrajectoryStore(path, readonly=readonly)
-        store.abort_when(self._cancel.is_set, STORE_CHECK_OPS)
-        self._stores.append(store)
-        return store
+        return self._databases.open(path, readonly=readonly)
 
-    def close_stores(self) -> None:
-        for store in self._stores:
-            try:
-                store.close()
-            except Exception:  # noqa: BLE001 - closing must not hide the work's own outcome
-                log.debug("closing a task store failed", exc_info=True)
-        self._stores.clear()
+    def close_databases(self) -> None:
+        self._databases.close_all()
 
 
 def failure_sentence(what: str, exc: BaseException) -> str:
@@ -160,7 +151,7 @@ class _Runner(QRunnable):
                     log.error("background work failed: %s", self._what, exc_info=exc)
                 outcome = (FAILED, failure_sentence(self._what, exc))
         finally:
-            self._control.close_stores()
+            self._control.close_databases()
         self.done.set()
         self._relay.sig_done.emit(*outcome)
 

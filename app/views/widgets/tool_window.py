@@ -12,20 +12,20 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QWidget
 
-from app.engine.trace.store import TrajectoryStore
+from app.views.model.database import Database
 from app.views.widgets.screen_fit import fit_to_screen
 
 
 class ToolWindow(QMainWindow):
     sig_closed = Signal()
-    """Emitted once when the window closed (its owned store is closed already)."""
+    """Emitted once when the window closed (its owned database is closed already)."""
 
-    def __init__(self, view: QWidget, parent: QWidget | None = None, *, owned_store: TrajectoryStore | None = None,
+    def __init__(self, view: QWidget, parent: QWidget | None = None, *, owned_database: Database | None = None,
                  size: tuple[int, int] = (1200, 800)) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.view = view
-        self._store = owned_store
+        self._database = owned_database
         self._closed = False
         self.setCentralWidget(view)
         self.setWindowTitle(view.windowTitle())
@@ -42,8 +42,8 @@ class ToolWindow(QMainWindow):
         if not event.isAccepted() or self._closed:
             return
         self._closed = True
-        self.view.setEnabled(False)  # nothing may reach the store between here and the deferred delete
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        self.view.setEnabled(False)  # nothing may reach the database between here and the deferred delete
+        if self._database is not None:
+            self._database.close()
+            self._database = None
         self.sig_closed.emit()
