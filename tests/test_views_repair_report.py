@@ -14,6 +14,7 @@ from test_views_support import ROOT, make_synthetic_run, needs_xvfb  # noqa: F40
 
 import pytest  # noqa: E402
 
+from app.views.model.database import Database  # noqa: E402
 from app.engine.errors import UserError  # noqa: E402
 from app.engine.repair import report as report_module  # noqa: E402
 from app.engine.repair.events import CycleRecorded, DiagnosisMade, repair_event_from_json  # noqa: E402
@@ -46,11 +47,27 @@ def test_the_report_holds_every_cycle_with_its_patch_and_frames(repaired):
     assert text.count('<section class=cycle id="cycle-') == 2
     assert "Iteration 1" in text and "Iteration 2" in text and "diagnosis 2" in text
     assert '<span class="gd">' in text and '<span class="gi">' in text and ".hl .gd" in text  # pygments, with its CSS
-    assert "step 3" in text and f"run {before}, step 3" in text  # both frames at the step where the failure shows
+    # both frames at the step where the failure shows (idx 3), numbered from 1 as everywhere in the workbench
+    assert "Both at step 4" in text and f"run {before}, step 4" in text and "step 3," not in text
     assert "the program died" in text and "[syntax] ok" in text
     frames = re.findall(r"\.f[0-9a-f]{16}\{background-image:url\(data:image/", text)
     assert 1 <= len(frames) <= 3  # each distinct frame once, though four pictures show
     assert "http://" not in text and "https://" not in text and "<script" not in text  # self-contained
+
+
+def test_a_crash_shows_the_last_live_picture_instead_of_the_dead_window(repaired):
+    """Issue 28: the failure step of a crash has a blank frame after it (the window was gone); the report shows
+    the last picture that was not blank, and says so."""
+    from PIL import Image
+
+    _db, store, session, before = repaired
+    black = store.put_image(Image.new("RGB", (64, 48), "black"))
+    live = store.step(before, 3)["frame_before"]
+    store.conn.execute("UPDATE steps SET frame_after = ? WHERE run_id = ? AND idx = 3", (black, before))
+    store.conn.commit()
+    text = render_repair_report(store, session, lambda *_: None)
+    assert f"run {before}, step 4 · the window was gone: the last live picture, before step 4" in text
+    assert f".f{live[:16]}" in text and f".f{black[:16]}" not in text  # the dead window is never embedded
 
 
 def test_a_play_run_or_a_missing_run_is_refused_in_one_sentence(repaired, tmp_path):
@@ -74,7 +91,7 @@ def test_repair_events_travel_as_json_lines():
 @pytest.fixture
 def view(qtbot, repaired):
     _db, store, _session, _before = repaired
-    view = RepairView(store)
+    view = RepairView(Database(store))
     qtbot.addWidget(view)
     view.show()
     return view
@@ -137,7 +154,7 @@ def test_export_html_failure_is_one_sentence(qtbot, view, tmp_path):
 
 def test_export_needs_a_session(qtbot, tmp_path):
     store = TrajectoryStore(tmp_path / "empty.db")
-    view = RepairView(store)
+    view = RepairView(Database(store))
     qtbot.addWidget(view)
     said: list[str] = []
     assert view.export_report(tmp_path / "x.html", say=said.append) is None

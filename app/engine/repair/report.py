@@ -51,6 +51,10 @@ OUTCOME_TEXT = {"fixed": "fixed", "kept": "kept (progress)", "reverted": "revert
                 "uncertain": "not confirmed (testers uncertain)"}
 """How each cycle outcome reads (the repair view says the same)."""
 STATE_CLASS = {"fixed": "ok", "not fixed": "bad", "not confirmed": "unsure"}
+FIRST_STEP = 1
+"""Steps are numbered from 1 for people, as everywhere in the workbench (the store's idx counts from 0)."""
+LIVE_LOOKBACK_STEPS = 10
+"""How many steps back a blank picture (a dead window) looks for the last live one (as the repair window)."""
 
 
 class RepairReportError(UserError):
@@ -167,10 +171,39 @@ def _frames_html(store: TrajectoryStore, rec: CycleRecord, step: int, frames: _F
         shown = min(step, count - 1)
         row = store.step(run_id, shown) if count else None
         sha = row.get("frame_after") if row else None
-        note = (f"run {run_id}, step {shown}" + (f" (the run ended at step {count - 1})" if shown != step else "")
+        note = (f"run {run_id}, step {_number(shown)}" + (f" (the run ended at step {count})" if shown != step else "")
                 if count else f"run {run_id} has no steps")
+        if sha and _blank(store, sha):  # a crash: the window was gone; show what was last seen of it
+            live, where = _last_live(store, run_id, shown, row)
+            if live is not None:
+                sha, note = live, f"{note} · the window was gone: the last live picture, {where}"
         cells.append(f"<figure>{frames.figure(sha)}<figcaption><b>{_e(label)}</b> · {_e(note)}</figcaption></figure>")
-    return f'<div class=pair title="Both at step {step}, where the failure shows">{"".join(cells)}</div>'
+    return f'<div class=pair title="Both at step {_number(step)}, where the failure shows">{"".join(cells)}</div>'
+
+
+def _number(idx: int) -> int:
+    return int(idx) + FIRST_STEP
+
+
+def _blank(store: TrajectoryStore, sha: str) -> bool:
+    """One colour all over: what a capture of a window that is gone shows (black, or the bare screen)."""
+    frame = store.frame(sha)
+    if frame is None:
+        return False
+    extrema = frame.image().convert("RGB").getextrema()
+    return all(lo == hi for lo, hi in extrema)
+
+
+def _last_live(store: TrajectoryStore, run_id: int, idx: int, row: dict[str, Any] | None) -> tuple[str | None, str]:
+    """The newest frame that is not blank before the blank one after step ``idx``, and where it is from."""
+    candidates = [(row.get("frame_before") if row else None, f"before step {_number(idx)}")]
+    for back in range(idx - 1, max(-1, idx - 1 - LIVE_LOOKBACK_STEPS), -1):
+        earlier = store.step(run_id, back)
+        candidates.append((earlier.get("frame_after") if earlier else None, f"after step {_number(back)}"))
+    for sha, where in candidates:
+        if sha and store.frame(sha) is not None and not _blank(store, sha):
+            return str(sha), where
+    return None, ""
 
 
 def _findings_html(findings: list[dict[str, Any]]) -> str:
@@ -178,7 +211,7 @@ def _findings_html(findings: list[dict[str, Any]]) -> str:
         return "<p class=muted>No findings.</p>"
     items = []
     for f in findings:
-        where = f"step {f['step']}" if f.get("step") is not None else "whole run"
+        where = f"step {_number(f['step'])}" if f.get("step") is not None else "whole run"
         name = f.get("criterion") or f.get("kind") or "finding"
         items.append(f"<li><span class=kind>{_e(name)}</span> <span class=muted>run {_e(f.get('run_id', ''))}, "
                      f"{_e(where)}</span> {_e(f.get('message') or '')}</li>")
