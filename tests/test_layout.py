@@ -7,6 +7,7 @@ under TYPE_CHECKING): a layer that may not import another may not do it late eit
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -139,3 +140,46 @@ def test_python_is_parsed_only_through_the_thread_safe_parser() -> None:
                 if isinstance(f, ast.Name) and f.id == "compile":
                     bad.append(f"{path.relative_to(APP.parent)}:{node.lineno} compile")
     assert not bad, bad
+
+
+MODEL = "app.views.model"
+STORE_MODULES = {"sqlite3", "app.engine.trace.store"}
+STORE_NAME = re.compile(r"(^|_)stores?($|_)")
+"""An identifier that names a store: ``store``, ``self._store``, ``open_store``, ``owned_store``…"""
+
+
+def _view_files() -> list[Path]:
+    return [p for p in (APP / "views").rglob("*.py") if not _within(_module_name(p), MODEL)]
+
+
+@pytest.mark.parametrize("path", _view_files(), ids=lambda p: str(p.relative_to(APP)))
+def test_views_reach_the_database_only_through_the_model(path: Path) -> None:
+    """Issue 28: views hold no SQL and no store — they import neither the store nor sqlite3, and no name in
+    them is a store (a variable, attribute, argument or method); the model package owns the connection."""
+    tree = ast.parse(path.read_text())
+    bad: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            bad += [f"imports {a.name}" for a in node.names if a.name in STORE_MODULES]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module in STORE_MODULES:
+                bad.append(f"imports from {node.module}")
+            bad += [f"imports {node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in STORE_MODULES]
+        names = [node.id] if isinstance(node, ast.Name) else [node.attr] if isinstance(node, ast.Attribute) else \
+            [node.arg] if isinstance(node, ast.arg) else \
+            [node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        bad += [f"line {node.lineno}: {n}" for n in names if STORE_NAME.search(n)]  # type: ignore[attr-defined]
+    assert not bad, f"{path.relative_to(APP)} reaches the store past app/views/model: {bad[:5]}"
+
+
+def test_the_workbench_model_imports_no_qt() -> None:
+    """The model sits under the views but is Qt-free (STYLE rule 17): it can be driven without a display."""
+    files = sorted((APP / "views" / "model").glob("*.py"))
+    qt: list[str] = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                qt += [f"{path.name}: {a.name}" for a in node.names if a.name.split(".")[0] in {"PySide6", "shiboken6"}]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in {"PySide6", "shiboken6"}:
+                qt.append(f"{path.name}: {node.module}")
+    assert files and not qt, qt
