@@ -73,6 +73,9 @@ class CaseRecorderView(QDialog):
         self.criterion_text.setPlaceholderText("what the criterion says (only for a new id)")
         self.name = QLineEdit(self)
         self.dest = QLineEdit(str(self.draft.default_destination()), self)
+        self.dest.setCursorPosition(0)
+        self.dest.setToolTip("Where the case is saved: a new file beside the target's playcoder.toml unless you "
+                             "choose another (the target's own file only after you confirm)")
         self.browse = QPushButton("Browse…", self)
         self.preview = QPlainTextEdit(self)
         self.preview.setReadOnly(True)

@@ -82,14 +82,14 @@ class MarkCanvas(FrameView):
         super().paintEvent(event)
         if self.image() is None:
             return
+        to_widget = self.image_transform()  # boxes in window pixels, drawn (and labelled) in widget pixels
         p = QPainter(self)
-        p.setTransform(self.image_transform())
         for box, label in self.boxes:
-            p.setPen(QPen(MARK_COLOR, 0))
-            rect = QRectF(box[0], box[1], max(1, box[2] - box[0]), max(1, box[3] - box[1]))
+            p.setPen(QPen(MARK_COLOR, 2))
+            rect = to_widget.mapRect(QRectF(box[0], box[1], max(1, box[2] - box[0]), max(1, box[3] - box[1])))
             p.drawRect(rect)
-            p.drawText(rect.topLeft() + QPointF(2, -2), label)
+            p.drawText(rect.topLeft() + QPointF(3, -4), label)
         if self._from is not None and self._to is not None:
-            p.setPen(QPen(DRAWING_COLOR, 0, Qt.PenStyle.DashLine))
-            p.drawRect(QRectF(self._from, self._to).normalized())
+            p.setPen(QPen(DRAWING_COLOR, 2, Qt.PenStyle.DashLine))
+            p.drawRect(to_widget.mapRect(QRectF(self._from, self._to).normalized()))
         p.end()
