@@ -220,11 +220,11 @@ def _places(tree: ast.Module, source: str) -> Iterator[tuple[str, ast.AST, str, 
             yield "ReorderStatements", a, f"{ta}; {tb}", f"{tb}; {ta}", [_edit(a, tb), _edit(b, ta)]
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-            for name, two in ((node.left, node.right), (node.right, node.left)):
-                if isinstance(name, ast.Name) and isinstance(two, ast.Constant) and type(two.value) is int \
+            for operand, two in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(operand, ast.Name) and isinstance(two, ast.Constant) and type(two.value) is int \
                         and two.value == 2:
-                    yield ("EquivalentArithmetic", node, _segment(lines, node), f"({name.id} + {name.id})",
-                           [_edit(node, f"({name.id} + {name.id})")])
+                    yield ("EquivalentArithmetic", node, _segment(lines, node), f"({operand.id} + {operand.id})",
+                           [_edit(node, f"({operand.id} + {operand.id})")])
                     break
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and isinstance(node.right, ast.Constant) \
                 and type(node.right.value) in (int, float):

@@ -30,11 +30,14 @@ from app.engine.play.sandbox import TARGET_LIMITS
 from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import Timing
 
-FAILING_KINDS = ("crash", "exception", "freeze", "no-response", "blank", "error", "exit", "diverged", "glitch")
+FAILING_KINDS = ("crash", "exception", "freeze", "no-response", "blank", "error", "exit", "diverged", "glitch",
+                 "paced")
 """Finding kinds that make a run fail.  "glitch": the film saw a picture flash up between two equal ones
 (:mod:`app.engine.judge.glitch`); it does not end the run.  "exit": the program quit by itself while being played and
 its target does not declare ``exit_ok`` — a tester never asks it to.  "diverged": under differential
-play, the program showed something its reference did not, after the same inputs."""
+play, the program showed something its reference did not, after the same inputs.  "paced": under differential
+play, off the frame gate and the pinned clocks, its pace (pictures or motion per second) or its still picture
+differed from the reference's (:mod:`app.engine.testers.paced`); it does not end the run."""
 ANIMATION_PROBE_S = 1.0
 """At start the window is watched this long with no input: long enough to see a caret blink once."""
 ANIMATED_MOTION = 0.3

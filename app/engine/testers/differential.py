@@ -57,6 +57,7 @@ from app.engine.play.targetspec import ResolvedTarget, TargetSpec, resolve_targe
 from app.engine.testers.base import Decision, TesterContext
 from app.engine.testers.explore.explorer import Explorer
 from app.engine.testers.offline import OfflineExplorer
+from app.engine.testers.paced import PacedCheck
 from app.engine.trace.store import TrajectoryStore
 
 NOISE_WATCH_S = 1.0
@@ -79,11 +80,15 @@ class DifferentialTester:
     lockstep = True
     """The session puts the candidate on a frame gate (a game is then played in lockstep with the references)."""
 
-    def __init__(self, reference: str | None = None, script: bool = True, explorer: str = "new") -> None:
+    def __init__(self, reference: str | None = None, script: bool = True, explorer: str = "new",
+                 paced: bool = True) -> None:
         """``script``: play the reference's ``[[script]]`` steps first (``--no-script``: explore only);
-        ``explorer``: "old" explores as before issue 23 (for comparisons)."""
+        ``explorer``: "old" explores as before issue 23 (for comparisons); ``paced``: first watch both
+        programs off the frame gate and off the pinned clocks (:mod:`app.engine.testers.paced`)."""
         self.reference_arg = reference
         self.script = script
+        self.paced = paced
+        self.paced_note = ""
         self.ctx: TesterContext | None = None
         # No returns and no survival search here: both restart the program, and the references would
         # have to restart with it.  Keys read from the code, widgets from inside and tester plans remain.
@@ -141,6 +146,8 @@ class DifferentialTester:
         self.ctx = ctx
         self.resolved = resolve_target(self._reference_target(ctx.spec))
         ref_spec = self.resolved.spec
+        if self.paced:
+            self._paced_check(ctx, ref_spec)
         try:
             for _ in range(2):
                 display = open_display(ISOLATED, ref_spec.size)
@@ -167,6 +174,26 @@ class DifferentialTester:
         for n, case in enumerate(cases, 1):
             for i, action in enumerate(case.steps, 1):
                 self.scripted.append((action, f"step {i}/{len(case.steps)} of scripted case {n} ({case.label})"))
+
+    def _paced_check(self, ctx: TesterContext, ref_spec: TargetSpec) -> None:
+        """What lockstep hides: the candidate's pace (and still pictures off the pinned clock) against the
+        reference's, before the lockstep run; a difference is a ``paced`` finding (the run goes on)."""
+        store = self.store
+
+        def put(frame: Frame) -> str:
+            assert store is not None
+            return store.put_frame(frame.width, frame.height, frame.bgrx)
+
+        check = PacedCheck(ctx.spec, ref_spec, ctx.seed, put if store is not None else None)
+        finding = check.run()
+        self.paced_note = check.note
+        if check.paces is not None and finding is None:
+            c, r = check.paces
+            self.paced_note = (f"off the frame gate and the pinned clocks, the same pace as the reference "
+                               f"({c.pictures_per_s:.0f} vs {r.pictures_per_s:.0f} pictures/s, "
+                               f"{100 * c.motion_per_s:.1f}% vs {100 * r.motion_per_s:.1f}% of the window/s)")
+        if finding is not None:
+            self.findings.append(finding)
 
     def _learn_noise(self, seconds: float) -> None:
         """What the reference changes by itself, and where its two runs differ, is noise."""
@@ -521,6 +548,7 @@ class DifferentialTester:
                       f"{self.lockstep_frame})") if self.lockstep_compared else ""
             moving += f"; {self.animating} moving screens not compared" if self.animating else ""
             moving += f"; {self.masked} screens mostly self-changing, not compared" if self.masked else ""
+            moving += f"; {self.paced_note}" if self.paced_note else ""
             overall = (PASS, f"behaved as the reference did: {self.compared} settled screens compared after the "
                              f"same inputs over {steps} steps, no behavioural difference "
                              f"(what two reference runs disagree on is not compared){moving}")

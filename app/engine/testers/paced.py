@@ -1,0 +1,220 @@
+"""The paced check: what lockstep hides, watched off the frame gate and off the pinned clocks.
+
+Differential play compares a game frame by frame on the frame gate:
+``Clock.tick`` returns the nominal frame time, frames are aligned by count and
+Python's clocks read the engine's time (a fixed date, 2026-01-01 12:00 UTC).
+A candidate that runs at another frame rate (no ``tick``, or a raised one),
+moves by the frame where it should move by the time, or reads the date or
+the time zone wrongly shows the same frames there as its reference.
+
+So, before the lockstep run, the candidate and its reference are started
+once more each, on private displays of their own, **not** on the gate and
+**not** on the engine's clock (the machine's date and time), in a time zone
+away from UTC (:data:`PACED_ZONE`, half an hour off as well), with the same
+seed.  Both are watched at the same moment for :data:`PACED_WATCH_S` with no
+input, sampling their windows as fast as the capture allows, and compared:
+
+- **pictures per second** (distinct successive pictures seen: the frame rate,
+  up to the capture's rate) and **motion per second** (the share of the window
+  that changed between samples, summed per second): a ratio beyond
+  :data:`PACED_TOLERANCE` either way is a ``paced`` finding;
+- where **both stood still** the whole watch, their pictures: a still window
+  that differs from its reference's off the pinned clock (a date, a time
+  zone) is a ``paced`` finding too.
+
+A window that barely moves in both (below :data:`MIN_PICTURES_PER_S` and
+:data:`MIN_MOTION_PER_S`) is not compared for pace.  What this cannot see: a
+pace difference smaller than the tolerance, a frame rate above what the
+capture can sample (both then read as the capture's rate; motion still
+differs), a lag after an input (no input is sent), and a date bug that shows
+only on some dates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from app.engine.judge.compare import compare
+from app.engine.judge.oracles import Finding
+from app.engine.play.display import ISOLATED, XDisplay, open_display
+from app.engine.play.observer import Frame, changed_mask
+from app.engine.play.player import Player, stop_programs
+from app.engine.play.targetspec import TargetSpec
+
+PACED_WATCH_S = 3.0
+"""How long both programs are watched, at the same moment, with no input."""
+PACED_WARMUP_S = 1.0
+"""After both windows appeared: time for each to draw its first screens before the watch."""
+PACED_TOLERANCE = 1.5
+"""Pictures or motion per second more than this many times the reference's (or less than its share) differ."""
+MIN_PICTURES_PER_S = 2.0
+MIN_MOTION_PER_S = 0.002
+"""Below both (a still window, a caret), a program's pace is not compared."""
+PACED_ZONE = "<+0530>-5:30"
+"""The time zone both programs run in (POSIX form, UTC+5:30: no zone file needed); this machine and CI run in UTC."""
+WATCHES = 2
+"""A pace difference counts only when every watch sees it (a busy machine can starve one program for a while)."""
+SAMPLE_S = 0.002
+"""The least time between two samples of a window (the capture itself takes longer)."""
+
+
+@dataclass(frozen=True)
+class Pace:
+    """What one program did over a watch with no input."""
+
+    seconds: float
+    samples: int
+    pictures: int
+    """Samples that differed from the one before: new pictures seen."""
+    changed: float
+    """Changed share of the window, summed over successive samples."""
+    last: Frame | None
+
+    @property
+    def pictures_per_s(self) -> float:
+        return self.pictures / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def motion_per_s(self) -> float:
+        return self.changed / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def samples_per_s(self) -> float:
+        return self.samples / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def moving(self) -> bool:
+        return self.pictures_per_s >= MIN_PICTURES_PER_S or self.motion_per_s >= MIN_MOTION_PER_S
+
+    def summary(self) -> dict[str, float]:
+        return {"pictures_per_s": round(self.pictures_per_s, 1), "motion_per_s": round(self.motion_per_s, 4),
+                "samples_per_s": round(self.samples_per_s, 1)}
+
+
+def watch(capture: Callable[[], Frame], seconds: float, start_at: float | None = None,
+          sleep: Callable[[float], None] = time.sleep) -> Pace:
+    """Sample ``capture`` as fast as it goes for ``seconds`` (from ``start_at`` on the monotonic clock)."""
+    if start_at is not None:
+        sleep(max(0.0, start_at - time.monotonic()))
+    prev = capture()
+    t0 = time.monotonic()
+    samples = pictures = 0
+    changed = 0.0
+    while time.monotonic() - t0 < seconds:
+        sleep(SAMPLE_S)
+        cur = capture()
+        samples += 1
+        if not cur.same_as(prev):
+            mask = changed_mask(prev, cur)
+            pictures += 1
+            changed += float(mask.mean()) if mask is not None else 1.0
+        prev = cur
+    return Pace(time.monotonic() - t0, samples, pictures, changed, prev)
+
+
+def _ratio(a: float, b: float) -> float:
+    if a == b:
+        return 1.0
+    if min(a, b) <= 0:
+        return float("inf")
+    return max(a, b) / min(a, b)
+
+
+def judge_pace(candidate: Pace, reference: Pace, tolerance: float = PACED_TOLERANCE) -> str:
+    """Why the candidate's pace differs from the reference's, or ''."""
+    if not candidate.moving and not reference.moving:
+        return ""
+    why = []
+    if max(candidate.pictures_per_s, reference.pictures_per_s) >= MIN_PICTURES_PER_S and \
+            _ratio(candidate.pictures_per_s, reference.pictures_per_s) > tolerance:
+        why.append(f"{candidate.pictures_per_s:.0f} new pictures per second where the reference shows "
+                   f"{reference.pictures_per_s:.0f}")
+    if max(candidate.motion_per_s, reference.motion_per_s) >= MIN_MOTION_PER_S and \
+            _ratio(candidate.motion_per_s, reference.motion_per_s) > tolerance:
+        why.append(f"{100 * candidate.motion_per_s:.1f}% of the window changing per second where the reference "
+                   f"changes {100 * reference.motion_per_s:.1f}%")
+    return "; ".join(why)
+
+
+def paced_spec(spec: TargetSpec) -> TargetSpec:
+    """The program as the paced watch starts it: in :data:`PACED_ZONE`."""
+    return dataclasses.replace(spec, env={**spec.env, "TZ": PACED_ZONE})
+
+
+class PacedCheck:
+    """Start the candidate and its reference off the gate and off the pinned clocks, watch both, compare."""
+
+    def __init__(self, candidate: TargetSpec, reference: TargetSpec, seed: int,
+                 put_frame: Callable[[Frame], str] | None = None, seconds: float = PACED_WATCH_S) -> None:
+        self.specs = (paced_spec(candidate), paced_spec(reference))
+        self.seed = seed
+        self.put_frame = put_frame
+        self.seconds = seconds
+        self.paces: tuple[Pace, Pace] | None = None
+        self.note = ""
+        """Why the check could not be made ('' when it was)."""
+
+    def run(self) -> Finding | None:
+        displays: list[XDisplay] = []
+        players: list[Player] = []
+        lock = threading.Lock()
+        try:
+            with ThreadPoolExecutor(max_workers=2, thread_name_prefix="paced") as pool:
+                def start(spec: TargetSpec) -> Player:
+                    display = open_display(ISOLATED, spec.size)
+                    player = Player(spec, display, self.seed, time.sleep)  # not gated: the machine's clocks
+                    with lock:
+                        displays.append(display)
+                        players.append(player)
+                    player.start()
+                    return player
+
+                candidate, reference = [f.result() for f in [pool.submit(start, s) for s in self.specs]]
+                begin = time.monotonic() + PACED_WARMUP_S
+                for _ in range(WATCHES):
+                    jobs = [pool.submit(watch, self._capture(p), self.seconds, begin) for p in (candidate, reference)]
+                    paces = jobs[0].result(), jobs[1].result()
+                    if not judge_pace(*paces):
+                        break  # the same pace once is enough; a difference must be seen in every watch
+                    begin = time.monotonic()
+        except Exception as exc:  # a program that does not start off the gate: the lockstep run says why
+            self.note = f"the paced check could not be made: {exc}"
+            return None
+        finally:
+            stop_programs(players, displays)
+        self.paces = paces
+        return self._finding(*paces)
+
+    @staticmethod
+    def _capture(player: Player) -> Callable[[], Frame]:
+        observer = player.observer
+        assert observer is not None
+        return observer.capture
+
+    def _finding(self, candidate: Pace, reference: Pace) -> Finding | None:
+        evidence: dict[str, Any] = {"candidate": candidate.summary(), "reference": reference.summary(),
+                                    "seconds": self.seconds, "tolerance": PACED_TOLERANCE, "zone": PACED_ZONE}
+        why = judge_pace(candidate, reference)
+        if why:
+            return Finding("paced", f"off the frame gate, watched {self.seconds:.0f} s with no input: {why} "
+                                    "(its pace differs from the reference's)", None, evidence)
+        if candidate.pictures or reference.pictures or candidate.last is None or reference.last is None:
+            return None
+        found = compare(candidate.last, [reference.last], np.zeros((reference.last.height, reference.last.width),
+                                                                    dtype=bool))
+        if found is None:
+            return None
+        evidence.update({"bbox": list(found.bbox), "pixels": found.pixels})
+        if self.put_frame is not None:
+            evidence["candidate_frame"] = self.put_frame(candidate.last)
+            evidence["reference_frame"] = self.put_frame(reference.last)
+        return Finding("paced", "off the pinned clock (the machine's date and time, time zone UTC+5:30), the "
+                                f"still window differs from the reference's: {found.pixels} pixels in "
+                                f"[{', '.join(map(str, found.bbox))}]", None, evidence)

@@ -1,0 +1,70 @@
+"""The paced check (issue 25): what lockstep hides, seen off the frame gate and off the pinned clocks.
+
+Played on the tests' own programs (tests/targets/pace_pg, zone_tk and their bugs/), not the benchmark's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.engine.play.targetspec import resolve_target
+from app.engine.testers.paced import MIN_MOTION_PER_S, PacedCheck, Pace, judge_pace
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS = ROOT / "tests" / "targets"
+
+
+def pace(pictures_per_s: float, motion_per_s: float) -> Pace:
+    return Pace(2.0, 200, int(pictures_per_s * 2), motion_per_s * 2, None)
+
+
+def test_pace_within_the_tolerance_is_the_same_and_beyond_it_differs() -> None:
+    assert judge_pace(pace(30, 0.06), pace(28, 0.05)) == ""
+    assert "pictures per second" in judge_pace(pace(60, 0.06), pace(30, 0.06))
+    assert "of the window changing per second" in judge_pace(pace(30, 0.3), pace(30, 0.06))
+    assert judge_pace(pace(0, 0.0), pace(0.5, MIN_MOTION_PER_S / 2)) == "", "two still windows: no pace to compare"
+    assert judge_pace(pace(20, 0.05), pace(0, 0.0)) != "", "moving where the reference stands still"
+
+
+def check(candidate: str, reference: str) -> tuple[object, PacedCheck]:
+    cand, ref = resolve_target(candidate), resolve_target(reference)
+    try:
+        paced = PacedCheck(cand.spec, ref.spec, 0, seconds=2.0)
+        return paced.run(), paced
+    finally:
+        for r in (cand, ref):
+            r.cleanup()
+
+
+@pytest.mark.slow
+def test_a_game_without_its_frame_cap_or_at_twice_the_frame_rate_is_paced_and_its_reference_is_not() -> None:
+    ref = str(TARGETS / "pace_pg")
+    same, paced = check(ref, ref)
+    assert same is None, same
+    assert paced.paces is not None and paced.paces[1].pictures_per_s > 10, "the reference was watched moving"
+    for bug in ("uncapped", "fast"):
+        found, _ = check(f"{ref}@{bug}", ref)
+        assert found is not None and found.kind == "paced", bug
+        assert found.evidence["candidate"]["motion_per_s"] > found.evidence["reference"]["motion_per_s"], bug
+
+
+@pytest.mark.slow
+def test_a_still_window_that_reads_the_time_zone_wrongly_differs_off_the_pinned_clock() -> None:
+    ref = str(TARGETS / "zone_tk")
+    assert check(ref, ref)[0] is None
+    found, _ = check(f"{ref}@local-zone", ref)
+    assert found is not None and found.kind == "paced" and "time zone" in found.message
+
+
+@pytest.mark.slow
+def test_differential_play_fails_a_paced_candidate_that_lockstep_alone_passes(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "app", "test", str(TARGETS / "pace_pg") + "@fast", "--tester",
+                          "differential", "--no-script", "--max-steps", "3", "--db", str(tmp_path / "r.db"),
+                          "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
+    assert result["verdict"] == "fail", result
+    assert "paced" in json.dumps(result), result
