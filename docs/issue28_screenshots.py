@@ -1,6 +1,9 @@
-"""Screenshots of the workbench fixes of issue 28, made offscreen from synthetic databases.
+"""Screenshots of the workbench fixes of issue 28, made on an X server from synthetic databases.
 
-    python docs/issue28_screenshots.py [--out docs/screenshots]
+    xvfb-run -a -s "-screen 0 1600x1000x24" python docs/issue28_screenshots.py [--out docs/screenshots]
+
+With a DISPLAY the workbench runs on Qt's xcb platform (a real X server: the
+pictures in docs/ were made so, on Xvfb); without one, offscreen.
 
 Writes ``takeover-mode.png`` (a paused live run in take-over mode: the orange
 frame, the banner, TAKE-OVER in the status bar), ``repair-plays.png`` (a
@@ -22,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_QPA_PLATFORM", "xcb" if os.environ.get("DISPLAY") else "offscreen")
 
 from PIL import Image, ImageDraw  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
