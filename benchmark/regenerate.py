@@ -82,6 +82,12 @@ ENTRIES: tuple[Entry, ...] = (
            "--mutants", "5", "--ref-seeds", "5", "--duration", "20", "--jobs", "2", "--json",
            "benchmark/results/corpus-differential-slice.json", "--md", "benchmark/results/corpus-differential-slice.md"),
           ("corpus-differential-slice.md", "corpus-differential-slice.json"), 40),
+    *(Entry(f"corpus-{tester}-references-test",
+            ("-m", "benchmark.corpus_bench", "--split", "test", "--tester", tester, "--mutants", "0", "--ref-seeds", "3",
+             "--duration", "20", "--jobs", "2", "--json", f"benchmark/results/corpus-{tester}-references-test.json",
+             "--md", f"benchmark/results/corpus-{tester}-references-test.md"),
+            (f"corpus-{tester}-references-test.md", f"corpus-{tester}-references-test.json"), 20)
+      for tester in ("offline", "differential")),
 )
 
 NOT_REGENERATED: dict[str, str] = {
