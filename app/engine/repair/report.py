@@ -22,7 +22,7 @@ import html
 import io
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from PIL import Image
 from pygments import highlight
@@ -190,8 +190,8 @@ def _blank(store: TrajectoryStore, sha: str) -> bool:
     frame = store.frame(sha)
     if frame is None:
         return False
-    extrema = frame.image().convert("RGB").getextrema()
-    return all(lo == hi for lo, hi in extrema)
+    bands = cast("tuple[tuple[int, int], ...]", frame.image().convert("RGB").getextrema())
+    return all(lo == hi for lo, hi in bands)
 
 
 def _last_live(store: TrajectoryStore, run_id: int, idx: int, row: dict[str, Any] | None) -> tuple[str | None, str]:

@@ -173,7 +173,7 @@ class Database:
         return validation.blinded_run(self._store, run_id)
 
     def set_label(self, vset: validation.ValidationSet, annotator: str, run_id: int, label: str, note: str,
-                  seconds: float) -> Any:
+                  seconds: float | None) -> Any:
         return validation.set_label(self._store, vset, annotator, run_id, label, note, seconds)
 
     def promote_label(self, vset: validation.ValidationSet, annotator: str, run_id: int) -> tuple[int, Changes]:

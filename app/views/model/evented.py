@@ -50,6 +50,7 @@ class EventedModel:
 
     FIELDS: ClassVar[tuple[str, ...]] = ()
     EVENTS: ClassVar[tuple[str, ...]] = ()
+    events: Events
 
     def __init__(self) -> None:
         object.__setattr__(self, "events", Events(self.FIELDS + self.EVENTS))

@@ -184,7 +184,7 @@ class RunView(QWidget):
             self.details.expanded.clear()
         self.run = db.run(run_id) if db is not None and run_id is not None else None
         self.model.set_run(db, run_id if self.run is not None else None)
-        self._findings = db.findings(run_id) if db is not None and self.run is not None else []
+        self._findings = db.findings(run_id) if db is not None and run_id is not None and self.run is not None else []
         self.findings.set_findings(self._findings)
         self.model.set_findings(self._findings)
         self._update_findings_tab()
