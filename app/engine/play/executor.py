@@ -124,6 +124,9 @@ class XTestBackend:
         self.window = self.conn.create_resource_object("window", window_id)
         self._spare: int | None = None
         self._parking: Any = None
+        self._owners: dict[int, bool] = {}
+        """Which top-level windows are the target's, learnt once each (keys go to its topmost one)."""
+        self._owners_of = window_id
 
     def park(self, x: int, y: int) -> None:
         """Move the pointer onto a 1x1 input-only window of ours at (x, y), above everything.
@@ -188,7 +191,9 @@ class XTestBackend:
     def _key_window(self) -> Any:
         """Where keys go: the target's topmost window, its dialog when one is stacked above the main
         window (as a window manager focuses a new dialog; on a private Xvfb nobody else does)."""
-        tops = [t for t in toplevels(self.conn, self.window.id) if t.kind != "popup"]
+        if self._owners_of != self.window.id:
+            self._owners, self._owners_of = {}, self.window.id
+        tops = [t for t in toplevels(self.conn, self.window.id, owners=self._owners, details=False) if t.kind != "popup"]
         if tops and tops[-1].id != self.window.id:
             return self.conn.create_resource_object("window", tops[-1].id)
         return self.window

@@ -203,7 +203,7 @@ def _wm_class(win: Window) -> str:
 def owner_pid(conn: xdisplay.Display, win: Window) -> int | None:
     """The process that owns ``win``: _NET_WM_PID, else the X-Resource client PID; None if unknown."""
     try:
-        prop = win.get_full_property(conn.intern_atom("_NET_WM_PID"), X.AnyPropertyType)
+        prop = win.get_full_property(conn.get_atom("_NET_WM_PID"), X.AnyPropertyType)
         if prop is not None and len(prop.value):
             return int(prop.value[0])
     except _XErrors:
@@ -241,21 +241,36 @@ def same_client(conn: xdisplay.Display, a: int, b: int) -> bool:
     return (a & ~mask) == (b & ~mask)
 
 
-def toplevels(conn: xdisplay.Display, main: int, pids: set[int] | None = None,
-              owners: dict[int, bool] | None = None) -> list[TopLevel]:
+def toplevels(conn: xdisplay.Display, main: int, pids: set[int] | Callable[[], set[int]] | None = None,
+              owners: dict[int, bool] | None = None, details: bool = True) -> list[TopLevel]:
     """The target's viewable top-level windows, bottom to top in stacking order.
 
     A window belongs to the target when it was created on the main window's X connection or,
     given ``pids``, when its owner process is one of them.  Under a reparenting window manager
     the client window inside each frame is the one reported.  ``owners`` caches ownership.
+    ``pids`` may be a function: it is called (once) only when a window not yet in ``owners`` was
+    created on another connection (listing a process tree reads all of /proc: slow on a busy machine).
+    ``details`` False: id, size and kind only (no position, title, class or protocols: fewer X round trips,
+    for a caller that only needs the stacking, as the executor choosing where keys go).
     """
     cache = owners if owners is not None else {}
     main_root_child = root_child_of(conn, main)
+    known: list[set[int]] = []
+
+    def owner_pids() -> set[int] | None:
+        if pids is None or isinstance(pids, set):
+            return pids
+        if not known:
+            known.append(pids())
+        return known[0]
 
     def owned(win: Window) -> bool:
         if win.id not in cache:
-            cache[win.id] = same_client(conn, win.id, main) or (
-                pids is not None and owner_pid(conn, win) in pids)
+            if same_client(conn, win.id, main):
+                cache[win.id] = True
+            else:
+                mine = owner_pids()
+                cache[win.id] = mine is not None and owner_pid(conn, win) in mine
         return cache[win.id]
 
     out: list[TopLevel] = []
@@ -272,7 +287,7 @@ def toplevels(conn: xdisplay.Display, main: int, pids: set[int] | None = None,
             if client is None:
                 continue
             is_main = child.id == main_root_child
-            info = _toplevel(conn, client, attrs.override_redirect, is_main)
+            info = _toplevel(conn, client, attrs.override_redirect, is_main, details)
         except _XErrors:
             continue
         if info is not None:
@@ -303,28 +318,32 @@ def _owned_descendant(frame: Window, owned: Callable[[Window], bool]) -> Window 
     return None
 
 
-def _toplevel(conn: xdisplay.Display, win: Window, override: bool, is_main: bool) -> TopLevel | None:
+def _toplevel(conn: xdisplay.Display, win: Window, override: bool, is_main: bool,
+              details: bool = True) -> TopLevel | None:
     geo = win.get_geometry()
     if geo.width <= 1 or geo.height <= 1:
         return None
+    if not details:
+        return TopLevel(id=int(win.id), x=0, y=0, width=int(geo.width), height=int(geo.height),
+                        kind="main" if is_main else ("popup" if override else "dialog"))
     pos = conn.screen().root.translate_coords(win, 0, 0)
     transient = win.get_full_property(Xatom.WM_TRANSIENT_FOR, Xatom.WINDOW)
     transient_for = int(transient.value[0]) if transient is not None and len(transient.value) else 0
-    wtype = win.get_full_property(conn.intern_atom("_NET_WM_WINDOW_TYPE"), Xatom.ATOM)
-    dialog_atom = conn.intern_atom("_NET_WM_WINDOW_TYPE_DIALOG")
+    wtype = win.get_full_property(conn.get_atom("_NET_WM_WINDOW_TYPE"), Xatom.ATOM)
+    dialog_atom = conn.get_atom("_NET_WM_WINDOW_TYPE_DIALOG")
     protocols = win.get_wm_protocols() or []
     kind = "main" if is_main else ("popup" if override else "dialog")
     return TopLevel(
         id=int(win.id), x=int(pos.x), y=int(pos.y), width=int(geo.width), height=int(geo.height), kind=kind,
         title=_title(conn, win), cls=_wm_class(win), transient_for=transient_for,
         dialog_type=wtype is not None and dialog_atom in list(wtype.value),
-        can_close=conn.intern_atom("WM_DELETE_WINDOW") in list(protocols),
+        can_close=conn.get_atom("WM_DELETE_WINDOW") in list(protocols),
     )
 
 
 def _title(conn: xdisplay.Display, win: Window) -> str:
     try:
-        net = win.get_full_property(conn.intern_atom("_NET_WM_NAME"), conn.intern_atom("UTF8_STRING"))
+        net = win.get_full_property(conn.get_atom("_NET_WM_NAME"), conn.get_atom("UTF8_STRING"))
         if net is not None:
             value = net.value
             return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
@@ -344,10 +363,10 @@ def close_window(conn: xdisplay.Display, window_id: int) -> bool:
     """
     try:
         win = conn.create_resource_object("window", window_id)
-        delete = conn.intern_atom("WM_DELETE_WINDOW")
+        delete = conn.get_atom("WM_DELETE_WINDOW")
         if delete not in list(win.get_wm_protocols() or []):
             return False
-        message = xevent.ClientMessage(window=win, client_type=conn.intern_atom("WM_PROTOCOLS"),
+        message = xevent.ClientMessage(window=win, client_type=conn.get_atom("WM_PROTOCOLS"),
                                        data=(32, [delete, X.CurrentTime, 0, 0, 0]))
         win.send_event(message, event_mask=0)
         conn.sync()
@@ -405,7 +424,7 @@ class TargetWindows:
         if self._owners_of != (self.target.pid, main.id):
             self._owners, self._owners_of = {}, (self.target.pid, main.id)
         try:
-            return toplevels(self.target.xconn(), main.id, self._pids(), self._owners)
+            return toplevels(self.target.xconn(), main.id, self._pids, self._owners)
         except _XErrors:
             return []
 
