@@ -1,12 +1,13 @@
-"""Screenshot of recording a rubric case (issue 26), made offscreen from a real run.
+"""Screenshots of issue 26 in the workbench (recording a rubric case, New target…), made offscreen from real runs.
 
-    python docs/record_case_screenshot.py [--out docs/screenshots]
+    python docs/issue26_screenshots.py [--out docs/screenshots]
 
 Plays tests/targets/rubric_tk (a scratch copy) with the real engine on a private Xvfb: a person's two
 space presses are the take-over steps (queued on the run's control, as the workbench's take-over sends
 them).  Then opens the recorder on that run, marks a region that changes and a colour on the frame after
 the second press, and a text, replays the case on a fresh program and writes ``record-case.png``.  Exits
-non-zero when the replay does not pass.
+non-zero when the replay does not pass.  Then inspects tests/targets/form_tk (a copy without its
+playcoder.toml) as File › New target… does and writes ``new-target.png``.
 """
 
 from __future__ import annotations
@@ -65,6 +66,23 @@ def main() -> int:
         print(f"wrote {path}: replay {rec.last_replay.verdict if rec.last_replay else '?'}")
         ok = rec.last_replay is not None and rec.last_replay.verdict == "pass"
         rec.close()
+
+        from app.engine.inspection import inspect
+        from app.views.live.new_target_view import NewTargetView
+
+        form = Path(tmp) / "form"
+        shutil.copytree(ROOT / "tests" / "targets" / "form_tk", form)
+        (form / "playcoder.toml").unlink()
+        view = NewTargetView(form)
+        view.resize(1200, 640)
+        view.show()
+        view._on_inspection_finished(inspect(form))
+        QApplication.processEvents()
+        path = args.out / "new-target.png"
+        view.grab().save(str(path))
+        print(f"wrote {path}: {len(view.canvas.boxes)} controls boxed")
+        ok = ok and len(view.canvas.boxes) > 0
+        view.close()
     return 0 if ok else 1
 
 

@@ -51,6 +51,8 @@ class Inspection:
     spec: TargetSpec
     toml: str = ""
     notes: list[str] = field(default_factory=list)
+    picture: bytes | None = None
+    """The window as it looked when its controls were read (PNG): the workbench's New target draws them on it."""
 
     def as_json(self) -> dict[str, Any]:
         return {"window": list(self.window), "widgets": self.widgets, "widget_source": self.widget_source,
@@ -101,6 +103,7 @@ def inspect(folder: Path, command: str | None = None) -> Inspection:
                 win = target.refresh_geometry() or target.window
                 assert win is not None
                 widgets, source = _widgets(target)
+                picture = _picture(target)
                 deadline = time.monotonic() + WATCH_S
                 while time.monotonic() < deadline and target.alive():
                     time.sleep(0.05)
@@ -113,7 +116,8 @@ def inspect(folder: Path, command: str | None = None) -> Inspection:
     present = saved_state.state_files(folder)
     state = sorted(set(present) | {f for f in saved_state.written(before, after)
                                    if f.lower().endswith(saved_state.STATE_SUFFIXES) or f not in before})
-    found = Inspection((win.width, win.height), widgets[:MAX_WIDGETS], source, keys, state, exited, spec)
+    found = Inspection((win.width, win.height), widgets[:MAX_WIDGETS], source, keys, state, exited, spec,
+                       picture=picture)
     found.toml = starter_toml(found, folder)
     return found
 
@@ -125,6 +129,28 @@ def _program_view(target: TargetProcess, copy: Path) -> Path:
         if view.is_dir():
             return view
     return target.sandboxed.folder
+
+
+def _picture(target: TargetProcess) -> bytes | None:
+    """The window's picture as PNG (None when it cannot be captured: the inspection goes on without it)."""
+    import io
+
+    from app.engine.play.observer import VisualObserver
+
+    win = target.window
+    if win is None:
+        return None
+    try:
+        observer = VisualObserver(target.display.name, lambda: (win.x, win.y, win.width, win.height))
+        try:
+            image = observer.capture().image()
+        finally:
+            observer.close()
+    except Exception:  # noqa: BLE001 - a picture is a convenience; the sizes and controls are the result
+        return None
+    buf = io.BytesIO()
+    image.save(buf, format="PNG")
+    return buf.getvalue()
 
 
 def _widgets(target: TargetProcess) -> tuple[list[dict[str, Any]], str]:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from app.engine.errors import UserError
 from app.engine.play.targetspec import SPEC_FILE
 from app.engine.rubric_record import CaseDraft, Replayed, load_run
-from app.views.run.mark_canvas import MarkCanvas
+from app.views.widgets.mark_canvas import MarkCanvas
 from app.views.widgets.long_task import TaskControl, run_long_task
 
 TOOLS = (("region_changed", "Region changes", "Alt+R"), ("pixel", "Colour", "Alt+C"), ("text", "Text", "Alt+T"),
@@ -49,7 +49,7 @@ class CaseRecorderView(QDialog):
         self.steps = QListWidget(self)
         self.steps.setObjectName("RecordedSteps")
         self.from_start = QCheckBox("Take the run's steps from its start (the tester's too)", self)
-        self.canvas = MarkCanvas(self)
+        self.canvas = MarkCanvas(parent=self)
         self.tools = QButtonGroup(self)
         tool_row = QHBoxLayout()
         for i, (kind, label, keys) in enumerate(TOOLS):

@@ -30,6 +30,7 @@ from app.views.engine_bridge import connect_handlers
 from app.views.shell.error_reporter import ErrorReporter, default_log_file
 from app.views.live.live_run import FINISHED, LiveRun
 from app.views.live.new_run_dialog import NewRunDialog
+from app.views.live.new_target_view import open_new_target
 from app.views.shell.quit_on_signals import QuitOnSignals
 from app.views.repair.repair_menu import UNAVAILABLE, RepairMenu, repair_view_class
 from app.views.browser.run_browser_view import RunBrowserView
@@ -137,7 +138,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         a, bar = self.commands, self.menuBar()
         file_menu = bar.addMenu("&File")
-        for action in (a.new_run, a.open_db, a.new_db, None, a.export_run, a.import_bundle, a.export_report, None, a.quit):
+        for action in (a.new_run, a.new_target, a.open_db, a.new_db, None, a.export_run, a.import_bundle, a.export_report, None, a.quit):
             file_menu.addSeparator() if action is None else file_menu.addAction(action)
         bar.addMenu("&Edit").addAction(a.settings)
         run_menu = bar.addMenu("&Run")
@@ -175,6 +176,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         a, rv = self.commands, self.run_view
         a.new_run.triggered.connect(self._on_new_run_triggered)
+        a.new_target.triggered.connect(lambda: open_new_target(self))
         a.open_db.triggered.connect(self._on_open_db_triggered)
         a.new_db.triggered.connect(self._on_new_db_triggered)
         a.export_run.triggered.connect(self.transfer.export_run)

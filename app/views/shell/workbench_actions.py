@@ -37,6 +37,9 @@ class WorkbenchActions:
 
         # File
         self.new_run = make("&New run…", "Ctrl+N", SP.SP_FileDialogNewFolder, "Play a target and record the run")
+        self.new_target = make("New &target…", "Ctrl+Shift+T", SP.SP_FileDialogContentsView,
+                               "Start a program on a private display: its window with its controls boxed, the keys "
+                               "it reads and a starter playcoder.toml")
         self.open_db = make("&Open database…", "Ctrl+O", SP.SP_DialogOpenButton, "Open another PlayCoder database")
         self.new_db = make("New &database…", "Ctrl+Shift+O", SP.SP_FileDialogNewFolder,
                            "Create an empty PlayCoder database and open it")

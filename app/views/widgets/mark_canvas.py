@@ -26,8 +26,8 @@ class MarkCanvas(FrameView):
     sig_point_clicked = Signal(list)
     """Emitted with ``[x, y]`` (window pixels) when the frame was clicked."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Frame after the step", parent)
+    def __init__(self, title: str = "Frame after the step", parent: QWidget | None = None) -> None:
+        super().__init__(title, parent)
         self.setCursor(Qt.CursorShape.CrossCursor)
         self.boxes: list[tuple[list[int], str]] = []
         """Marks shown on the frame: a box (or a point as a 1-pixel box) and its label."""
