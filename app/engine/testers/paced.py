@@ -22,12 +22,17 @@ input, sampling their windows as fast as the capture allows, and compared:
   that differs from its reference's off the pinned clock (a date, a time
   zone) is a ``paced`` finding too.
 
+When that first watch finds nothing, both get the same key (the reference's
+first hinted key, never Escape or ``q``) and are watched again for pace: a
+game that moves only once played (a snake that starts at the first arrow).
+
 A window that barely moves in both (below :data:`MIN_PICTURES_PER_S` and
 :data:`MIN_MOTION_PER_S`) is not compared for pace.  What this cannot see: a
 pace difference smaller than the tolerance, a frame rate above what the
 capture can sample (both then read as the capture's rate; motion still
-differs), a lag after an input (no input is sent), and a date bug that shows
-only on some dates.
+differs), a lag after an input (only one key is sent, and pace is averaged
+over the watch), what needs more than one input to start moving, and a date
+bug that shows only on some dates.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ import numpy as np
 
 from app.engine.judge.compare import compare
 from app.engine.judge.oracles import Finding
+from app.engine.play.actions import Press
 from app.engine.play.display import ISOLATED, XDisplay, open_display
 from app.engine.play.observer import Frame, changed_mask
 from app.engine.play.player import Player, stop_programs
@@ -61,6 +67,10 @@ PACED_ZONE = "<+0530>-5:30"
 """The time zone both programs run in (POSIX form, UTC+5:30: no zone file needed); this machine and CI run in UTC."""
 WATCHES = 2
 """A pace difference counts only when every watch sees it (a busy machine can starve one program for a while)."""
+ENDING_KEYS = {"escape", "q"}
+"""Hinted keys the second watch never presses: by convention they end a program."""
+PRESS_SETTLE_S = 0.3
+"""After the key: time for both programs to take it before the second watch."""
 SAMPLE_S = 0.002
 """The least time between two samples of a window (the capture itself takes longer)."""
 
@@ -158,6 +168,8 @@ class PacedCheck:
         self.put_frame = put_frame
         self.seconds = seconds
         self.paces: tuple[Pace, Pace] | None = None
+        """The last watch of both (after the key, when one was pressed)."""
+        self.pressed = ""
         self.note = ""
         """Why the check could not be made ('' when it was)."""
 
@@ -177,20 +189,46 @@ class PacedCheck:
                     return player
 
                 candidate, reference = [f.result() for f in [pool.submit(start, s) for s in self.specs]]
-                begin = time.monotonic() + PACED_WARMUP_S
-                for _ in range(WATCHES):
-                    jobs = [pool.submit(watch, self._capture(p), self.seconds, begin) for p in (candidate, reference)]
-                    paces = jobs[0].result(), jobs[1].result()
-                    if not judge_pace(*paces):
-                        break  # the same pace once is enough; a difference must be seen in every watch
-                    begin = time.monotonic()
+                both = (candidate, reference)
+                paces = self._watch(pool, both, time.monotonic() + PACED_WARMUP_S)
+                found = self._finding(*paces, "with no input")
+                key = self._key()
+                if found is None and key:
+                    # A game that moves only once played (a snake that starts at the first arrow): the same
+                    # key to both, then the same watch.
+                    for job in [pool.submit(self._press, p, key) for p in both]:
+                        job.result()
+                    self.pressed = key
+                    paces = self._watch(pool, both, time.monotonic() + PRESS_SETTLE_S)
+                    found = self._finding(*paces, f"after one press of {key!r}", still=False)
         except Exception as exc:  # a program that does not start off the gate: the lockstep run says why
             self.note = f"the paced check could not be made: {exc}"
             return None
         finally:
             stop_programs(players, displays)
         self.paces = paces
-        return self._finding(*paces)
+        return found
+
+    def _watch(self, pool: ThreadPoolExecutor, both: tuple[Player, Player], begin: float) -> tuple[Pace, Pace]:
+        """Both programs watched at the same moment; a pace difference must be seen in every watch."""
+        paces: tuple[Pace, Pace] | None = None
+        for _ in range(WATCHES):
+            jobs = [pool.submit(watch, self._capture(p), self.seconds, begin) for p in both]
+            paces = jobs[0].result(), jobs[1].result()
+            if not judge_pace(*paces):
+                break
+            begin = time.monotonic()
+        assert paces is not None
+        return paces
+
+    def _key(self) -> str:
+        """The reference's first hinted key that does not end a program by convention."""
+        return next((k for k in self.specs[1].keys if k.lower() not in ENDING_KEYS and "+" not in k), "")
+
+    @staticmethod
+    def _press(player: Player, key: str) -> None:
+        assert player.executor is not None
+        player.executor.execute(Press(key))
 
     @staticmethod
     def _capture(player: Player) -> Callable[[], Frame]:
@@ -198,14 +236,15 @@ class PacedCheck:
         assert observer is not None
         return observer.capture
 
-    def _finding(self, candidate: Pace, reference: Pace) -> Finding | None:
+    def _finding(self, candidate: Pace, reference: Pace, when: str, still: bool = True) -> Finding | None:
         evidence: dict[str, Any] = {"candidate": candidate.summary(), "reference": reference.summary(),
-                                    "seconds": self.seconds, "tolerance": PACED_TOLERANCE, "zone": PACED_ZONE}
+                                    "seconds": self.seconds, "tolerance": PACED_TOLERANCE, "zone": PACED_ZONE,
+                                    "when": when}
         why = judge_pace(candidate, reference)
         if why:
-            return Finding("paced", f"off the frame gate, watched {self.seconds:.0f} s with no input: {why} "
+            return Finding("paced", f"off the frame gate, watched {self.seconds:.0f} s {when}: {why} "
                                     "(its pace differs from the reference's)", None, evidence)
-        if candidate.pictures or reference.pictures or candidate.last is None or reference.last is None:
+        if not still or candidate.pictures or reference.pictures or candidate.last is None or reference.last is None:
             return None
         found = compare(candidate.last, [reference.last], np.zeros((reference.last.height, reference.last.width),
                                                                     dtype=bool))
