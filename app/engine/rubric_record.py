@@ -29,6 +29,7 @@ from typing import Any, Callable
 from PIL import Image
 
 from app.engine.errors import UserError
+from app.engine.play.observer import Frame
 from app.engine.play.targetspec import _COPY_IGNORE, SPEC_FILE, parse_spec
 from app.engine.trace.store import TrajectoryStore
 
@@ -241,6 +242,19 @@ class CaseDraft:
             raise UserError(f"a mark is one of {', '.join(MARK_KINDS)}, not {kind!r}.")
         self.marks.append(mark)
         return mark
+
+    def read_text(self, after: int, region: list[int]) -> str:
+        """What OCR reads in ``region`` of the frame after the case's step ``after`` ('' without OCR): the text a
+        Text mark is offered with (the person corrects it)."""
+        from app.engine.judge.expectations import ocr_engine, read_line
+
+        steps = self.steps()
+        ocr = ocr_engine()
+        if ocr is None or not 0 <= after < len(steps):
+            return ""
+        image = steps[after].after_image()
+        frame = Frame(image.width, image.height, image.tobytes("raw", "BGRX"), 0.0)
+        return read_line(frame, [int(v) for v in region], ocr).strip()
 
     def remove(self, index: int) -> None:
         del self.marks[index]

@@ -204,8 +204,12 @@ class CaseRecorderView(QDialog):
     def _on_canvas_box_drawn(self, box: list[int]) -> None:
         self.box.setText(", ".join(map(str, box)))
         if self.tool() == "text" and not self.text.text().strip():
+            read = self.draft.read_text(self.steps.currentRow(), box)
+            self.text.setText(read)
+            self.text.selectAll()
             self.text.setFocus()
-            self.status.setText("Type the text the box must contain, then Ctrl+Return.")
+            self.status.setText((f"OCR reads '{read}': correct it if need be" if read else
+                                 "Type the text the box must contain") + ", then Ctrl+Return.")
             return
         self.add_mark()
 
