@@ -170,6 +170,13 @@ def test_the_workbench_opens_the_recorder_and_marks_work_by_keyboard(qtbot, tmp_
     rec.show()
     rec.activateWindow()
     qtbot.waitUntil(rec.isActiveWindow)
+    rec.from_start.click()  # the tester's steps too; Delete in the steps list leaves one out
+    assert rec.steps.count() == 2 and rec.steps.item(0).text() == "1. click x=5, y=100"
+    rec.steps.setFocus()
+    rec.steps.setCurrentRow(0)
+    qtbot.keyClick(rec.steps, Qt.Key.Key_Delete)
+    assert rec.steps.count() == 1 and rec.steps.item(0).text() == "1. press key=space (you)"
+    rec.box.setFocus()
     qtbot.keyClicks(rec.box, "0, 0, 240, 40")
     qtbot.keyClick(rec.box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.keyClick(rec, Qt.Key.Key_P, Qt.KeyboardModifier.AltModifier)  # a picture to match

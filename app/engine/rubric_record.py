@@ -22,7 +22,7 @@ import re
 import shutil
 import tempfile
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -181,6 +181,8 @@ class CaseDraft:
     from_start: bool = False
     """Take every step of the run (the tester's too) instead of only the person's."""
     marks: list[Mark] = field(default_factory=list)
+    left_out: set[int] = field(default_factory=set)
+    """Steps of the run (their index there) the person left out of the case (a click that only took over)."""
 
     @property
     def folder(self) -> Path:
@@ -200,7 +202,16 @@ class CaseDraft:
 
     def steps(self) -> list[RecordedStep]:
         """The case's steps: the person's (or, ``from_start``, every step of the run)."""
-        return list(self.run.steps) if self.from_start else [s for s in self.run.steps if s.actor == "human"]
+        steps = self.run.steps if self.from_start else [s for s in self.run.steps if s.actor == "human"]
+        return [s for s in steps if s.idx not in self.left_out]
+
+    def leave_out(self, pos: int) -> None:
+        """Leave the case's step ``pos`` out: its marks go, the marks after it move up one step."""
+        steps = self.steps()
+        if not 0 <= pos < len(steps):
+            return
+        self.left_out.add(steps[pos].idx)
+        self.marks = [replace(m, after=m.after - (m.after > pos)) for m in self.marks if m.after != pos]
 
     # -- marking ---------------------------------------------------------------------------------
     def mark(self, kind: str, after: int, *, region: list[int] | None = None, at: list[int] | None = None,

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QImage, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QImage, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup, QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
     QLineEdit, QListWidget, QMessageBox, QPlainTextEdit, QPushButton, QRadioButton, QSplitter, QVBoxLayout,
@@ -93,7 +93,7 @@ class CaseRecorderView(QDialog):
     def _lay_out(self, tool_row: QHBoxLayout) -> None:
         left = QWidget(self)
         lv = QVBoxLayout(left)
-        lv.addWidget(QLabel("Steps (↑/↓):", self))
+        lv.addWidget(QLabel("Steps (↑/↓; Delete leaves one out):", self))
         lv.addWidget(self.steps, 1)
         lv.addWidget(self.from_start)
         lv.addWidget(QLabel("Marks:", self))
@@ -146,9 +146,21 @@ class CaseRecorderView(QDialog):
         for keys, slot in (("Ctrl+Return", self.add_mark), ("Ctrl+Enter", self.add_mark), ("Ctrl+S", self.save_case),
                            ("Ctrl+R", self.replay_case)):
             QShortcut(QKeySequence(keys), self, slot)
-        QShortcut(QKeySequence(Qt.Key.Key_Delete), self.marks, self.remove_mark)
+        self.marks.installEventFilter(self)  # Delete there removes a mark, in the steps list leaves a step out
+        self.steps.installEventFilter(self)
         for i, (_, _, keys) in enumerate(TOOLS):
             QShortcut(QKeySequence(keys), self, self.tools.button(i).click)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
+                and event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+            if watched is self.marks:
+                self.remove_mark()
+                return True
+            if watched is self.steps:
+                self.leave_out_step()
+                return True
+        return super().eventFilter(watched, event)
 
     # -- content ------------------------------------------------------------------------------------
     def reload(self) -> None:
@@ -235,6 +247,14 @@ class CaseRecorderView(QDialog):
         self.status.setText(f"marked: {self.draft.marks[-1].describe()}")
         self.text.clear()
         self._refresh()
+
+    def leave_out_step(self) -> None:
+        """Leave the selected step out of the case (Delete in the steps list), e.g. the click that took over."""
+        row = self.steps.currentRow()
+        if row >= 0:
+            self.draft.leave_out(row)
+            self.status.setText(f"left out step {row + 1}; its marks went with it")
+            self.reload()
 
     def remove_mark(self) -> None:
         row = self.marks.currentRow()
