@@ -156,6 +156,7 @@ def workbench(db: Path, run_id: int, seeks: int) -> None:
     from PySide6.QtWidgets import QApplication
 
     import app.views.none_guard  # noqa: F401
+    from app.views.model.database import Database
     from app.views.run.run_view import RunView
 
     qapp = QApplication.instance() or QApplication([])
@@ -163,7 +164,7 @@ def workbench(db: Path, run_id: int, seeks: int) -> None:
     view = RunView()
     view.resize(1200, 800)
     view.show()
-    view.set_store(store)
+    view.set_database(Database(store))
     qapp.processEvents()
     t = time.perf_counter()
     view.open_run(run_id)
