@@ -32,7 +32,8 @@ from app.engine.testers.explore.archive import Archive, Step, cell_key, picture_
 from app.engine.testers.explore.forms import Plan, entry_plans, list_plans, shortcut_action, surface_plans
 from app.engine.testers.explore.keys_from_code import ReadInputs, inputs_from_folder
 from app.engine.testers.explore.returns import Returner
-from app.engine.testers.explore.survival import PlayerScout, SurvivalSearch, standing_still
+from app.engine.testers.explore.scout_pool import ScoutPool
+from app.engine.testers.explore.survival import SurvivalSearch, standing_still
 from app.engine.testers.offline import BURST_TAPS, LIST_MIN_H, OfflineExplorer, _View
 
 MAX_READ_KEYS = 16
@@ -45,11 +46,8 @@ RETURN_BUDGET_SHARE = 4
 PLAN_EVERY = 8
 """A tester plan (a value in an entry, a row deleted) starts after this many of the explorer's own steps:
 plans are a few actions each, and the buttons must keep their turns (a calculator's '=' within 24 steps)."""
-SURVIVAL_SHARE = 0.5
-"""At most this share of the run's time goes to survival looks (each may restart the scout)."""
-SURVIVAL_EVERY = 3
-"""In a moving game, every this many steps the survival search looks ahead (a look may cost a restart of
-the scout, most of a second); the steps between are the explorer's own choices."""
+SURVIVAL_SHARE = 0.85
+"""At most this share of the run's time goes to survival looks (a look may wait for a scout's restart)."""
 QUIT_WORDS = ("quit", "exit", "close")
 """Menu items named so are not used (their shortcuts end the program) unless ending is declared."""
 INSIDE_WIDGET = {"entry": "entry", "text": "text", "list": "list"}
@@ -83,7 +81,7 @@ class Explorer(OfflineExplorer):
         self.plan: deque[tuple[Action, str]] = deque()
         self.plans_tried: set[str] = set()
         self.survival: SurvivalSearch | None = None
-        self.scout: PlayerScout | None = None
+        self.scout: ScoutPool | None = None
         self.since_new = 0
         self.survival_tick = 0
         self.survival_s = 0.0
@@ -141,6 +139,8 @@ class Explorer(OfflineExplorer):
         self._program = self._target()
         self._poll_coverage()
         self.archive.visit(self._cell(first.frame), (), picture_key(first.frame))
+        if self.use_survival and ctx.spec.kind == "game" and getattr(self._player(), "lockstep", False):
+            self._new_search().scouts.warm([], 0)  # the scouts start while the game shows its first screen
 
     def restarted(self, obs: Observation) -> None:
         """The session restarted the program for a return: the prefix replays from here."""
@@ -258,10 +258,8 @@ class Explorer(OfflineExplorer):
         if (not self.use_survival or self.ctx.spec.kind != "game" or obs.settled
                 or not getattr(player, "lockstep", False) or self.returner.pending is not None):
             return None
-        if not self.died:
-            return None  # a game that has not died yet needs no saving (and looks ahead cost restarts)
         self.survival_tick += 1
-        if self.survival_tick % SURVIVAL_EVERY or self.survival_s > SURVIVAL_SHARE * (time.monotonic() - self.began):
+        if self.survival_s > SURVIVAL_SHARE * (time.monotonic() - self.began):
             return None
         t0 = time.monotonic()
         try:
@@ -271,15 +269,22 @@ class Explorer(OfflineExplorer):
 
     def _look_ahead(self) -> Decision | None:
         assert self.ctx is not None
-        if self.survival is None:
-            self.scout = PlayerScout(self.ctx.spec, self.ctx.seed)
-            keys: list[Action] = [k for k in self.keys if isinstance(k, Press)]
-            self.survival = SurvivalSearch(self.scout, keys, self.ctx.rng)
-        action, why = self.survival.choose(self.prefix, self._frame_count())
+        survival = self.survival or self._new_search()
+        action, why = survival.choose(self.prefix, self._frame_count())
         if self.scout is not None and not self.scout.gated:
             self.use_survival = False  # the scout is not on the gate: its future is not the game's
             return None
+        if not survival.living:
+            return None  # no key lives (a menu that wants a click, a game over): the explorer's own choice
         return Decision(action, why)
+
+    def _new_search(self) -> SurvivalSearch:
+        assert self.ctx is not None
+        self.scout = ScoutPool(self.ctx.spec, self.ctx.seed)
+        keys: list[Action] = [k for k in self.keys if isinstance(k, Press)]
+        self.survival = SurvivalSearch(self.scout, keys, self.ctx.rng, look_s=self._player().look_s(),
+                                       hold_s=self.ctx.spec.timing.hold_ms / 1000)
+        return self.survival
 
     def _start_plan(self, obs: Observation) -> Decision | None:
         """Every few steps, a tester plan not tried yet on what is in sight (an entry, a list, a canvas)."""

@@ -1,51 +1,85 @@
-"""Survival search: in a real-time game on the frame gate, the input after which the game lives longest.
+"""Survival search: in a real-time game on the frame gate, inputs after which the game lives on.
 
 A random walk crashes the snake into the first wall and lets the bird fall;
 the states where most of a game's code runs (food eaten, pipes passed, bricks
 broken) lie behind surviving.  On the frame gate a game is replayed exactly
-(:mod:`.returns`), so the future of each choice can be looked at before it is
+(:mod:`.returns`), so the future of a choice can be looked at before it is
 made: a *scout*, a second copy of the program on a private display, replays
-the inputs played so far and then one alternative (each key the game reads,
-or nothing) for a short horizon of frames.  The branch that lives longest
-wins; among those that live, the one that ran new code or showed more new
-pictures.  No model: only the program, played ahead.
+the inputs played so far and then a short *plan* (one input or nothing per
+step of the explorer) for a horizon of frames.  No model: only the program,
+played ahead.
 
-Restarts are the cost (a program start is most of a second), so the scout
-stays ahead of the game while nothing is pressed: as long as doing nothing
-lives through the horizon, it is chosen (every few decisions all branches are
-looked at anyway, for the score), and the scout, whose inputs are still the
-game's, just plays on.
+A plan covers the whole horizon, so one look decides several steps: the game
+follows a plan that lived through the horizon until half of it is used, and
+looks again at every step while the last look saw it die within the horizon.
+Plans are tried in a fixed order (the rest of the current plan, nothing at
+all, one key at one step, then random plans) until one lives through the
+horizon or the budget of a look is spent; the best wins: lived longest, then
+ran new code of the program, then showed new pictures.  A branch is dead when
+the program ended or its picture stood still (but for a glow) three looks
+running: a GAME OVER panel, a menu, a ball waiting on its paddle.
+
+Starts are the cost (a program start is seconds on a busy machine): a scout
+that can still reach a plan (it played the same inputs so far and stands no
+later than the next one) plays on without a restart, and
+:class:`~app.engine.testers.explore.scout_pool.ScoutPool` keeps warm scouts
+that start and replay the game's inputs in the background.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
+
+import numpy as np
 
 from app.engine.play.actions import Action, Press, Wait
 from app.engine.play.display import ISOLATED, XDisplay, open_display
-from app.engine.play.observer import BBox, Frame, changed_bbox
+from app.engine.play.observer import BBox, Frame
 from app.engine.play.player import Player
 from app.engine.play.targetspec import TargetSpec
-from app.engine.testers.explore.archive import thumbnail
-from app.engine.testers.explore.archive import Step
+from app.engine.testers.explore.archive import Step, thumbnail
 
-HORIZON_S = 1.5
-"""How far ahead a branch is played (game time)."""
-LOOKS = 6
-"""Pictures taken over a branch's horizon: a branch whose last pictures are all the same has stopped
-(a GAME OVER panel, a menu), a branch whose program ended is dead."""
-EXPLORE_EVERY = 0
-"""Every this many decisions a key is pressed (the first, in random order, whose branch lives), even when
-doing nothing would live; 0: never (the explorer's own choices press keys between survival decisions)."""
+HORIZON_S = 2.0
+"""How far ahead a plan is played (game time)."""
+MAX_STEPS = 12
+"""At most this many steps in a plan."""
+MAX_EVALS = 6
+"""Plans played per look at most (each may cost a scout's restart) ..."""
+LOOK_BUDGET_S = 4.0
+"""... and no new plan after this much wall time in one look (a busy machine restarts a scout slowly)."""
+CHEAP_PLANS = 2
+"""Plans played at a look after one lived, when a warm scout can play them (new code may win)..."""
+EXPLORE_PLANS = 4
+"""... and every :data:`EXPLORE_EVERY` looks, or after a look that saw nothing new."""
+EXPLORE_EVERY = 4
+LOOK_S = 0.25
+HOLD_S = 0.1
+"""Default game time of one explorer step (its look, and a key's hold), until the game's own steps are seen."""
 MAX_ALTERNATIVES = 6
 SMALL_CHANGE = 0.05
 NEAR_PX = 4
 """A change within this share of the window, where the last one was (give or take a few pixels), is an
 animation of a standing screen, not play."""
+LOOK_EVERY_S = 0.1
+"""A plan's branch is looked at this often (game time): a death is seen within a few looks."""
+STAND_S = 0.4
+"""A branch that stood still this long is dead (game over, a menu, a ball waiting on its paddle) ..."""
+MEMORY_S = 1.2
+"""... where standing still is: what moved had moved within this time (a blink, a bob, a glow) ..."""
+NEW_SHARE = 0.2
+NEW_MAX_SHARE = 0.01
+"""... but for at most this share of the blocks that moved, and this share of the window's blocks."""
+BLOCK = 8
+"""Pictures are compared in blocks of this many pixels a side ..."""
+BLOCK_CHANGE = 2.0
+"""... whose mean grey level changed by more than this."""
 NOTHING: Action = Wait(0.0)
+Plan = list[tuple[int, Action]]
+"""(gate frame, input) for each step of a plan; NOTHING sends nothing."""
 
 
 class Scout(Protocol):
@@ -69,112 +103,307 @@ class Scout(Protocol):
     def fps(self) -> float: ...
 
 
+@dataclass
+class Seat:
+    """A scout and the inputs it played since its last start (what it can still reach)."""
+
+    scout: Scout
+    played: list[Step] = field(default_factory=list)
+    prev: np.ndarray | None = None
+    moved: list[np.ndarray] = field(default_factory=list)
+    """The blocks that changed at the last few looks."""
+    stopped: int = 0
+    dead: bool = False
+
+    def can_reach(self, inputs: list[Step]) -> bool:
+        """Could this scout play on into ``inputs`` (its inputs so far are theirs, the rest still to come)?"""
+        n = len(self.played)
+        return (self.scout.alive() and self.played == inputs[:n]
+                and all(at >= self.scout.frames for at, _ in inputs[n:]) and not self.dead)
+
+    def restart(self) -> None:
+        self.scout.restart()
+        self.played, self.prev, self.moved, self.stopped, self.dead = [], None, [], 0, False
+
+    def play_to(self, inputs: list[Step], frame: int) -> None:
+        """Send the inputs not yet played whose frame is at most ``frame``, each at its frame; then play up to
+        ``frame``."""
+        for at, action in inputs[len(self.played):]:
+            if at > frame or not self.scout.alive():
+                break
+            self.scout.catch_up(at)
+            self.scout.send(action)
+            self.played.append((at, action))
+        self.scout.catch_up(frame)
+
+    def look(self, stand: int = 2, memory: int = 4) -> Frame | None:
+        """A picture now, or None when the branch is dead: the program ended, or it stood still ``stand``
+        looks running (what moved had all moved within the last ``memory`` looks)."""
+        if not self.scout.alive():
+            return None
+        shot = self.scout.capture()
+        blocks = _blocks(shot)
+        if self.prev is not None and self.prev.shape == blocks.shape:
+            moved = np.abs(blocks - self.prev) > BLOCK_CHANGE
+            self.stopped = self.stopped + 1 if stands(moved, self.moved) else 0
+            self.moved = [*self.moved[-(memory - 1):], moved] if memory > 1 else [moved]
+        self.prev = blocks
+        self.dead = self.stopped >= stand
+        return None if self.dead else shot
+
+
+def _blocks(frame: Frame) -> np.ndarray:
+    """The frame's grey level averaged over blocks of :data:`BLOCK` pixels."""
+    arr = frame.array()[..., :3].astype(np.float32).mean(axis=2)
+    h, w = (arr.shape[0] // BLOCK) * BLOCK, (arr.shape[1] // BLOCK) * BLOCK
+    return arr[:h, :w].reshape(h // BLOCK, BLOCK, w // BLOCK, BLOCK).mean(axis=(1, 3))
+
+
+def stands(moved: np.ndarray, before: list[np.ndarray]) -> bool:
+    """Nothing moved, or what moved had almost all moved within the last looks too, and little moved into
+    places that were still: a glow, a blinking PRESS R TO RESTART, a bird bobbing on a title screen, clouds
+    drifting behind a GAME OVER panel.  Play moves into places that were still (a snake's head, a ball,
+    pipes scrolling into the sky)."""
+    n = int(moved.sum())
+    if n == 0:
+        return True
+    if not before:
+        return False
+    new = int(np.count_nonzero(moved & ~np.logical_or.reduce(before)))
+    return new <= NEW_SHARE * n and new <= NEW_MAX_SHARE * moved.size
+
+
+class Scouts:
+    """Where plans are played: scouts that reach a sequence of inputs (restarting one when none can)."""
+
+    restarts = 0
+
+    def seat(self, inputs: list[Step], frame: int) -> Seat:
+        raise NotImplementedError
+
+    def warm(self, inputs: list[Step], frame: int) -> None:
+        """The game's inputs up to ``frame`` (the next look starts there): scouts may get ready meanwhile."""
+
+    def ready(self, inputs: list[Step]) -> bool:
+        """Can a scout play ``inputs`` without a restart the game would wait for?"""
+        raise NotImplementedError
+
+    def fps(self) -> float:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop every scout."""
+
+
+class OneScout(Scouts):
+    """One scout: it plays on when it can reach the inputs, else it restarts and replays them."""
+
+    def __init__(self, scout: Scout) -> None:
+        self.one = Seat(scout)
+        self.restarts = 0
+
+    def seat(self, inputs: list[Step], frame: int) -> Seat:
+        if not self.one.can_reach(inputs):
+            self.restarts += 1
+            self.one.restart()
+        return self.one
+
+    def ready(self, inputs: list[Step]) -> bool:
+        return self.one.can_reach(inputs)
+
+    def fps(self) -> float:
+        return self.one.scout.fps()
+
+
 @dataclass(frozen=True)
 class Branch:
     action: Action
+    """The plan's first input (what the game is sent now)."""
     lived: int
-    """Frames of the horizon the game lived through (looks that still moved, the program still running)."""
+    """Looks over the horizon the game lived through (the program running, the picture still moving)."""
     lines: int
     pictures: int
+    plan: tuple[tuple[int, Action], ...] = ()
+    looks: int = 0
+    died_after: int = 0
+    """Frames after the plan's start the branch was last seen alive."""
 
     @property
     def score(self) -> tuple[int, int, int]:
         return (self.lived, self.lines, self.pictures)
 
+    @property
+    def lives(self) -> bool:
+        return self.lived >= self.looks
+
 
 class SurvivalSearch:
-    """Chooses the next input of a gated game by playing each alternative ahead on a scout."""
+    """Chooses the next inputs of a gated game by playing plans ahead on scouts."""
 
-    def __init__(self, scout: Scout, alternatives: list[Action], rng: random.Random,
-                 horizon_s: float = HORIZON_S, explore_every: int = EXPLORE_EVERY) -> None:
-        self.scout = scout
+    def __init__(self, scouts: Scouts | Scout, alternatives: list[Action], rng: random.Random,
+                 horizon_s: float = HORIZON_S, look_s: float = LOOK_S, hold_s: float = HOLD_S,
+                 max_evals: int = MAX_EVALS, explore_every: int = EXPLORE_EVERY,
+                 look_budget_s: float = LOOK_BUDGET_S) -> None:
+        self.scouts = scouts if isinstance(scouts, Scouts) else OneScout(scouts)
         self.rng = rng
-        self.explore_every = explore_every
-        self.lines_seen: set[tuple[str, int]] = set()
         self.alternatives = [*[a for a in alternatives if not isinstance(a, Wait)][:MAX_ALTERNATIVES - 1], NOTHING]
-        self.horizon_s = horizon_s
-        self.scout_inputs: list[Step] | None = None
-        """The inputs the scout has played since its start, or None when it must restart."""
-        self.decisions = 0
-        self.branches = 0
-        self.restarts = 0
+        self.horizon_s, self.look_s, self.hold_s = horizon_s, look_s, hold_s
+        self.max_evals, self.explore_every, self.look_budget_s = max_evals, explore_every, look_budget_s
+        self.lines_seen: set[tuple[str, int]] = set()
         self.seen: set[bytes] = set()
+        self.plan: Plan = []
+        """The rest of the plan being followed (its first step is the next decision's)."""
+        self.plan_base: list[Step] = []
+        """The game's inputs the plan starts from."""
+        self.replan_below = 0
+        self.step_frames: dict[str, int] = {}
+        """Frames the game played after a step, by the kind of its input (learnt from the game's own steps)."""
+        self.decisions = 0
+        self.looks = 0
+        self.branches = 0
         self.last: list[Branch] = []
+        self.living = True
+        """Did the last look find a plan that lives through the horizon?"""
+        self.stale = False
+        """The last look's best plan showed nothing new: the next one plays a few more plans."""
+
+    @property
+    def restarts(self) -> int:
+        return self.scouts.restarts
 
     def choose(self, prefix: list[Step], frame: int) -> tuple[Action, str]:
         """The input to send at gate frame ``frame`` after the game's inputs ``prefix``, and why."""
         self.decisions += 1
+        self._learn(prefix, frame)
         inputs = _inputs(prefix)
-        explore = self.explore_every > 0 and self.decisions % self.explore_every == 0
-        ahead = self.scout_inputs == inputs and self.scout.alive()
-        if not explore and ahead:
-            # The scout is this game's future while nothing is pressed: look (further) ahead.
-            future = self._play_on(NOTHING, frame)
-            if future.lived == LOOKS:
-                self.last = [future]
-                return NOTHING, f"survival: doing nothing lives {self.horizon_s:g} s ahead (the scout saw it)"
-        # Danger ahead, the scout behind, or time to press something: the first choice whose branch lives
-        # through the horizon (keys in random order; doing nothing first unless it is known to die or it is
-        # time to press something).  The chosen branch is the scout's last: it stays this game's future.
+        if self.plan and self.plan[0][0] == frame and inputs == self.plan_base and len(self.plan) > self.replan_below:
+            return self._follow(inputs, "survival: the plan looked at before lives on "
+                                        f"({len(self.plan)} steps of it left)")
+        best = self._look(inputs, frame, bool(self.plan) and self.plan[0][0] == frame and inputs == self.plan_base)
+        self.living = best.lives
+        self.plan = list(best.plan)
+        self.replan_below = max(1, len(self.plan) // 2) if best.lives else len(self.plan)
+        why = "; ".join(f"{_plan_name(b.plan)}: lived {b.lived}/{b.looks}, {b.lines} new lines, "
+                        f"{b.pictures} new pictures" for b in self.last)
+        action, _ = self._follow(inputs, "")
+        self.scouts.warm(self.plan_base, self.plan[0][0] if self.plan else frame)
+        return action, f"survival: plans played {self.horizon_s:g} s ahead on a scout ({why})"
+
+    def _follow(self, inputs: list[Step], why: str) -> tuple[Action, str]:
+        at, action = self.plan.pop(0)
+        self.plan_base = inputs + ([(at, action)] if action != NOTHING else [])
+        return action, why
+
+    def _learn(self, prefix: list[Step], frame: int) -> None:
+        """The frames the game played after its last step (a step of nothing, or of a key, lasts its own time)."""
+        if prefix:
+            at, action = prefix[-1]
+            played = frame - at
+            fps = self.scouts.fps() or 60
+            if 0 < played <= 4 * fps:
+                self.step_frames[_kind(action)] = played
+
+    def _frames_after(self, action: Action) -> int:
+        fps = self.scouts.fps() or 60
+        known = self.step_frames.get(_kind(action))
+        if known is not None:
+            return known
+        hold = 0.0 if action == NOTHING else self.hold_s
+        return max(1, round((self.look_s + hold) * fps))
+
+    def _schedule(self, actions: list[Action], frame: int) -> Plan:
+        plan: Plan = []
+        for action in actions:
+            plan.append((frame, action))
+            frame += self._frames_after(action)
+        return plan
+
+    def _length(self, frame: int) -> tuple[int, int]:
+        """Steps of a plan and the frame its horizon ends at."""
+        end = frame + max(1, round(self.horizon_s * (self.scouts.fps() or 60)))
+        steps = max(1, min(MAX_STEPS, math.ceil((end - frame) / self._frames_after(NOTHING))))
+        return steps, end
+
+    def _look(self, inputs: list[Step], frame: int, valid_plan: bool) -> Branch:
+        """Play plans until one lives through the horizon (then a few more a warm scout can play, for new
+        code and pictures); while none lives, the next plan mends the best so far: a key pressed at a step
+        just before it died."""
+        self.looks += 1
+        steps, end = self._length(frame)
         keys = [a for a in self.alternatives if a != NOTHING]
         self.rng.shuffle(keys)
-        order = [*keys, NOTHING] if explore or ahead else [NOTHING, *keys]
+        first: list[list[Action]] = [[NOTHING] * steps]
+        if valid_plan:
+            first.insert(0, ([a for _, a in self.plan] + [NOTHING] * steps)[:steps])
+        novel = [[k] + [NOTHING] * (steps - 1) for k in keys]
+        explore = (self.explore_every > 0 and self.looks % self.explore_every == 0) or self.stale
         branches: list[Branch] = []
-        for action in order:
-            branch = self._branch(inputs, frame, action)
-            branches.append(branch)
-            if branch.lived == LOOKS:
-                break  # (each restart costs most of a second: the first that lives will do)
-        self.last = branches
-        best = max(branches, key=lambda b: (b.score, b is branches[-1]))
-        self.scout_inputs = None
-        if best is branches[-1]:
-            self.scout_inputs = inputs + ([(frame, best.action)] if best.action != NOTHING else [])
-        why = "; ".join(f"{_name(b.action)}: lived {b.lived}/{LOOKS}, {b.lines} new lines, {b.pictures} new pictures"
-                        for b in branches)
-        return best.action, f"survival: choices played {self.horizon_s:g} s ahead on a scout ({why})"
-
-    def _branch(self, inputs: list[Step], frame: int, action: Action) -> Branch:
-        """Restart the scout, replay ``inputs``, send ``action`` at ``frame``, play the horizon."""
-        self.restarts += 1
-        self.scout.restart()
-        for at, step_action in inputs:
-            self.scout.catch_up(at)
-            self.scout.send(step_action)
-        self.lines_seen |= self.scout.new_lines()  # what the replay ran is not this branch's
-        return self._play_on(action, frame)
-
-    def _play_on(self, action: Action, frame: int) -> Branch:
-        """From where the scout stands (at or before ``frame`` after a restart, maybe past it when it is
-        ahead): ``action`` at ``frame``, then play up to ``frame`` + the horizon, looking :data:`LOOKS` times."""
-        self.branches += 1
-        scout = self.scout
-        scout.catch_up(frame)
-        if action != NOTHING:
-            scout.send(action)
-        end = frame + max(LOOKS, round(self.horizon_s * (scout.fps() or 60)))
-        start = scout.frames
-        lived, pictures, stopped = 0, 0, 0
-        prev: Frame | None = None
-        last_change: BBox | None = None
-        for i in range(1, LOOKS + 1):
-            scout.catch_up(start + (end - start) * i // LOOKS)
-            if not scout.alive():
+        tried: set[tuple[Action, ...]] = set()
+        t0 = time.monotonic()
+        while len(branches) < self.max_evals and (not branches or time.monotonic() - t0 < self.look_budget_s):
+            best = max(branches, key=lambda b: (b.score, -branches.index(b))) if branches else None
+            if best is not None and best.lives:
+                if len(branches) >= (EXPLORE_PLANS if explore else CHEAP_PLANS):
+                    break
+                pool = novel
+            else:
+                pool = first + (self._mends(best, keys) if best is not None else [])
+            actions = next((c for c in pool if tuple(c) not in tried), None)
+            if actions is None:
                 break
-            shot = scout.capture()
-            change = changed_bbox(prev, shot) if prev is not None else (0, 0, shot.width, shot.height)
-            stopped = stopped + 1 if standing_still(change, last_change, shot) else 0
-            prev, last_change = shot, change
-            if stopped >= 2:
-                break  # standing still (but for a glow in one place) three looks running: game over, or a menu
+            tried.add(tuple(actions))
+            plan = self._schedule(actions, frame)
+            if best is not None and best.lives and not self.scouts.ready(_full(inputs, plan)):
+                break  # (a restart costs seconds: once a plan lives, only plans a warm scout can play)
+            branches.append(self._play(inputs, plan, end))
+        self.last = branches
+        best = max(branches, key=lambda b: (b.score, -branches.index(b)))
+        self.stale = best.lines == 0 and best.pictures == 0
+        return best
+
+    def _mends(self, best: Branch, keys: list[Action]) -> list[list[Action]]:
+        """The best plan with one step changed to a key, the steps just before its death first."""
+        actions = [a for _, a in best.plan]
+        died = best.plan[0][0] + best.died_after
+        at = max([j for j, (f, _) in enumerate(best.plan) if f <= died], default=0)
+        order = [at - 1, at - 2, at, at - 3, *range(at - 4, -1, -1), *range(at + 1, len(actions))]
+        out: list[list[Action]] = []
+        for j in order:
+            if 0 <= j < len(actions):
+                for key in keys:
+                    if actions[j] != key:
+                        out.append([key if i == j else a for i, a in enumerate(actions)])
+        return out
+
+    def _play(self, inputs: list[Step], plan: Plan, end: int) -> Branch:
+        """Play ``plan`` after ``inputs`` on a scout, looking every :data:`LOOK_EVERY_S` up to the horizon."""
+        self.branches += 1
+        full = _full(inputs, plan)
+        frame = plan[0][0]
+        seat = self.scouts.seat(full, frame)
+        seat.play_to(full, frame)
+        self.lines_seen |= seat.scout.new_lines()  # what the replay ran is not this plan's
+        fps = self.scouts.fps() or 60
+        every = max(1, round(LOOK_EVERY_S * fps))
+        stand, memory = max(2, math.ceil(STAND_S * fps / every)), math.ceil(MEMORY_S * fps / every)
+        marks = list(range(frame + every, end, every)) + [end]
+        lived, pictures = 0, 0
+        for mark in marks:
+            if mark <= seat.scout.frames:  # a scout already past here (it played this plan before) lived to it
+                lived += 1
+                continue
+            seat.play_to(full, mark)
+            shot = seat.look(stand, memory)
+            if shot is None:
+                break
             lived += 1
             thumb = thumbnail(shot)
             if thumb not in self.seen:
                 self.seen.add(thumb)
                 pictures += 1
-        lines = scout.new_lines() - self.lines_seen if scout.alive() else set()
+        lines = seat.scout.new_lines() - self.lines_seen if seat.scout.alive() else set()
         self.lines_seen |= lines
-        return Branch(action, lived, len(lines), pictures)
+        return Branch(plan[0][1], lived, len(lines), pictures, tuple(plan), len(marks), lived * every)
 
 
 def standing_still(change: BBox | None, before: BBox | None, frame: Frame) -> bool:
@@ -200,6 +429,20 @@ def _name(action: Action) -> str:
     if action == NOTHING:
         return "nothing"
     return action.key if isinstance(action, Press) else action.name
+
+
+def _full(inputs: list[Step], plan: Plan) -> list[Step]:
+    """The game's inputs, then the plan's."""
+    return inputs + [(at, a) for at, a in plan if a != NOTHING]
+
+
+def _kind(action: Action) -> str:
+    return "nothing" if isinstance(action, Wait) else type(action).__name__
+
+
+def _plan_name(plan: tuple[tuple[int, Action], ...]) -> str:
+    """A plan in short: its inputs by step ('.' for nothing)."""
+    return " ".join("." if a == NOTHING else _name(a) for _, a in plan) or "-"
 
 
 class PlayerScout:
