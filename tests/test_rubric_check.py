@@ -71,3 +71,17 @@ def test_bad_input_ends_in_one_sentence(capsys, tmp_path):
     assert "no [[script]] case" in err and len(err.strip().splitlines()) == 1
     assert cli.main(["rubric", "check", str(TARGETS / "rubric_tk"), "--seeds", "0"]) == 2
     assert "--seeds" in capsys.readouterr().err
+
+
+@needs_xvfb
+def test_a_program_that_does_not_start_is_one_run_finding_per_seed(capsys, tmp_path):
+    (tmp_path / "main.py").write_text("raise SystemExit(3)\n")
+    (tmp_path / "playcoder.toml").write_text(
+        'name = "dead"\ncommand = ["python", "main.py"]\nsize = [100, 100]\nstartup_timeout = 5\n'
+        '[[criteria]]\nid = "c"\ntext = "x"\n'
+        '[[script]]\ncriterion = "c"\nsteps = [{action = "press", key = "space"}]\n'
+        'expect = [{kind = "region_changed"}]\n')
+    code, report, lines = check(capsys, tmp_path)
+    assert code == 1 and [r["control"] for r in report["runs"]] == ["program"], lines
+    (finding,) = report["findings"]
+    assert finding["kind"] == "run" and "crash at start" in finding["message"], lines

@@ -209,8 +209,9 @@ class RubricCheck:
         self._judge_program(played)
         assert first_tester is not None
         seed0 = self.seeds[0]
-        if first_tester.first is not None:
-            self._static_controls(first_tester, seed0)
+        if first_tester.first is None:
+            return  # the program did not play (said as a `run` finding): the controls would say nothing
+        self._static_controls(first_tester, seed0)
         if any(_has_input_before(c, e) for c in self._cases(seed0) for e in c.expect):
             quiet = CheckingTester(withhold=True, reference=self.reference)
             self._play("no input", seed0, quiet, store)
