@@ -1,4 +1,4 @@
-"""Survival search: the branch that lives longest, on a simulated game and on a real pygame game."""
+"""Survival search: plans that live longest, on simulated games and on a real pygame game; warm scouts."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from app.engine.play.actions import Press, Wait
 from app.engine.play.observer import Frame
 from app.engine.play.targetspec import resolve_target
-from app.engine.testers.explore.survival import NOTHING, PlayerScout, SurvivalSearch
+from app.engine.testers.explore.scout_pool import ScoutPool
+from app.engine.testers.explore.survival import NOTHING, PlayerScout, Seat, SurvivalSearch, motion, stands
 
 from conftest import TARGETS, needs_xvfb
 
@@ -61,7 +62,9 @@ def play(search: SurvivalSearch, game: BallScout, decisions: int, step_frames: i
     prefix: list[tuple[int, object]] = []
     chosen = []
     for _ in range(decisions):
-        action, why = search.choose(prefix, game.frames)  # type: ignore[arg-type]
+        answer = search.choose(prefix, game.frames)  # type: ignore[arg-type]
+        assert answer is not None  # one scout: it restarts when it must
+        action, why = answer
         assert why.startswith("survival:")
         chosen.append(action)
         if action != NOTHING:
@@ -91,7 +94,7 @@ def test_a_real_scout_on_the_frame_gate_chooses_the_key_that_lives():
     scout = PlayerScout(resolved.spec, seed=0)
     try:
         search = SurvivalSearch(scout, [Press("space")], random.Random(1), horizon_s=1.5, look_budget_s=120)
-        action, why = search.choose([], 0)  # from the start, doing nothing falls to the floor in 1.3 s
+        action, why = search.choose([], 0) or (None, "")  # from the start, doing nothing falls to the floor in 1.3 s
         assert scout.gated, "the scout should be on the frame gate"
         nothing = next(b for b in search.last if all(a == NOTHING for _, a in b.plan))
         best = max(search.last, key=lambda b: b.score)
@@ -99,7 +102,7 @@ def test_a_real_scout_on_the_frame_gate_chooses_the_key_that_lives():
         assert action == best.plan[0][1], why
         # Played on from the chosen branch, the scout is this game's future: no restart needed next.
         restarts, lived = search.restarts, search.living
-        action2, why2 = search.choose([(0, action)], best.plan[1][0])
+        action2, why2 = search.choose([(0, action)], best.plan[1][0]) or (None, "")
         if lived:  # the plan lives: it is followed, no look
             assert search.restarts == restarts and why2.startswith("survival: the plan"), why2
         else:  # looked again: the plan's rest first, on the scout that played it (no restart)
@@ -108,3 +111,97 @@ def test_a_real_scout_on_the_frame_gate_chooses_the_key_that_lives():
         scout.close()
         resolved.cleanup()
     assert isinstance(NOTHING, Wait)
+
+
+class PictureScout:
+    """Frames drawn by a function of the frame count (a scout whose program is a picture)."""
+
+    def __init__(self, draw) -> None:
+        self.draw, self.frames = draw, 0
+
+    def restart(self) -> None:
+        self.frames = 0
+
+    def alive(self) -> bool:
+        return True
+
+    def catch_up(self, frames: int) -> None:
+        self.frames = max(self.frames, frames)
+
+    def send(self, action: object) -> None:
+        pass
+
+    def capture(self) -> Frame:
+        arr = np.full((240, 320, 4), 150, dtype=np.uint8)
+        self.draw(arr, self.frames)
+        return Frame(320, 240, arr.tobytes(), 0.0)
+
+    def new_lines(self) -> set[tuple[str, int]]:
+        return set()
+
+    def fps(self) -> float:
+        return 30.0
+
+
+def game_over(arr: np.ndarray, f: int) -> None:
+    """Clouds drifting one pixel a frame behind a panel whose PRESS R line blinks."""
+    for x0 in (40, 200):
+        x = (x0 + f) % 300
+        arr[30:60, x:x + 50, :3] = 235
+    arr[80:160, 60:260, :3] = 250
+    if f // 15 % 2:
+        arr[140:150, 100:220, :3] = 30
+
+
+def ball(arr: np.ndarray, f: int) -> None:
+    """A small ball crossing the window (the only thing that moves)."""
+    x, y = 10 + (5 * f) % 290, 20 + (3 * f) % 200
+    arr[y:y + 10, x:x + 10, :3] = 250
+
+
+def lived(draw) -> bool:
+    seat = Seat(PictureScout(draw))
+    for f in range(3, 90, 3):  # three seconds, a look every 0.1 s
+        seat.play_to([], f)
+        if seat.look(stand=4, memory=12) is None:
+            return False
+    return True
+
+
+def test_a_game_over_panel_stands_still_though_clouds_drift_and_a_line_blinks():
+    assert not lived(game_over)
+
+
+def test_a_small_ball_moving_on_its_own_is_play():
+    assert lived(ball)
+
+
+def test_blocks_that_moved_before_stand_and_new_places_play():
+    before = [np.zeros((4, 4), dtype=bool)]
+    before[0][0, 0] = True
+    glow = np.zeros((4, 4), dtype=bool)
+    glow[0, 0] = True
+    head = glow.copy()
+    head[3, 3] = True
+    assert motion(glow, before) == (0, 1) and motion(head, before) == (1, 2)
+    assert stands([(0, 1), (0, 0)], 16) and not stands([(1, 2), (0, 1)], 16)
+
+
+@pytest.mark.xvfb
+@needs_xvfb
+def test_a_warm_scout_is_ready_without_a_restart_the_game_waits_for():
+    resolved = resolve_target(str(TARGETS / "survive_pg"))
+    pool = ScoutPool(resolved.spec, seed=0, size=2)
+    try:
+        pool.warm([(10, Press("space"))], 20)  # both scouts start and replay in the background
+        seat = pool.seat([(10, Press("space"))], 20)
+        assert seat is None  # still warming: the game does not wait
+        for i in list(pool.busy):
+            pool._settle(i)
+        seat = pool.seat([(10, Press("space"))], 20)
+        assert seat is not None and pool.restarts == 0 and pool.warm_starts == 2
+        assert seat.played == [(10, Press("space"))] and seat.scout.frames == 20
+        assert pool.gated
+    finally:
+        pool.close()
+        resolved.cleanup()

@@ -270,7 +270,10 @@ class Explorer(OfflineExplorer):
     def _look_ahead(self) -> Decision | None:
         assert self.ctx is not None
         survival = self.survival or self._new_search()
-        action, why = survival.choose(self.prefix, self._frame_count())
+        chosen = survival.choose(self.prefix, self._frame_count())
+        if chosen is None:
+            return None  # no scout ready yet (they start in the background): the explorer's own choice
+        action, why = chosen
         if self.scout is not None and not self.scout.gated:
             self.use_survival = False  # the scout is not on the gate: its future is not the game's
             return None

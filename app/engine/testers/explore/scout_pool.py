@@ -6,8 +6,9 @@ copy of the game on a private display of its own: while the game plays a
 step, every scout that cannot reach the game's inputs any more (it played
 another branch) restarts on a thread of its own and replays them up to the
 frame of the next look.  At the look, a plan is played on a scout that can
-reach it (the one furthest along); only when none can does a scout restart
-while the game waits (counted in ``restarts``).
+reach it (the one furthest along); while none can and one is still warming,
+the game does not wait: that step is the explorer's own.  Only when no scout
+is warming at all does one restart while the game waits (``restarts``).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from app.engine.play.targetspec import TargetSpec
 from app.engine.testers.explore.archive import Step
 from app.engine.testers.explore.survival import PlayerScout, Scouts, Seat
 
-POOL_SIZE = 3
-"""Scouts kept: the one that holds the plan being followed, and two warm ones for the next look."""
+POOL_SIZE = 2
+"""Scouts kept: the one that holds the plan being followed, and one warming for the next look (more
+starting at once slow the game itself on a 2-core machine)."""
 
 
 class ScoutPool(Scouts):
@@ -42,13 +44,11 @@ class ScoutPool(Scouts):
         """Were the scouts started on the frame gate (else their futures are not the game's)?"""
         return any(s.gated for s in self.scouts)
 
-    def seat(self, inputs: list[Step], frame: int) -> Seat:
+    def seat(self, inputs: list[Step], frame: int) -> Seat | None:
+        """A scout that can reach ``inputs``; None while the others are still warming (the game does not
+        wait for a start); a restart the game waits for only when no scout is warming at all."""
         found = self._reaching(inputs, self._idle())
-        if found is None and self.busy:
-            for i in list(self.busy):
-                self._settle(i)  # (a warm scout is replaying these very inputs)
-            found = self._reaching(inputs, self.seats)
-        if found is not None:
+        if found is not None or self.busy:
             return found
         seat = min(self.seats, key=lambda s: s.scout.frames)
         self.restarts += 1

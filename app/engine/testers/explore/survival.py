@@ -112,7 +112,8 @@ class Seat:
     prev: np.ndarray | None = None
     moved: list[np.ndarray] = field(default_factory=list)
     """The blocks that changed at the last few looks."""
-    stopped: int = 0
+    window: list[tuple[int, int]] = field(default_factory=list)
+    """(new, moved) blocks at the last looks."""
     dead: bool = False
 
     def can_reach(self, inputs: list[Step]) -> bool:
@@ -123,7 +124,7 @@ class Seat:
 
     def restart(self) -> None:
         self.scout.restart()
-        self.played, self.prev, self.moved, self.stopped, self.dead = [], None, [], 0, False
+        self.played, self.prev, self.moved, self.window, self.dead = [], None, [], [], False
 
     def play_to(self, inputs: list[Step], frame: int) -> None:
         """Send the inputs not yet played whose frame is at most ``frame``, each at its frame; then play up to
@@ -137,18 +138,19 @@ class Seat:
         self.scout.catch_up(frame)
 
     def look(self, stand: int = 2, memory: int = 4) -> Frame | None:
-        """A picture now, or None when the branch is dead: the program ended, or it stood still ``stand``
-        looks running (what moved had all moved within the last ``memory`` looks)."""
+        """A picture now, or None when the branch is dead: the program ended, or it stood still over the last
+        ``stand`` looks (:func:`stands`, against what moved within the last ``memory`` looks)."""
         if not self.scout.alive():
             return None
         shot = self.scout.capture()
         blocks = _blocks(shot)
         if self.prev is not None and self.prev.shape == blocks.shape:
             moved = np.abs(blocks - self.prev) > BLOCK_CHANGE
-            self.stopped = self.stopped + 1 if stands(moved, self.moved) else 0
+            self.window = [*self.window[-(stand - 1):], motion(moved, self.moved)] if stand > 1 \
+                else [motion(moved, self.moved)]
             self.moved = [*self.moved[-(memory - 1):], moved] if memory > 1 else [moved]
         self.prev = blocks
-        self.dead = self.stopped >= stand
+        self.dead = len(self.window) >= stand and stands(self.window, blocks.size)
         return None if self.dead else shot
 
 
@@ -159,18 +161,21 @@ def _blocks(frame: Frame) -> np.ndarray:
     return arr[:h, :w].reshape(h // BLOCK, BLOCK, w // BLOCK, BLOCK).mean(axis=(1, 3))
 
 
-def stands(moved: np.ndarray, before: list[np.ndarray]) -> bool:
-    """Nothing moved, or what moved had almost all moved within the last looks too, and little moved into
-    places that were still: a glow, a blinking PRESS R TO RESTART, a bird bobbing on a title screen, clouds
-    drifting behind a GAME OVER panel.  Play moves into places that were still (a snake's head, a ball,
-    pipes scrolling into the sky)."""
+def motion(moved: np.ndarray, before: list[np.ndarray]) -> tuple[int, int]:
+    """Blocks that moved into places that were still (not moved at the last looks), and blocks that moved."""
     n = int(moved.sum())
-    if n == 0:
-        return True
-    if not before:
-        return False
-    new = int(np.count_nonzero(moved & ~np.logical_or.reduce(before)))
-    return new <= NEW_SHARE * n and new <= NEW_MAX_SHARE * moved.size
+    if n == 0 or not before:
+        return n, n
+    return int(np.count_nonzero(moved & ~np.logical_or.reduce(before))), n
+
+
+def stands(window: list[tuple[int, int]], blocks: int) -> bool:
+    """Over these looks' (new, moved) blocks: nothing moved, or what moved had almost all moved just
+    before and little moved into places that were still: a glow, a blinking PRESS R TO RESTART, a bird
+    bobbing on a title screen, clouds drifting behind a GAME OVER panel.  Play moves into places that were
+    still (a snake's head, a ball, pipes scrolling into the sky)."""
+    new, moved = sum(w[0] for w in window), sum(w[1] for w in window)
+    return moved == 0 or (new <= NEW_SHARE * moved and all(w[0] <= NEW_MAX_SHARE * blocks for w in window))
 
 
 class Scouts:
@@ -178,7 +183,8 @@ class Scouts:
 
     restarts = 0
 
-    def seat(self, inputs: list[Step], frame: int) -> Seat:
+    def seat(self, inputs: list[Step], frame: int) -> Seat | None:
+        """A scout that can reach ``inputs`` (restarted if need be), or None when none is ready yet."""
         raise NotImplementedError
 
     def warm(self, inputs: list[Step], frame: int) -> None:
@@ -271,8 +277,9 @@ class SurvivalSearch:
     def restarts(self) -> int:
         return self.scouts.restarts
 
-    def choose(self, prefix: list[Step], frame: int) -> tuple[Action, str]:
-        """The input to send at gate frame ``frame`` after the game's inputs ``prefix``, and why."""
+    def choose(self, prefix: list[Step], frame: int) -> tuple[Action, str] | None:
+        """The input to send at gate frame ``frame`` after the game's inputs ``prefix``, and why; None when no
+        scout was ready to look (they warm meanwhile)."""
         self.decisions += 1
         self._learn(prefix, frame)
         inputs = _inputs(prefix)
@@ -280,6 +287,10 @@ class SurvivalSearch:
             return self._follow(inputs, "survival: the plan looked at before lives on "
                                         f"({len(self.plan)} steps of it left)")
         best = self._look(inputs, frame, bool(self.plan) and self.plan[0][0] == frame and inputs == self.plan_base)
+        if best is None:
+            self.plan, self.living = [], False
+            self.scouts.warm(inputs, frame)
+            return None
         self.living = best.lives
         self.plan = list(best.plan)
         self.replan_below = max(1, len(self.plan) // 2) if best.lives else len(self.plan)
@@ -324,7 +335,7 @@ class SurvivalSearch:
         steps = max(1, min(MAX_STEPS, math.ceil((end - frame) / self._frames_after(NOTHING))))
         return steps, end
 
-    def _look(self, inputs: list[Step], frame: int, valid_plan: bool) -> Branch:
+    def _look(self, inputs: list[Step], frame: int, valid_plan: bool) -> Branch | None:
         """Play plans until one lives through the horizon (then a few more a warm scout can play, for new
         code and pictures); while none lives, the next plan mends the best so far: a key pressed at a step
         just before it died."""
@@ -355,8 +366,13 @@ class SurvivalSearch:
             plan = self._schedule(actions, frame)
             if best is not None and best.lives and not self.scouts.ready(_full(inputs, plan)):
                 break  # (a restart costs seconds: once a plan lives, only plans a warm scout can play)
-            branches.append(self._play(inputs, plan, end))
+            branch = self._play(inputs, plan, end)
+            if branch is None:
+                break  # no scout ready: the game does not wait for one
+            branches.append(branch)
         self.last = branches
+        if not branches:
+            return None
         best = max(branches, key=lambda b: (b.score, -branches.index(b)))
         self.stale = best.lines == 0 and best.pictures == 0
         return best
@@ -375,12 +391,14 @@ class SurvivalSearch:
                         out.append([key if i == j else a for i, a in enumerate(actions)])
         return out
 
-    def _play(self, inputs: list[Step], plan: Plan, end: int) -> Branch:
+    def _play(self, inputs: list[Step], plan: Plan, end: int) -> Branch | None:
         """Play ``plan`` after ``inputs`` on a scout, looking every :data:`LOOK_EVERY_S` up to the horizon."""
         self.branches += 1
         full = _full(inputs, plan)
         frame = plan[0][0]
         seat = self.scouts.seat(full, frame)
+        if seat is None:
+            return None
         seat.play_to(full, frame)
         self.lines_seen |= seat.scout.new_lines()  # what the replay ran is not this plan's
         fps = self.scouts.fps() or 60
