@@ -12,6 +12,7 @@ import pytest
 from app.engine.bench import detect
 from app.engine.bench import play_at_k
 from app.engine.errors import UserError
+from app.engine.play.targetspec import load_bugs
 from app.engine.trace.store import TrajectoryStore
 
 from conftest import APPS, ROOT, needs_xvfb
@@ -158,21 +159,27 @@ def test_bench_detect_end_to_end(tmp_path):
     proc = cli("bench", "detect", "--tester", "script", "--apps", "calculator", "--max-steps", "15", "--jobs", "2",
                "--json", str(out), "--md", str(tmp_path / "detect.md"), "--db", str(db))
     assert proc.returncode == 0, proc.stderr
-    assert "| calculator@wrong-subtraction | held-out | logic | medium | fail | fail |" in proc.stdout
     assert "bench detect (script)" in proc.stderr and "5/5" in proc.stderr      # the progress bar
     data = json.loads(out.read_text())
     s = data["summary"]
     assert s["runs"] == 5 and s["errors"] == 0
-    assert s["recall"]["rate"] == 1.0 and s["false_positive_rate"]["rate"] == 0.0
-    assert s["agreement"] == {"krippendorff_alpha": 1.0, "kendall_tau_b": pytest.approx(1.0), "units": 5,
-                              "no_answer_units": 0}
+    # What the tester catches in the benchmark is a figure this command reports, not a pinned result
+    # (issue 25): the test checks that the tables and rates agree with the runs, whatever the verdicts.
+    bug_runs = [r for r in data["runs"] if r["bug"]]
+    ref_runs = [r for r in data["runs"] if not r["bug"]]
+    for r in bug_runs:
+        assert f"| {r['target']} | {r['split']} | {r['type']} | {r['difficulty']} | {r['truth']} | {r['verdict']} |" \
+            in proc.stdout, r
+    assert s["recall"]["rate"] == pytest.approx(sum(r["verdict"] == "fail" for r in bug_runs) / len(bug_runs))
+    assert s["false_positive_rate"]["rate"] == pytest.approx(sum(r["verdict"] == "fail" for r in ref_runs)
+                                                             / len(ref_runs))
+    assert s["agreement"]["units"] == 5
     assert (tmp_path / "detect.md").read_text() == proc.stdout
     store = TrajectoryStore(db)
     try:
         runs = {r["id"]: r for r in store.runs()}
         assert {r["run_id"] for r in data["runs"]} == set(runs)
-        assert {r["bug"] for r in runs.values()} == {None, "wrong-subtraction", "equals-hangs", "buttons-dead",
-                                                    "invisible-result"}
+        assert {r["bug"] for r in runs.values()} == {None} | {b.id for b in load_bugs(APPS / "calculator")}
         assert all(r["status"] == "completed" and r["tester"] == "script" for r in runs.values())
     finally:
         store.close()

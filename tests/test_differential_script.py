@@ -37,7 +37,9 @@ def test_the_rubric_steps_are_played_first_and_reach_the_bug(db_path):
 
 @needs_xvfb
 def test_a_game_that_draws_its_first_screen_late_is_still_compared(db_path):
-    """tiles2048 repaints its whole window while the reference is first watched: that is no noise."""
-    code, summary, err = run_cli("tiles2048@merge-no-double", "--max-steps", "10", "--seed", "0", db=db_path)
+    """tests/targets/late_pg repaints its whole window (loading screen, then board) while the reference is first
+    watched: that is no noise.  The tests' own game: no benchmark bug is pinned (issue 25)."""
+    code, summary, err = run_cli(f"{TARGETS / 'late_pg'}@grow-adds-one", "--max-steps", "10", "--seed", "0",
+                                 db=db_path)
     assert code == 0, err
     assert summary["verdict"] == "fail" and [f["kind"] for f in summary["findings"]] == ["diverged"], summary

@@ -39,10 +39,7 @@ NOT_YET_MOVED: dict[str, str] = {
     "test_views_repair_watch.py": "a synthetic repair's label",
     "test_views_small_fixes.py": "a synthetic run's label",
     # Still pinned: to move to the tests' own variants.
-    "test_bench_cmd.py": "bench detect end to end on the calculator app (pins one variant's verdict)",
     "test_cli_demo.py": "the demo command plays a bundled variant",
-    "test_differential.py": "memory@same-card-match: the explorer's repeated click (needs a memory game of the tests')",
-    "test_differential_script.py": "tiles2048@merge-no-double: a game drawing its first screen late",
     "test_faults_signals.py": "SIGTERM during a repair of a bundled variant",
     "test_long_runs_x.py": "snake@late-crash played for its 150 s",
     "test_repair_llm.py": "an LLM repair of a bundled variant against a local model server",
@@ -51,8 +48,6 @@ NOT_YET_MOVED: dict[str, str] = {
     "test_repair_plays.py": "a repair's plays of a bundled variant",
     "test_repair_view.py": "the repair view on a bundled variant",
     "test_sandbox.py": "a repair's unit tests in the sandbox on a bundled variant",
-    "test_similar_to_reference.py": "similar_to_reference against a bundled variant",
-    "test_script_tester.py": "the calculator's rubric on two of its variants (needs a rubric of the tests' own)",
 }
 
 
