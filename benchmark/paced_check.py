@@ -47,7 +47,7 @@ def one(candidate: str, reference: str, seconds: float) -> str:
     finally:
         cand.cleanup()
         ref.cleanup()
-    paces = ("| " + " | ".join(f"{p.pictures_per_s:.0f} / {100 * p.motion_per_s:.1f}%" for p in check.paces)
+    paces = ("| " + " | ".join(f"{p.draws_per_s:.0f} / {p.pictures_per_s:.0f} / {100 * p.motion_per_s:.1f}%" for p in check.paces)
              if check.paces else "| — | —")
     what = f"**paced**: {found.message}" if found is not None else (check.note or "same")
     name = candidate if "@" in candidate else Path(candidate).name
@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"measured on: {describe_commit(provenance)}; tree "
           f"{'clean' if provenance.get('dirty') is False else 'DIRTY' if provenance.get('dirty') else 'unknown'}; "
           f"watch {args.seconds:g} s, tolerance {PACED_TOLERANCE:g}x\n")
-    print("| candidate | candidate pictures/s / motion/s | reference pictures/s / motion/s | finding | s |")
+    print("| candidate | candidate draws/s / pictures/s / motion/s | reference draws/s / pictures/s / motion/s "
+          "| finding | s |")
     print("| --- | --- | --- | --- | --- |", flush=True)
     for candidate, reference in pairs:
         print(one(candidate, reference, args.seconds), flush=True)

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGETS = ROOT / "tests" / "targets"
 
 
-def pace(pictures_per_s: float, motion_per_s: float) -> Pace:
-    return Pace(2.0, 200, int(pictures_per_s * 2), motion_per_s * 2, None)
+def pace(pictures_per_s: float, motion_per_s: float, draws_per_s: float = 0.0) -> Pace:
+    return Pace(2.0, 200, int(pictures_per_s * 2), motion_per_s * 2, None, int(draws_per_s * 2))
 
 
 def test_pace_within_the_tolerance_is_the_same_and_beyond_it_differs() -> None:
@@ -28,6 +28,7 @@ def test_pace_within_the_tolerance_is_the_same_and_beyond_it_differs() -> None:
     assert "of the window changing per second" in judge_pace(pace(30, 0.3), pace(30, 0.06))
     assert judge_pace(pace(0, 0.0), pace(0.5, MIN_MOTION_PER_S / 2)) == "", "two still windows: no pace to compare"
     assert judge_pace(pace(20, 0.05), pace(0, 0.0)) != "", "moving where the reference stands still"
+    assert "drawing requests" in judge_pace(pace(25, 0.06, 400), pace(25, 0.06, 60)), "a frame rate the capture cannot see"
 
 
 def check(candidate: str, reference: str) -> tuple[object, PacedCheck]:
@@ -49,7 +50,7 @@ def test_a_game_without_its_frame_cap_or_at_twice_the_frame_rate_is_paced_and_it
     for bug in ("uncapped", "fast"):
         found, _ = check(f"{ref}@{bug}", ref)
         assert found is not None and found.kind == "paced", bug
-        assert found.evidence["candidate"]["motion_per_s"] > found.evidence["reference"]["motion_per_s"], bug
+        assert found.evidence["candidate"]["draws_per_s"] > 1.5 * found.evidence["reference"]["draws_per_s"], bug
 
 
 @pytest.mark.slow

@@ -14,8 +14,10 @@ away from UTC (:data:`PACED_ZONE`, half an hour off as well), with the same
 seed.  Both are watched at the same moment for :data:`PACED_WATCH_S` with no
 input, sampling their windows as fast as the capture allows, and compared:
 
-- **pictures per second** (distinct successive pictures seen: the frame rate,
-  up to the capture's rate) and **motion per second** (the share of the window
+- **drawing requests per second** (the X server's DAMAGE events on the
+  program's private display: its frame rate, however fast it draws),
+  **pictures per second** (distinct successive pictures seen, up to the
+  capture's rate) and **motion per second** (the share of the window
   that changed between samples, summed per second): a ratio beyond
   :data:`PACED_TOLERANCE` either way is a ``paced`` finding;
 - where **both stood still** the whole watch, their pictures: a still window
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+from Xlib.ext import damage
 
 from app.engine.judge.compare import compare
 from app.engine.judge.oracles import Finding
@@ -52,6 +55,7 @@ from app.engine.play.actions import Press
 from app.engine.play.display import ISOLATED, XDisplay, open_display
 from app.engine.play.observer import Frame, changed_mask
 from app.engine.play.player import Player, stop_programs
+from app.engine.play.xconn import open_x
 from app.engine.play.targetspec import TargetSpec
 
 PACED_WATCH_S = 3.0
@@ -86,6 +90,9 @@ class Pace:
     changed: float
     """Changed share of the window, summed over successive samples."""
     last: Frame | None
+    draws: int = 0
+    """Drawing requests the X server reported on the program's private display (DAMAGE events): its frame
+    rate, counted without the capture's limit."""
 
     @property
     def pictures_per_s(self) -> float:
@@ -96,16 +103,21 @@ class Pace:
         return self.changed / self.seconds if self.seconds > 0 else 0.0
 
     @property
+    def draws_per_s(self) -> float:
+        return self.draws / self.seconds if self.seconds > 0 else 0.0
+
+    @property
     def samples_per_s(self) -> float:
         return self.samples / self.seconds if self.seconds > 0 else 0.0
 
     @property
     def moving(self) -> bool:
-        return self.pictures_per_s >= MIN_PICTURES_PER_S or self.motion_per_s >= MIN_MOTION_PER_S
+        return (self.pictures_per_s >= MIN_PICTURES_PER_S or self.motion_per_s >= MIN_MOTION_PER_S
+                or self.draws_per_s >= MIN_PICTURES_PER_S)
 
     def summary(self) -> dict[str, float]:
         return {"pictures_per_s": round(self.pictures_per_s, 1), "motion_per_s": round(self.motion_per_s, 4),
-                "samples_per_s": round(self.samples_per_s, 1)}
+                "draws_per_s": round(self.draws_per_s, 1), "samples_per_s": round(self.samples_per_s, 1)}
 
 
 def watch(capture: Callable[[], Frame], seconds: float, start_at: float | None = None,
@@ -129,6 +141,30 @@ def watch(capture: Callable[[], Frame], seconds: float, start_at: float | None =
     return Pace(time.monotonic() - t0, samples, pictures, changed, prev)
 
 
+def count_draws(display_name: str, seconds: float, start_at: float | None = None,
+                sleep: Callable[[float], None] = time.sleep) -> int:
+    """DAMAGE events of the whole private display over ``seconds``: every drawing request of the program
+    (a pygame flip is one or two), however fast it draws."""
+    conn = open_x(display_name)
+    try:
+        conn.damage_query_version()
+        conn.screen().root.damage_create(damage.DamageReportRawRectangles)  # freed with the connection
+        if start_at is not None:
+            sleep(max(0.0, start_at - time.monotonic()))
+        while conn.pending_events():  # what was drawn before the watch
+            conn.next_event()
+        count = 0
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            while conn.pending_events():
+                conn.next_event()
+                count += 1
+            sleep(SAMPLE_S)
+        return count
+    finally:
+        conn.close()
+
+
 def _ratio(a: float, b: float) -> float:
     if a == b:
         return 1.0
@@ -142,6 +178,10 @@ def judge_pace(candidate: Pace, reference: Pace, tolerance: float = PACED_TOLERA
     if not candidate.moving and not reference.moving:
         return ""
     why = []
+    if max(candidate.draws_per_s, reference.draws_per_s) >= MIN_PICTURES_PER_S and \
+            _ratio(candidate.draws_per_s, reference.draws_per_s) > tolerance:
+        why.append(f"{candidate.draws_per_s:.0f} drawing requests per second where the reference makes "
+                   f"{reference.draws_per_s:.0f} (its frame rate)")
     if max(candidate.pictures_per_s, reference.pictures_per_s) >= MIN_PICTURES_PER_S and \
             _ratio(candidate.pictures_per_s, reference.pictures_per_s) > tolerance:
         why.append(f"{candidate.pictures_per_s:.0f} new pictures per second where the reference shows "
@@ -178,7 +218,7 @@ class PacedCheck:
         players: list[Player] = []
         lock = threading.Lock()
         try:
-            with ThreadPoolExecutor(max_workers=2, thread_name_prefix="paced") as pool:
+            with ThreadPoolExecutor(max_workers=4, thread_name_prefix="paced") as pool:
                 def start(spec: TargetSpec) -> Player:
                     display = open_display(ISOLATED, spec.size)
                     player = Player(spec, display, self.seed, time.sleep)  # not gated: the machine's clocks
@@ -214,7 +254,9 @@ class PacedCheck:
         paces: tuple[Pace, Pace] | None = None
         for _ in range(WATCHES):
             jobs = [pool.submit(watch, self._capture(p), self.seconds, begin) for p in both]
-            paces = jobs[0].result(), jobs[1].result()
+            draws = [pool.submit(count_draws, p.display.name, self.seconds, begin) for p in both]
+            paces = (dataclasses.replace(jobs[0].result(), draws=draws[0].result()),
+                     dataclasses.replace(jobs[1].result(), draws=draws[1].result()))
             if not judge_pace(*paces):
                 break
             begin = time.monotonic()
