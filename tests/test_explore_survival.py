@@ -101,7 +101,7 @@ def test_a_real_scout_on_the_frame_gate_chooses_the_key_that_lives():
         assert best.lived > nothing.lived and Press("space") in [a for _, a in best.plan], why
         assert action == best.plan[0][1], why
         # Played on from the chosen branch, the scout is this game's future: no restart needed next.
-        restarts, lived = search.restarts, search.living
+        restarts, lived = search.restarts, best.lives
         action2, why2 = search.choose([(0, action)], best.plan[1][0]) or (None, "")
         if lived:  # the plan lives: it is followed, no look
             assert search.restarts == restarts and why2.startswith("survival: the plan"), why2

@@ -278,7 +278,7 @@ class Explorer(OfflineExplorer):
             self.use_survival = False  # the scout is not on the gate: its future is not the game's
             return None
         if not survival.living:
-            return None  # no key lives (a menu that wants a click, a game over): the explorer's own choice
+            return None  # no key does better than nothing (a menu that wants a click): the explorer's own choice
         return Decision(action, why)
 
     def _new_search(self) -> SurvivalSearch:
