@@ -448,7 +448,7 @@ class Session:
             findings = oracles.check_step(self.steps, decision.action.name, before, after, action_key=call,
                                           covered=covered)
             if not isinstance(decision.action, Wait):
-                endings.note_input(call)
+                endings.note_input(call, before)
             endings.note_frame(before)
             endings.note_frame(after.frame)
             if self._film is not None:
