@@ -58,6 +58,7 @@ from app.engine.testers.base import Decision, TesterContext
 from app.engine.testers.explore.explorer import Explorer
 from app.engine.testers.offline import OfflineExplorer
 from app.engine.testers.paced import PacedCheck
+from app.engine.testers.widget_texts import Key, Shown, describe, differing, shown
 from app.engine.trace.store import TrajectoryStore
 
 NOISE_WATCH_S = 1.0
@@ -72,6 +73,8 @@ EPISODE_END_S = 3.0
 MAX_REFERENCE_ERRORS = 10_000
 """At most this many distinct stderr lines of the reference are kept (a program that logs without end)."""
 MAX_IGNORED_SHARE = 0.5
+START_SIZE_S = 3.0
+"""At start, how long windows still taking their size (off the gate) have to agree on one before comparing."""
 """A screen whose noise (grown) covers more than this share of the window is not compared."""
 
 
@@ -124,6 +127,10 @@ class DifferentialTester:
         self.reference_errors: set[str] = set()
         self.gates_noted: set[int] = set()
         """Frame gates whose let-go reason was noted (one ``gate`` note per program start)."""
+        self.widget_noise: set[Key] = set()
+        """Widgets whose text or state the reference runs disagree on, or change by themselves: never compared."""
+        self.widgets_compared = 0
+        """Steps whose widget texts were compared from inside (Tk, Qt: all three programs answered)."""
         self.agreed: set[int] = set()
         """Steps whose screen was compared with the reference's after the same inputs and agreed."""
         """The lines the reference runs printed on stderr: an exception the candidate prints and the reference
@@ -161,10 +168,13 @@ class DifferentialTester:
         except Exception:
             self.close()
             raise
+        first = self._fresh_start(first)
         shape = (first.frame.height, first.frame.width)
         self.declared = box_mask(shape, ctx.spec.nondeterministic) if ctx.spec.nondeterministic else None
         self.noise = np.zeros(shape, dtype=bool)
+        before = self._reference_widgets()
         self._learn_noise(NOISE_WATCH_S)
+        self._widget_self_check(before, self._reference_widgets())
         self._judge(None, first)
         explorer_ctx = TesterContext(ref_spec, ctx.seed, ctx.max_steps, ctx.rng,
                                      (self.ref_obs[0].frame.width, self.ref_obs[0].frame.height),
@@ -194,6 +204,26 @@ class DifferentialTester:
                                f"{100 * c.motion_per_s:.1f}% vs {100 * r.motion_per_s:.1f}% of the window/s)")
         if finding is not None:
             self.findings.append(finding)
+
+    def _fresh_start(self, first: Observation) -> Observation:
+        """The candidate's first look was taken before the references started (seconds ago): off the gate, look
+        again, and give a window still taking its size at start (a Tk window mapped small, then grown) up to
+        START_SIZE_S until the candidate's and both references' windows have one size; a size that still
+        differs then is compared (and reported) as before."""
+        candidate = self._candidate()
+        if candidate is None or candidate.observer is None or self._in_lockstep():
+            return first
+        deadline = time.monotonic() + START_SIZE_S
+        while True:
+            frame = candidate.observer.capture()
+            refs = [p.observer.capture() for p in self.players if p.observer is not None]
+            sizes = {(f.width, f.height) for f in [frame, *refs]}
+            if len(sizes) == 1 or time.monotonic() >= deadline:
+                break
+            time.sleep(CONFIRM_SAMPLE_S * 2)
+        if len(refs) == len(self.ref_obs):
+            self.ref_obs = [dataclasses.replace(o, frame=f) for o, f in zip(self.ref_obs, refs)]
+        return dataclasses.replace(first, frame=frame)
 
     def _learn_noise(self, seconds: float) -> None:
         """What the reference changes by itself, and where its two runs differ, is noise."""
@@ -392,6 +422,70 @@ class DifferentialTester:
         return candidate.observer.capture(), refs
 
     def _judge(self, step: int | None, observed: Observation) -> None:
+        """The pictures first, then (when all three can be seen inside) the widgets' texts and states."""
+        if self.unreproducible or self.diverged is not None:
+            return
+        self._judge_pixels(step, observed)
+        if self.diverged is None and not self.unreproducible and (
+                self._in_lockstep() or (observed.settled and all(o.settled for o in self.ref_obs))):
+            self._judge_widgets(step, observed.frame)
+
+    # -- widget texts, from inside -------------------------------------------------------
+    @staticmethod
+    def _widgets_of(player: Player | None) -> Shown | None:
+        target = player.target if player is not None else None
+        if target is None or not target.alive():
+            return None
+        widgets = target.inside.widgets()
+        return shown(widgets) if widgets else None
+
+    def _reference_widgets(self) -> list[Shown] | None:
+        looks = [self._widgets_of(p) for p in self.players]
+        return None if any(look is None for look in looks) else looks  # type: ignore[return-value]
+
+    def _widget_self_check(self, *looks: list[Shown] | None) -> None:
+        """What the two reference runs disagree on, or what either changed between two looks, is noise."""
+        seen = [look for look in looks if look is not None]
+        for look in seen:
+            for a, b in zip(look, look[1:]):
+                self.widget_noise |= differing(a, b)
+        for earlier, later in zip(seen, seen[1:]):
+            for a, b in zip(earlier, later):
+                self.widget_noise |= differing(a, b)
+
+    def _judge_widgets(self, step: int | None, frame: Frame) -> None:
+        """Texts (and enabled/visible) of the candidate's widgets against the reference runs', exactly: a
+        minus sign or an Entry's content is below any pixel threshold.  A difference is looked at twice."""
+        refs = self._reference_widgets()
+        candidate = self._widgets_of(self._candidate())
+        if refs is None or candidate is None:
+            return
+        self._widget_self_check(refs)
+        self.widgets_compared += 1
+        if not differing(candidate, refs[0]) - self.widget_noise:
+            return
+        time.sleep(NOISE_WATCH_S / 4)  # a closer look: a clock may just have ticked in one of them
+        again = self._reference_widgets()
+        self._widget_self_check(refs, again)
+        candidate_again = self._widgets_of(self._candidate())
+        if again is None or candidate_again is None:
+            return
+        left = [k for k in (differing(candidate, refs[0]) & differing(candidate_again, again[0]))
+                if k not in self.widget_noise]
+        if not left:
+            return
+        def place(k: Key) -> tuple[int, int]:  # the topmost, leftmost difference is named
+            box = (refs[0].get(k) or candidate[k])[1]
+            return (box[1], box[0]) if box else (1 << 30, 0)
+
+        key = min(left, key=lambda k: (place(k), k))
+        message, evidence = describe(key, candidate_again, again[0])
+        box = (candidate_again.get(key) or again[0][key])[1] or (0, 0, 0, 0)
+        self._diverge(step, frame, Divergence(box, 0, 0.0, self.ref_obs[0].frame, message))
+        assert self.diverged is not None
+        self.diverged.evidence.update(evidence)
+
+    def _judge_pixels(self, step: int | None, observed: Observation) -> None:
         if self.unreproducible or self.diverged is not None:
             return
         if self._in_lockstep():
@@ -549,6 +643,10 @@ class DifferentialTester:
             moving += f"; {self.animating} moving screens not compared" if self.animating else ""
             moving += f"; {self.masked} screens mostly self-changing, not compared" if self.masked else ""
             moving += f"; {self.paced_note}" if self.paced_note else ""
+            if self.widgets_compared:
+                moving += (f"; widget texts compared from inside at {self.widgets_compared} steps"
+                           + (f" ({len(self.widget_noise)} widgets the reference runs disagree on not compared)"
+                              if self.widget_noise else ""))
             overall = (PASS, f"behaved as the reference did: {self.compared} settled screens compared after the "
                              f"same inputs over {steps} steps, no behavioural difference "
                              f"(what two reference runs disagree on is not compared){moving}")
