@@ -69,3 +69,15 @@ def test_differential_play_fails_a_paced_candidate_that_lockstep_alone_passes(tm
     result = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
     assert result["verdict"] == "fail", result
     assert "paced" in json.dumps(result), result
+
+
+@pytest.mark.slow
+def test_a_window_still_taking_its_size_at_start_is_not_a_difference(tmp_path: Path) -> None:
+    # The candidate's first look comes before its references start: a window that grows 1.5 s after it
+    # opens must be compared at the size all three agree on, not reported as "the window is 120x90".
+    target = str(TARGETS / "grow_tk")
+    out = subprocess.run([sys.executable, "-m", "app", "test", target, "--reference", target, "--tester",
+                          "differential", "--no-script", "--max-steps", "2", "--db", str(tmp_path / "r.db"),
+                          "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
+    assert result["verdict"] == "pass", result

@@ -215,6 +215,8 @@ class DifferentialTester:
             return first
         deadline = time.monotonic() + START_SIZE_S
         while True:
+            for player in [candidate, *self.players]:
+                _follow_window(player)
             frame = candidate.observer.capture()
             refs = [p.observer.capture() for p in self.players if p.observer is not None]
             sizes = {(f.width, f.height) for f in [frame, *refs]}
@@ -315,7 +317,12 @@ class DifferentialTester:
         results: list[Observation | None] = [None] * len(self.players)
 
         def run(i: int) -> None:
-            results[i] = self.players[i].act(action, self.ref_obs[i])
+            player = self.players[i]
+            _follow_window(player)
+            obs = player.act(action, self.ref_obs[i])
+            if _follow_window(player) and player.observer is not None:
+                obs = dataclasses.replace(obs, frame=player.observer.capture())  # resized by the input
+            results[i] = obs
 
         for i in range(len(self.players)):
             threads.append(threading.Thread(target=run, args=(i,), daemon=True))
@@ -670,6 +677,20 @@ class DifferentialTester:
             stop_programs(self.players, self.displays, self.pending, self.resolved)
             self.pending, self.players, self.displays, self.resolved = None, [], [], None
             self.pool.shutdown(wait=False)
+
+
+def _follow_window(player: Player) -> bool:
+    """Re-read a reference's window as the session does the candidate's (a window resized or moved is
+    captured where it is now); True when it changed."""
+    target = player.target
+    if target is None or player.lockstep:
+        return False
+    old = target.window
+    try:
+        new = target.refresh_geometry()
+    except Exception:  # a window going away: the run finds out from the process
+        return False
+    return new is not None and new != old
 
 
 def _wait_ended(players: list[Player]) -> None:
