@@ -13,7 +13,8 @@ actions per screen, dialogs escaped, fields focused before typing):
   when nothing new has come for a while, returns to a promising one by
   restarting the program and replaying that cell's inputs (:mod:`.returns`);
 - in a real-time game on the frame gate it can choose (``survival=True``), at
-  moving screens, the input after which the game lives longest (:mod:`.survival`).
+  moving screens, inputs from a plan played ahead on warm scouts, the one after
+  which the game lives longest (:mod:`.survival`, :mod:`.scout_pool`).
 """
 
 from __future__ import annotations

@@ -14,12 +14,14 @@ is warming at all does one restart while the game waits (``restarts``).
 from __future__ import annotations
 
 import contextlib
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from app.engine.play.targetspec import TargetSpec
 from app.engine.testers.explore.archive import Step
 from app.engine.testers.explore.survival import PlayerScout, Scouts, Seat
 
+WAIT_S = 1.0
+"""A look waits this long at most for a warming scout to finish (it is often replaying the last frames)."""
 POOL_SIZE = 2
 """Scouts kept: the one that holds the plan being followed, and one warming for the next look (more
 starting at once slow the game itself on a 2-core machine)."""
@@ -45,9 +47,12 @@ class ScoutPool(Scouts):
         return any(s.gated for s in self.scouts)
 
     def seat(self, inputs: list[Step], frame: int) -> Seat | None:
-        """A scout that can reach ``inputs``; None while the others are still warming (the game does not
-        wait for a start); a restart the game waits for only when no scout is warming at all."""
+        """A scout that can reach ``inputs``; None while the others are still warming after :data:`WAIT_S`
+        (the game does not wait for a start); a restart the game waits for only when no scout is warming."""
         found = self._reaching(inputs, self._idle())
+        if found is None and self.busy:
+            done, _ = wait(list(self.busy.values()), timeout=WAIT_S, return_when=FIRST_COMPLETED)
+            found = self._reaching(inputs, self._idle()) if done else None
         if found is not None or self.busy:
             return found
         seat = min(self.seats, key=lambda s: s.scout.frames)

@@ -269,7 +269,8 @@ class SurvivalSearch:
         self.branches = 0
         self.last: list[Branch] = []
         self.living = True
-        """Did the last look find a plan that lives through the horizon, or longer than doing nothing?"""
+        """Did the last look find a plan that lives through the horizon, or half of it, or longer than doing
+        nothing?  (Else the explorer chooses: a menu where no key does better wants a click.)"""
         self.stale = False
         """The last look's best plan showed nothing new: the next one plays a few more plans."""
 
@@ -292,7 +293,7 @@ class SurvivalSearch:
             self.scouts.warm(inputs, frame)
             return None
         idle = [b.lived for b in self.last if all(a == NOTHING for _, a in b.plan)]
-        self.living = best.lives or bool(idle) and best.lived > idle[0]
+        self.living = best.lives or 2 * best.lived >= best.looks or bool(idle) and best.lived > idle[0]
         self.plan = list(best.plan)
         self.replan_below = max(1, len(self.plan) // 2) if best.lives else len(self.plan)
         why = "; ".join(f"{_plan_name(b.plan)}: lived {b.lived}/{b.looks}, {b.lines} new lines, "
