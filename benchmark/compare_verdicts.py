@@ -1,10 +1,11 @@
 """Two `bench detect` results compared target by target: do they give the same verdicts?
 
-    python benchmark/compare_verdicts.py A.json B.json [--names inside,pixels]
+    python benchmark/compare_verdicts.py A.json[,A2.json] B.json[,B2.json] [--names inside,pixels]
 
 Made for issue 27's check that settling from inside changes no verdict: the same
 commit played once as usual and once with ``PLAYCODER_SETTLE=pixels``.  Targets
-are matched by (target, repeat, seed); a target only one side played is listed
+are matched by (target, repeat, seed); a side may be several files (comma-separated, e.g. two
+benches of different apps); a target only one side played is listed
 apart.  Prints the agreement, then every target whose verdicts differ with both
 verdicts, the ground truth and each side's reason.  Exit code 0 when all agree.
 """
@@ -31,12 +32,13 @@ def load_rows(path: Path) -> dict[Key, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("a", type=Path)
-    ap.add_argument("b", type=Path)
+    ap.add_argument("a", help="one side's bench detect --json file(s), comma-separated")
+    ap.add_argument("b", help="the other side's")
     ap.add_argument("--names", default="A,B", help="what to call the two sides (default A,B)")
     args = ap.parse_args(argv)
     names = (args.names.split(",") + ["A", "B"])[:2]
-    a, b = load_rows(args.a), load_rows(args.b)
+    a = {k: r for f in args.a.split(",") if f for k, r in load_rows(Path(f)).items()}
+    b = {k: r for f in args.b.split(",") if f for k, r in load_rows(Path(f)).items()}
     shared = sorted(set(a) & set(b))
     if not shared:
         raise SystemExit("The two results have no target in common; compare runs of the same apps and seeds.")
