@@ -28,7 +28,8 @@ def shown(widgets: list[InsideWidget]) -> Shown:
         groups.setdefault((w.kind, w.cls, w.menu_path), []).append(w)
     out: Shown = {}
     for (kind, cls, path), group in groups.items():
-        placed = sorted((w for w in group if w.box is not None), key=lambda w: (w.box[1], w.box[0]))  # type: ignore[index]
+        placed = sorted((w for w in group if w.box is not None),
+                        key=lambda w: (w.box[1], w.box[0]) if w.box is not None else (0, 0))
         hidden = sorted((w for w in group if w.box is None), key=lambda w: (w.text, w.enabled, w.visible))
         for rank, w in enumerate(placed + hidden):
             out[(kind, cls, path, rank)] = ((w.text, w.enabled, w.visible), w.box)
