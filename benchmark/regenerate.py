@@ -88,9 +88,18 @@ ENTRIES: tuple[Entry, ...] = (
              "--md", f"benchmark/results/corpus-{tester}-references-test.md"),
             (f"corpus-{tester}-references-test.md", f"corpus-{tester}-references-test.json"), 20)
       for tester in ("offline", "differential")),
+    Entry("corpus-refactorings",
+          ("-m", "benchmark.corpus_bench", "--mutants", "0", "--ref-seeds", "0", "--refactorings", "5", "--duration",
+           "15", "--jobs", "2", "--json", "benchmark/results/corpus-refactorings.json", "--md",
+           "benchmark/results/corpus-refactorings.md"),
+          ("corpus-refactorings.md", "corpus-refactorings.json"), 60),
 )
 
 NOT_REGENERATED: dict[str, str] = {
+    "paced-check.md": "three runs of `python -m benchmark.paced_check --bugs --corpus-split tune` at three commits of "
+                      "the paced check, kept side by side (each verbatim, with its commit); stdout, no file option",
+    "timing-differential.md": "the three timing bugs under `playcoder test BUG --tester differential --no-script "
+                              "--max-steps 20 --json`, before and with the paced check (two commits), verbatim",
     "faults-contained.md": "issue 24's containment rows, read off `python benchmark/faults.py --only root,tree,output,"
                            "model,gate,small` and written up by hand (root and cgroup v1 needed); not a command's output",
 }
