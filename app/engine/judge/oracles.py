@@ -90,6 +90,8 @@ class _Input:
     """The screen the input was sent to (a perceptual hash of the frame before)."""
     heard: bool = False
     """The program said from inside that its loop handled the input and was idle with no reaction due."""
+    late: bool = False
+    """The window changed beyond a caret after the step was judged, before any other input: a late answer."""
 
 
 class GenericOracles:
@@ -128,6 +130,9 @@ class GenericOracles:
         self._log_seen = 0
         self._blank_streak = 0
         self._exceptions_seen: set[str] = set()
+        self._motion_ended = False
+        """The window moved by itself, then stood still, and no input has been answered since: an end screen
+        (a game over that waits for nothing) cannot be told from dead input, so no-response is not judged."""
 
     # -- idle change -----------------------------------------------------
     def _idle_for(self, frame: Frame) -> np.ndarray:
@@ -143,6 +148,12 @@ class GenericOracles:
     def note_idle(self, before: Frame, after: Frame) -> None:
         """Two frames with no input between them: whatever differs changes by itself."""
         mask = changed_mask(before, after)
+        if self.recent and not self.recent[-1].late and self._beyond_caret(mask):
+            # The last input's answer came after its step was judged (a turtle program that draws on its
+            # next timer tick): that input was answered; what changed is learnt as idle all the same.
+            self.recent[-1].late = True
+            self._motion_ended = False
+            self.answering.setdefault(self.recent[-1].screen, {})[self.recent[-1].action] = self.recent[-1].step
         idle = self._idle_for(after)
         if mask is not None and mask.shape == idle.shape:
             idle |= mask
@@ -168,6 +179,8 @@ class GenericOracles:
         # Animation is a property of this step, not of the program: a still title screen
         # can lead to a scrolling game and back to a still game-over screen.
         was_animated, self.animated = self.animated, not obs.settled
+        if was_animated and not self.animated:
+            self._motion_ended = True
         if not is_input and action_name == "wait" and obs.settled:
             self.note_idle(before, obs.frame)
         self.static_streak = 0 if changed else self.static_streak + 1
@@ -185,6 +198,7 @@ class GenericOracles:
                               screen_key(before), obs.how == "inside" and obs.settled)
                 self.recent.append(item)
                 if self._answered(item):
+                    self._motion_ended = False
                     self.answering.setdefault(item.screen, {})[item.action] = item.step
                     if self._beyond_caret(item.change):
                         self.visible_answers.add(item.action)
@@ -194,7 +208,7 @@ class GenericOracles:
         return findings
 
     def _answered(self, item: _Input) -> bool:
-        if item.change is None:
+        if item.change is None or item.late:
             return True  # the window changed size: that is an answer
         idle = self.idle
         if idle is not None and idle.shape == item.change.shape:
@@ -220,7 +234,12 @@ class GenericOracles:
         items = self._window()
         if not items:
             return []
-        counts = Counter(i.action for i in items)
+        if self._motion_ended:
+            return []  # the window stood still after moving by itself, and nothing answered since: an end screen
+        # An input the program answered earlier in the run and that is silent now is spent (a full column,
+        # a tile already turned, a dot drawn where one is): it says nothing about the others being dead.
+        spent = {a for answers in self.answering.values() for a in answers}
+        counts = Counter(i.action for i in items if i.action not in spent)
         if len(counts) < min(MIN_DISTINCT_INPUTS, t.no_response_tries) and (len(counts) < 2 or min(counts.values()) < 2):
             # The same input again and again proves little (a tester stuck on one key); fewer
             # different inputs count once each has been tried twice (the tester went round its options).
@@ -438,6 +457,13 @@ class GenericOracles:
         if is_blank(frame) and not (region is not None and probe_residue(frame, region)):
             self._blank_streak += 1
             if self._blank_streak >= 2:
+                # A program that quits (Escape in a pygame example) clears its window a moment before
+                # its process ends: give it the grace a traceback gets, and report the exit instead.
+                deadline = time.monotonic() + TRACEBACK_EXIT_GRACE_S
+                while self.target.alive() and time.monotonic() < deadline:
+                    self.sleep(0.05)
+                if not self.target.alive():
+                    return findings + self._common(frame, step)
                 findings.append(Finding("blank", "the window shows nothing but one colour", step, fatal=True))
         else:
             self._blank_streak = 0
