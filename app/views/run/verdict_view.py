@@ -54,6 +54,7 @@ class VerdictView(QWidget):
         self._database: Any = None
         self._run_id: int | None = None
         self._run: dict[str, Any] = {}
+        self._model: Any = None
 
         self.badge = QLabel(self)
         self.badge.setTextFormat(Qt.TextFormat.RichText)
@@ -129,6 +130,17 @@ class VerdictView(QWidget):
         self._run_id = run_id
         self.refresh()
 
+    def bind(self, model: Any) -> None:
+        """Follow the workbench model: its ``verdict`` and ``overrides`` events re-read the run shown when it is
+        the model's run, so an override or undo made elsewhere (the labelling window, another process the
+        model re-read) shows here at once, and Undo is enabled exactly while the model holds an override."""
+        self._model = model
+        model.events.verdict.connect(self._on_model_verdict_changed)
+        model.events.overrides.connect(self._on_model_overrides_changed)
+
+    def _follows_model(self) -> bool:
+        return self._model is not None and self._run_id is not None and self._model.run_id == self._run_id
+
     def refresh(self) -> None:
         """Re-read the run's judgments and findings from the database."""
         db, run_id = self._database, self._run_id
@@ -146,7 +158,11 @@ class VerdictView(QWidget):
         self.buttons.setVisible(not session)  # a repair's result is the repair's, not a verdict to override
         judgments = db.judgments(run_id)
         findings = db.findings(run_id)
-        effective = db.effective_verdict(run_id, tester_verdict=run.get("verdict"))
+        if self._follows_model():
+            effective, undoable = self._model.verdict, bool(self._model.overrides)
+        else:
+            effective = db.effective_verdict(run_id, tester_verdict=run.get("verdict"))
+            undoable = _undoable(judgments)
         self.badge.setText(verdict_badge_html(effective, size="large"))
         self.provenance.setText(self._provenance(db, run_id, run))
         reason = str(run.get("reason") or run.get("error") or "")
@@ -161,7 +177,7 @@ class VerdictView(QWidget):
         self.tester_line.setToolTip(reason if short != reason else "")
         self._fill_criteria(db, run_id, judgments, findings)
         self._fill_history(judgments)
-        self._set_override_enabled(run.get("status") != "running" and not session, undo=_undoable(judgments))
+        self._set_override_enabled(run.get("status") != "running" and not session, undo=undoable)
         if session:
             self.provenance.setText("A repair session: its verdict is the repair's result (fixed or not). Its cycles, "
                                     "patches and plays are in the repair window.")
@@ -286,6 +302,14 @@ class VerdictView(QWidget):
 
     def _on_undo_button_clicked(self) -> None:
         self.undo()
+
+    def _on_model_verdict_changed(self, _verdict: Any) -> None:
+        if self._follows_model():
+            self.refresh()
+
+    def _on_model_overrides_changed(self, _overrides: Any) -> None:
+        if self._follows_model():
+            self.refresh()
 
 
 def _undoable(judgments: list[dict[str, Any]]) -> bool:

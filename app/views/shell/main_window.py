@@ -215,6 +215,7 @@ class MainWindow(QMainWindow):
         a.speed.currentIndexChanged.connect(self._on_speed_changed)
         rv.replay.sig_playing_changed.connect(self._on_replay_playing_changed)
         rv.sig_changed.connect(self.model.apply)
+        rv.verdict.bind(self.model)
         self.model.events.changed.connect(self._on_model_changed)
         self.model.events.database.connect(self._on_model_database_changed)
         rv.sig_step_changed.connect(self._on_run_view_step_changed)
@@ -477,6 +478,7 @@ class MainWindow(QMainWindow):
 
     def _on_browser_runs_changed(self, run_ids: set[int]) -> None:
         if self.run_view.run_id is not None and self.run_view.run_id in run_ids:
+            self.model.reload_run()  # another process may have judged it: the model's verdict and overrides follow
             self.run_view.on_run_changed()
 
     # -- live-run handlers ------------------------------------------------------------------------------
