@@ -9,12 +9,21 @@ from pathlib import Path
 
 import psutil
 import pytest
+from layers import layer_of
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = Path(__file__).resolve().parent / "targets"
 APPS = ROOT / "benchmark" / "apps"
 
 needs_xvfb = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is not installed")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test with its layer (unit, x, gui, e2e) so each layer runs alone: tests/layers.py."""
+    for item in items:
+        layer = layer_of(item)
+        if item.get_closest_marker(layer) is None:
+            item.add_marker(getattr(pytest.mark, layer))
 
 
 @pytest.fixture(scope="session")
