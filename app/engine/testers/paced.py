@@ -253,6 +253,11 @@ class PacedCheck:
         """Both programs watched at the same moment; a pace difference must be seen in every watch."""
         paces: tuple[Pace, Pace] | None = None
         for _ in range(WATCHES):
+            time.sleep(max(0.0, begin - time.monotonic()))
+            for player in both:  # a window that took its size since it opened is watched where it is now
+                if player.target is not None:
+                    player.target.refresh_geometry()
+            begin = time.monotonic()
             jobs = [pool.submit(watch, self._capture(p), self.seconds, begin) for p in both]
             draws = [pool.submit(count_draws, p.display.name, self.seconds, begin) for p in both]
             paces = (dataclasses.replace(jobs[0].result(), draws=draws[0].result()),
@@ -288,6 +293,8 @@ class PacedCheck:
                                     "(its pace differs from the reference's)", None, evidence)
         if not still or candidate.pictures or reference.pictures or candidate.last is None or reference.last is None:
             return None
+        if (candidate.last.width, candidate.last.height) != (reference.last.width, reference.last.height):
+            return None  # a window still taking its size: the lockstep run compares sizes
         found = compare(candidate.last, [reference.last], np.zeros((reference.last.height, reference.last.width),
                                                                     dtype=bool))
         if found is None:
