@@ -51,7 +51,7 @@ from app.engine.bench.jobs import ChildRun
 from app.engine.bench.provenance import describe_commit, measured_on
 from app.engine.bench.split import SPLITS, split_of
 from app.engine.judge.verdict import ERROR, UNCERTAIN, is_answer
-from app.engine.errors import UserError
+from app.engine.errors import TargetError, UserError
 from app.engine.play.targetspec import BugInfo, app_folder, list_apps, load_bugs
 
 REFERENCE = "reference"
@@ -282,8 +282,12 @@ def summarize(rows: list[DetectRow], *, tester: str, max_steps: int, wall_second
 
 
 def suite_of(app: str) -> str:
-    """The suite a bundled app belongs to: ``apps`` (benchmark/apps) or ``wild`` (benchmark/wild)."""
-    return app_folder(app).parent.name
+    """The suite a bundled app belongs to: ``apps`` (benchmark/apps) or ``wild`` (benchmark/wild); ``other`` for
+    an app that is not bundled (rows from elsewhere, e.g. an imported result or one summarised by hand)."""
+    try:
+        return app_folder(app).parent.name
+    except TargetError:
+        return "other"
 
 
 def report_json(rows: list[DetectRow], summary: dict[str, Any]) -> dict[str, Any]:
