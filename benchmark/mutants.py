@@ -304,17 +304,21 @@ def main(argv: list[str] | None = None) -> int:
     mutants: list[Mutant] = []
     for folder in folders:
         mutants.extend(mutants_of(folder, args.per_program, args.seed))
-    payload: dict[str, Any] = {
-        "seed": args.seed, "per_program": args.per_program, "operators": list(OPERATORS),
-        "python": sys.version.split()[0],
-        "mutants": [asdict(m) for m in mutants]}
-    args.out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-    by_op: dict[str, int] = {}
-    for m in mutants:
-        by_op[m.operator] = by_op.get(m.operator, 0) + 1
-    print(f"{len(mutants)} mutants of {len(folders)} programs -> {args.out}: "
-          + ", ".join(f"{k} {v}" for k, v in sorted(by_op.items())))
+    print(write_manifest(args.out, {"seed": args.seed, "per_program": args.per_program, "operators": list(OPERATORS)},
+                         "mutants", mutants, [m.operator for m in mutants], len(folders)))
     return 0
+
+
+def write_manifest(out: Path, meta: dict[str, Any], key: str, items: list[Any], kinds: list[str],
+                   programs: int) -> str:
+    """Write a generated manifest (``meta``, the Python that made it, ``key``: the items) and say what it holds."""
+    payload: dict[str, Any] = {**meta, "python": sys.version.split()[0], key: [asdict(i) for i in items]}
+    out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    by_kind: dict[str, int] = {}
+    for k in kinds:
+        by_kind[k] = by_kind.get(k, 0) + 1
+    return (f"{len(items)} {key} of {programs} programs -> {out}: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(by_kind.items())))
 
 
 if __name__ == "__main__":

@@ -40,12 +40,13 @@ import hashlib
 import json
 import random
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 from app import pysyntax
-from benchmark.mutants import CORPUS, SEED, build_copy, corpus_programs, module_file, program_module
+from benchmark.mutants import (CORPUS, SEED, build_copy, corpus_programs, module_file, program_module,
+                               write_manifest)
 
 MANIFEST = CORPUS / "refactorings.json"
 PER_PROGRAM = 5
@@ -312,14 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     found: list[Refactoring] = []
     for folder in folders:
         found.extend(refactorings_of(folder, args.per_program, args.seed))
-    payload: dict[str, Any] = {"seed": args.seed, "per_program": args.per_program, "kinds": list(KINDS),
-                               "python": sys.version.split()[0], "refactorings": [asdict(r) for r in found]}
-    args.out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-    by_kind: dict[str, int] = {}
-    for r in found:
-        by_kind[r.kind] = by_kind.get(r.kind, 0) + 1
-    print(f"{len(found)} refactorings of {len(folders)} programs -> {args.out}: "
-          + ", ".join(f"{k} {v}" for k, v in sorted(by_kind.items())))
+    print(write_manifest(args.out, {"seed": args.seed, "per_program": args.per_program, "kinds": list(KINDS)},
+                         "refactorings", found, [r.kind for r in found], len(folders)))
     return 0
 
 
