@@ -85,7 +85,7 @@ def _spec(folder: Path, copy: Path, command: str | None) -> TargetSpec:
 
 def inspect(folder: Path, command: str | None = None) -> Inspection:
     """Start the program in ``folder`` on a private display and look at it (the folder is never written)."""
-    from app.engine.testers.explore.keys_from_code import inputs_from_folder  # another part's reader, read late
+    from app.engine.testers.explore.keys_from_code import inputs_from_target  # another part's reader, read late
 
     folder = folder.expanduser().resolve()
     if not folder.is_dir():
@@ -111,7 +111,7 @@ def inspect(folder: Path, command: str | None = None) -> Inspection:
                 exited = target.returncode
             finally:
                 target.shutdown()
-    reads = inputs_from_folder(folder)
+    reads = inputs_from_target(folder, spec.command, spec.requirements)
     keys = [k for k in reads.keys if unknown_key(k) is None]
     present = saved_state.state_files(folder)
     state = sorted(set(present) | {f for f in saved_state.written(before, after)

@@ -469,7 +469,7 @@ class OfflineExplorer:
             keys.append(self.burst)
         word = Type(SAMPLE_WORD)
         typed_in = fields and self.ctx.spec.kind == "app" and not self.responses[word] and self.global_tries[word] < 3
-        if typed_in or (not moving and self.unchanged_run >= TYPE_AFTER_UNCHANGED):
+        if typed_in or (not moving and self.unchanged_run >= TYPE_AFTER_UNCHANGED and self._words_read(fields)):
             # People type words: a to-do list gets a task to tick, a name form its name.  Hinted keys
             # alone never add content (Enter on an empty entry adds nothing).  Once a word has landed
             # (or went nowhere three times: a calculator's read-only display) it is offered again
@@ -512,6 +512,11 @@ class OfflineExplorer:
         mode = "back off (stuck on few screens): prefer actions that led to less-visited screens; " if stuck else ""
         return Decision(action, f"explore: {mode}{kind}, tried {least}× on screen {state[:6]} "
                                 f"({len(self.states)} distinct screens so far){balance}")
+
+    def _words_read(self, fields: list[Widget]) -> bool:
+        """Whether a typed word may be read where nothing else answers (a subclass that read the program's
+        code knows better)."""
+        return True
 
     def _clicks_dead(self) -> bool:
         """Clicks have never changed anything (over :data:`DEAD_CLICKS` tries) while keys have."""

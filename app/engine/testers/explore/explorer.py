@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from dataclasses import replace
 from typing import Any
 
 from app.engine.play.actions import Action, Click, Press, Tap, Wait
@@ -31,11 +32,11 @@ from app.engine.play.xwidgets import Widget
 from app.engine.testers.base import Decision, TesterContext
 from app.engine.testers.explore.archive import Archive, Step, cell_key, picture_key
 from app.engine.testers.explore.forms import Plan, entry_plans, list_plans, shortcut_action, surface_plans
-from app.engine.testers.explore.keys_from_code import ReadInputs, inputs_from_folder
+from app.engine.testers.explore.keys_from_code import ReadInputs, inputs_from_target
 from app.engine.testers.explore.returns import Returner
 from app.engine.testers.explore.scout_pool import ScoutPool
 from app.engine.testers.explore.survival import SurvivalSearch, standing_still
-from app.engine.testers.offline import BURST_TAPS, LIST_MIN_H, OfflineExplorer, _View
+from app.engine.testers.offline import BURST_TAPS, LIST_MIN_H, SURFACE_SHARE, OfflineExplorer, _View
 
 MAX_READ_KEYS = 16
 """Keys read from the code pressed at most (a program that reads the whole keyboard types text instead)."""
@@ -52,6 +53,9 @@ SURVIVAL_SHARE = 0.85
 QUIT_WORDS = ("quit", "exit", "close")
 """Menu items named so are not used (their shortcuts end the program) unless ending is declared."""
 INSIDE_WIDGET = {"entry": "entry", "text": "text", "list": "list"}
+SURFACE_GRID = 3
+"""A drawing surface that reads clicks is clicked at SURFACE_GRID × SURFACE_GRID points (its centre one of them)."""
+CLICK_BUTTONS = frozenset({"left", "right", "middle", "double"})
 
 
 class Explorer(OfflineExplorer):
@@ -122,7 +126,7 @@ class Explorer(OfflineExplorer):
         self.began = time.monotonic()
         if ctx.duration_s is not None:
             self.go_explore = False  # a soak: one program, never restarted for a return (TesterContext.duration_s)
-        self.reads = inputs_from_folder(ctx.spec.folder)
+        self.reads = inputs_from_target(ctx.spec.folder, ctx.spec.command, ctx.spec.requirements)
         hinted = set(self.keys)
         for key in self.reads.keys[:MAX_READ_KEYS]:
             if key in self.reads.quits and not ctx.spec.exit_ok:
@@ -164,7 +168,32 @@ class Explorer(OfflineExplorer):
     # -- seeing ------------------------------------------------------------------------
     def _look(self, frame: Frame) -> _View:
         view = self._inside_view(frame)
-        return view if view is not None else super()._look(frame)
+        view = view if view is not None else super()._look(frame)
+        return self._spread_on_surface(frame, view)
+
+    def _spread_on_surface(self, frame: Frame, view: _View) -> _View:
+        """A program that reads clicks and shows only a drawing surface (a turtle canvas, a game's one window)
+        is clicked at a grid of points over it, not at its centre only: a board answers where it is clicked,
+        and one point soon stops answering (a full column, a taken square) while others still would."""
+        if not self.reads.buttons & CLICK_BUTTONS or view.fields or view.dialog is not None:
+            return view
+        area = frame.width * frame.height
+        surfaces = [w for w in view.widgets if w.area >= SURFACE_SHARE * area]
+        controls = [w for w in view.widgets if w not in surfaces and "scrollbar" not in (w.cls or "").lower()]
+        if any(not any(s.contains(*w.center) for s in surfaces) for w in controls):
+            return view  # controls of their own beside the surface (a scrollbar is none): they are its inputs
+        if not surfaces:
+            if view.widgets:
+                return view
+            surfaces = [Widget(0, 0, frame.width, frame.height, source="window")]
+        clicks = dict(view.clicks)
+        for s in surfaces:
+            for i in range(1, SURFACE_GRID + 1):
+                for j in range(1, SURFACE_GRID + 1):
+                    x = s.x0 + s.width * i // (SURFACE_GRID + 1)
+                    y = s.y0 + s.height * j // (SURFACE_GRID + 1)
+                    clicks.setdefault(Click(x, y), s)
+        return replace(view, clicks=clicks)
 
     def _inside_view(self, frame: Frame) -> _View | None:
         """The widgets the toolkit knows (exact boxes, enabled ones only); None without an answer, or while
@@ -216,12 +245,20 @@ class Explorer(OfflineExplorer):
                 if any(word in name for word in QUIT_WORDS):
                     self.quitting.add(action)
 
+    def _words_read(self, fields: list[Widget]) -> bool:
+        """No sample word where the program's code was read and reads no typed text, and no text field is in
+        sight: a turtle game bound to four arrows answers no word, and the word is one more input it ignores."""
+        known = bool(self.reads.keys or self.reads.buttons)
+        return bool(fields) or self.reads.text or not known
+
     @staticmethod
     def _kind(action: Action, view: _View) -> str:
         widget = view.clicks.get(action)
+        grid = (", a point of a grid over it (the program reads clicks)"
+                if isinstance(action, Click) and widget is not None and (action.x, action.y) != widget.center else "")
         if widget is not None and widget.source == "inside":
-            return f"{widget.cls} (from inside the program)"
-        return OfflineExplorer._kind(action, view)
+            return f"{widget.cls} (from inside the program){grid}"
+        return OfflineExplorer._kind(action, view) + grid
 
     # -- deciding ----------------------------------------------------------------------
     def decide(self, step: int, obs: Observation) -> Decision:

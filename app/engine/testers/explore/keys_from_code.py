@@ -5,7 +5,8 @@ What a pygame game compares its events against (``event.key == pygame.K_LEFT``,
 ``keys[K_SPACE]`` from ``key.get_pressed()``, ``event.unicode == "r"``,
 ``event.button == 3``), what a Tk program binds (``bind("<Left>")``,
 ``bind_all("<Control-s>")``, ``bind("<Button-3>")``) and what a Qt program
-compares ``event.key()`` with (``Qt.Key_Left``) is in its code.  The ast module
+compares ``event.key()`` with (``Qt.Key_Left``) and what a turtle program hands to
+``onkey(f, "Up")`` or ``onscreenclick(f)`` is in its code.  The ast module
 reads it; nothing is imported or executed.  Names come out as the engine's key
 names (:mod:`app.engine.play.actions`): ``left``, ``enter``, ``a``, ``ctrl+s``.
 """
@@ -13,9 +14,14 @@ names (:mod:`app.engine.play.actions`): ``left``, ``enter``, ``a``, ``ctrl+s``.
 from __future__ import annotations
 
 import ast
+import os
 import re
+import shutil
+import sys
+from importlib.machinery import PathFinder
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from app import pysyntax
 
@@ -129,8 +135,9 @@ def tk_sequence(sequence: str) -> tuple[str | None, set[str]]:
     return "+".join([*dict.fromkeys(mods), key]), set()
 
 
-QUIT_CALLS = frozenset({"exit", "_exit", "quit", "destroy", "terminate", "close"})
-QUIT_FLAGS = frozenset({"running", "run", "playing", "alive", "is_running", "game_running"})
+QUIT_CALLS = frozenset({"exit", "_exit", "quit", "destroy", "terminate", "close", "bye"})
+QUIT_FLAGS = frozenset({"running", "run", "playing", "alive", "is_running", "game_running", "going", "loop"})
+DONE_FLAGS = frozenset({"done", "finished", "quit", "should_quit"})
 
 
 def _ends_program(nodes: list[ast.stmt] | ast.expr) -> bool:
@@ -145,22 +152,46 @@ def _ends_program(nodes: list[ast.stmt] | ast.expr) -> bool:
             name = node.attr if isinstance(node, ast.Attribute) else node.id
             if name in ("destroy", "quit") and not isinstance(node, ast.Name):
                 return True  # bind("<Escape>", root.destroy): the handler itself
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is False:
-            if any(isinstance(t, ast.Name) and t.id in QUIT_FLAGS for t in node.targets):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            names = {t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else ""
+                     for t in node.targets}
+            if node.value.value in (False, 0) and names & QUIT_FLAGS:  # running = False, self.loop = False
+                return True
+            if node.value.value in (True, 1) and names & DONE_FLAGS:  # done = True
                 return True
     return False
+
+
+def _leaves_loop(body: list[ast.stmt]) -> bool:
+    """A ``return`` or ``break`` straight in an event loop's key test: the loop (the program) ends."""
+    return any(isinstance(stmt, (ast.Return, ast.Break)) for stmt in body)
 
 
 class _Reader(ast.NodeVisitor):
     def __init__(self) -> None:
         self.found = ReadInputs()
+        self.loops = 0
+        """``while`` loops around the node visited, in the function being read (an event loop)."""
+
+    def visit_While(self, node: ast.While) -> None:
+        self.loops += 1
+        self.generic_visit(node)
+        self.loops -= 1
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        loops, self.loops = self.loops, 0  # a handler defined in a loop returns from itself, not the loop
+        self.generic_visit(node)
+        self.loops = loops
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_Lambda = visit_FunctionDef
 
     def visit_If(self, node: ast.If) -> None:
         """``if event.key == K_ESCAPE: sys.exit()``: a quitting key."""
         before = list(self.found.keys)
         self.visit(node.test)
         tested = [k for k in self.found.keys if k not in before]
-        if tested and _ends_program(node.body):
+        if tested and (_ends_program(node.body) or self.loops and _leaves_loop(node.body)):
             self.found.quits.update(tested)
         for stmt in [*node.body, *node.orelse]:
             self.visit(stmt)
@@ -222,6 +253,12 @@ class _Reader(ast.NodeVisitor):
                         if key and handler and _ends_program(handler[0]):
                             self.found.quits.add(key)
                     self.found.buttons |= buttons
+        elif name in TURTLE_KEYS:
+            self._turtle_key(node)
+        elif name in TURTLE_CLICKS:
+            button = _argument(node, 1, "btn")
+            number = button.value if isinstance(button, ast.Constant) and isinstance(button.value, int) else 1
+            self.found.buttons |= {TURTLE_CLICKS[name] or _MOUSE.get(number, "left")}
         elif name in ("Entry", "Text", "QLineEdit", "QTextEdit", "QPlainTextEdit", "Spinbox"):
             self.found.text = True
         elif name == "get_pressed" and isinstance(func, ast.Attribute) and _mentions(func.value, "mouse"):
@@ -231,6 +268,23 @@ class _Reader(ast.NodeVisitor):
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     self.found.add_key(qt_sequence(arg.value))
         self.generic_visit(node)
+
+    def _turtle_key(self, node: ast.Call) -> None:
+        """``onkey(f, "Up")``, ``onkeypress(f, key="space")``: turtle binds ``<KeyPress-Up>``; without a key,
+        every key goes to the handler (typed keys are read)."""
+        key = _argument(node, 1, "key")
+        if key is None or isinstance(key, ast.Constant) and key.value is None:
+            self.found.text = True
+            return
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value):
+            return  # a key held in a variable: not known without running the program
+        name, _ = tk_sequence(f"<KeyPress-{key.value}>")  # "R" is the keysym of a capital R, as in Tk
+        if name is None or name == "text":
+            return
+        self.found.add_key(name)
+        handler = _argument(node, 0, "fun")
+        if handler is not None and (_ends_program(handler) or _names_quit(handler)):
+            self.found.quits.add(name)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         """``pygame.mouse.get_pressed()[2]``: the right button."""
@@ -252,6 +306,24 @@ class _Reader(ast.NodeVisitor):
                     if isinstance(sub, ast.Attribute) and sub.attr == "unicode":
                         self.found.text = True
                         return
+
+
+TURTLE_KEYS = frozenset({"onkey", "onkeypress", "onkeyrelease"})
+TURTLE_CLICKS: dict[str, str | None] = {"onscreenclick": None, "onclick": None, "onrelease": None, "ondrag": "drag"}
+"""turtle's mouse hooks → the button read (None: the ``btn`` argument's, left by default)."""
+
+
+def _argument(node: ast.Call, index: int, keyword: str) -> ast.expr | None:
+    """A call's argument by position or by keyword."""
+    if len(node.args) > index and not any(isinstance(a, ast.Starred) for a in node.args[:index + 1]):
+        return node.args[index]
+    return next((k.value for k in node.keywords if k.arg == keyword), None)
+
+
+def _names_quit(handler: ast.expr) -> bool:
+    """A handler given by name that ends the program (``onkey(bye, "q")``, ``onkey(screen.bye, "Escape")``)."""
+    name = handler.attr if isinstance(handler, ast.Attribute) else handler.id if isinstance(handler, ast.Name) else ""
+    return name in QUIT_CALLS
 
 
 def qt_sequence(text: str) -> str | None:
@@ -324,4 +396,72 @@ def inputs_from_folder(folder: Path) -> ReadInputs:
             found.merge(inputs_from_source(path.read_text(encoding="utf-8", errors="replace")))
         except OSError:
             continue
+    return found
+
+
+def run_module(command: Sequence[str]) -> str | None:
+    """The module a ``python [options] -m MODULE`` command runs, or None for any other command."""
+    for i, part in enumerate(command[1:], 1):
+        if part == "-m":
+            return command[i + 1] if i + 1 < len(command) else None
+        if part.startswith("-m") and len(part) > 2:
+            return part[2:]
+        if not part.startswith("-"):
+            return None  # a script (or -c) comes first: its own arguments follow
+    return None
+
+
+def engine_python(command: Sequence[str], requirements: str | None = None) -> bool:
+    """Whether the command runs on the engine's own interpreter (``python`` without a ``requirements``
+    environment, or the engine's executable by path): only then is the engine's module path the program's."""
+    if not command or requirements:
+        return False
+    first = command[0]
+    if first in ("python", "python3"):
+        return True
+    found = shutil.which(first) if "/" not in first else first
+    return found is not None and os.path.realpath(found) == os.path.realpath(sys.executable)
+
+
+def module_file(name: str, folder: Path) -> Path | None:
+    """The source file ``python -m name`` runs from ``folder`` on the engine's interpreter: the module's
+    .py, or a package's ``__main__.py``.  Found on the module path without importing anything (a parent
+    package's ``__init__`` is not run); None for a module without source (built in, frozen, compiled)."""
+    parts = name.split(".")
+    if not all(p.isidentifier() for p in parts):
+        return None
+    here = os.path.realpath(os.getcwd())
+    path: list[str] | None = [str(folder)] + [p for p in sys.path if p and os.path.realpath(p) != here]
+    spec = None
+    for part in parts:
+        if path is None:
+            return None
+        try:
+            spec = PathFinder.find_spec(part, path)
+        except (ImportError, ValueError, OSError):
+            return None
+        if spec is None:
+            return None
+        path = list(spec.submodule_search_locations) if spec.submodule_search_locations is not None else None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    origin = Path(spec.origin)
+    if spec.submodule_search_locations is not None:  # a package runs as its __main__
+        origin = origin.parent / "__main__.py"
+    return origin if origin.is_file() else None
+
+
+def inputs_from_target(folder: Path, command: Sequence[str] = (), requirements: str | None = None) -> ReadInputs:
+    """What a target reads: its folder's own modules and, for a ``python -m MODULE`` command on the engine's
+    interpreter, the module that runs (an installed game's source is not in the folder).  Only that one file
+    is read: the rest of its package is library code shared with other programs."""
+    found = inputs_from_folder(folder)
+    name = run_module(command) if engine_python(command, requirements) else None
+    path = module_file(name, folder) if name else None
+    if path is not None:
+        try:
+            if path.stat().st_size <= MAX_FILE_BYTES:
+                found.merge(inputs_from_source(path.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            pass
     return found
