@@ -169,7 +169,9 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     app = _qt_app()
     from app.views.labelling.annotation_view import AnnotationView
 
-    view = AnnotationView(_store(args), args.annotator, set_name=args.name)
+    from app.views.model.database import Database
+
+    view = AnnotationView(Database(_store(args)), args.annotator, set_name=args.name)
     view.resize(1200, 800)
     view.show()
     return int(app.exec())
@@ -179,7 +181,9 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     app = _qt_app()
     from app.views.labelling.agreement_view import AgreementView
 
-    view = AgreementView(_store(args, readonly=True), set_name=args.name)
+    from app.views.model.database import Database
+
+    view = AgreementView(Database(_store(args, readonly=True)), set_name=args.name)
     view.resize(1000, 700)
     view.show()
     return int(app.exec())
