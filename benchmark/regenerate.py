@@ -67,6 +67,8 @@ ENTRIES: tuple[Entry, ...] = (
             "--vary-seeds", minutes=20),
     _detect("detect-differential", "--tester", "differential", minutes=15),
     _detect("detect-differential-3seeds", "--tester", "differential", "--runs", "3", "--vary-seeds", minutes=45),
+    _detect("detect-differential-explore-only", "--tester", "differential", "--no-script", "--duration", "40",
+            minutes=70),
     _detect("detect-differential-logic-3seeds", "--tester", "differential", "--types", "logic", "--runs", "3",
             "--vary-seeds", minutes=20),
     Entry("repair-offline", ("-m", "benchmark.repair_rate", "--refiner", "offline", "--jobs", "4", "--md",
@@ -100,6 +102,10 @@ NOT_REGENERATED: dict[str, str] = {
                       "the paced check, kept side by side (each verbatim, with its commit); stdout, no file option",
     "timing-differential.md": "the three timing bugs under `playcoder test BUG --tester differential --no-script "
                               "--max-steps 20 --json`, before and with the paced check (two commits), verbatim",
+    **{f"settle-{side}.{ext}": "bench detect --tester offline under PLAYCODER_SETTLE=auto|pixels (an environment "
+                               "variable, which entries do not set); the commands are in settle-verdicts.md"
+       for side in ("inside", "pixels", "pixels-wild") for ext in ("md", "json")},
+    "settle-verdicts.md": "benchmark/compare_verdicts.py's output over the settle-* files, written up with its commands",
     "faults-contained.md": "issue 24's containment rows, read off `python benchmark/faults.py --only root,tree,output,"
                            "model,gate,small` and written up by hand (root and cgroup v1 needed); not a command's output",
 }
