@@ -138,5 +138,8 @@ def test_a_model_thinking_2_s_a_move_keeps_the_bird_up_for_ten_flaps(tmp_path):
           f"{seen['decisions']} screenshots; played {summary['duration_s']} s")
     assert decide_s >= THINK_S * 0.9  # the model really was slow
     assert len(flaps) >= 10
-    # Without the stopped clock some 60 frames pass between two looks and no pilot keeps the bird up.
-    assert seen.get("flaps_alive", 0) >= 10, "the bird died within ten flaps although the game waited for the model"
+    # Without the stopped clock some 60 frames pass between two looks: after a flap the bird falls some 590 px before
+    # the next look, so it is dead by the second decision whatever the pilot does.  The scripted pilot itself is no
+    # perfect player (it misjudged a gap at its 5th-8th flap in 2 of 3 runs on a quiet machine, at this commit and at
+    # the last stop's), so the test asks for what only the stopped clock gives: several flaps in the air.
+    assert seen.get("flaps_alive", 0) >= 4, "the bird died within four flaps although the game waited for the model"
