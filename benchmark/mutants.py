@@ -50,7 +50,7 @@ import sys
 import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from app import pysyntax
 
@@ -186,6 +186,22 @@ def mutated_source(source: str, m: Mutant) -> str:
     return b"\n".join(lines[:first] + new.split(b"\n") + lines[last + 1:]).decode("utf-8")
 
 
+T = TypeVar("T")
+
+
+def take_turns(found: list[T], kinds: Sequence[str], kind_of: Callable[[T], str], rng: random.Random) -> list[T]:
+    """``found`` shuffled within each kind, then the kinds take turns in a seeded order (rare kinds come early)."""
+    by_kind = {k: [f for f in found if kind_of(f) == k] for k in kinds}
+    for places in by_kind.values():
+        rng.shuffle(places)
+    order: list[T] = []
+    while any(by_kind.values()):
+        turn = [k for k in kinds if by_kind[k]]
+        rng.shuffle(turn)
+        order.extend(by_kind[k].pop() for k in turn)
+    return order
+
+
 def mutants_of(folder: Path, per_program: int, seed: int) -> list[Mutant]:
     """``per_program`` mutants of the program drawn with a generator seeded by (seed, program); each compiles."""
     module = program_module(folder)
@@ -204,15 +220,8 @@ def mutants_of(folder: Path, per_program: int, seed: int) -> list[Mutant]:
                             ast.unparse(node), ast.unparse(new), statement))
     found.sort(key=lambda m: (m.line, m.col, m.operator, m.after))
     rng = random.Random(f"{seed}:{folder.name}")
-    by_operator: dict[str, list[Mutant]] = {op: [m for m in found if m.operator == op] for op in OPERATORS}
-    for places in by_operator.values():
-        rng.shuffle(places)
     # Operators take turns (in a seeded order), so that the rare ones are not drowned by deleted statements.
-    order: list[Mutant] = []
-    while any(by_operator.values()):
-        turn = [op for op in OPERATORS if by_operator[op]]
-        rng.shuffle(turn)
-        order.extend(by_operator[op].pop() for op in turn)
+    order = take_turns(found, OPERATORS, lambda m: m.operator, rng)
     chosen: list[Mutant] = []
     for m in order:
         if len(chosen) >= per_program:

@@ -46,7 +46,7 @@ from typing import Iterator
 
 from app import pysyntax
 from benchmark.mutants import (CORPUS, SEED, build_copy, corpus_programs, module_file, program_module,
-                               write_manifest)
+                               take_turns, write_manifest)
 
 MANIFEST = CORPUS / "refactorings.json"
 PER_PROGRAM = 5
@@ -265,14 +265,7 @@ def refactorings_of(folder: Path, per_program: int, seed: int) -> list[Refactori
                                  kind, line, col, before, after, edits))
     found.sort(key=lambda r: (r.line, r.col, r.kind, r.after))
     rng = random.Random(f"refactor:{seed}:{folder.name}")
-    by_kind = {k: [r for r in found if r.kind == k] for k in KINDS}
-    for places in by_kind.values():
-        rng.shuffle(places)
-    order: list[Refactoring] = []
-    while any(by_kind.values()):
-        turn = [k for k in KINDS if by_kind[k]]
-        rng.shuffle(turn)
-        order.extend(by_kind[k].pop() for k in turn)
+    order = take_turns(found, KINDS, lambda r: r.kind, rng)
     chosen: list[Refactoring] = []
     seen: set[str] = set()
     for r in order:
