@@ -54,10 +54,12 @@ def oracles(monkeypatch) -> GenericOracles:
     return o
 
 
-def step(o: GenericOracles, n: int, key: str, before: Frame, after: Frame, settled: bool = True) -> list:
+def step(o: GenericOracles, n: int, key: str, before: Frame, after: Frame, settled: bool = True,
+         control: str | None = None, ticking: bool = False) -> list:
     bbox = None if before.same_as(after) else (0, 0, W, H)
     return o.check_step(n, "click" if key.startswith("click") else "type", before,
-                        Observation(after, settled, 10.0, bbox, 1, how="inside"), action_key=key)
+                        Observation(after, settled, 10.0, bbox, 1, how="inside", ticking=ticking), action_key=key,
+                        control=control)
 
 
 def test_a_dead_window_is_no_response(monkeypatch):
@@ -75,6 +77,33 @@ def test_a_spent_place_clicked_again_is_no_evidence(monkeypatch):
     for n in range(1, 24):
         found += step(o, n, "click(60, 40)" if n % 2 else 'type("abc")', screen(1), screen(1))
     assert found == []
+
+
+GRID = [f"click({x}, {y})" for x in (30, 60, 90) for y in (20, 40, 60)]
+
+
+def test_points_of_one_surface_are_spent_together(monkeypatch):
+    """Grid points clicked over one board: the board answered at one point and is full now, so the silence of
+    the others is a spent control.  The same points, each its own control, are dead input."""
+    for shared, expected in ((True, set()), (False, {"no-response"})):
+        o, found = oracles(monkeypatch), []
+        control = "surface 0,0,120,80" if shared else None
+        found += step(o, 0, GRID[0], screen(0), screen(1), control=control)
+        for n in range(1, 40):
+            found += step(o, n, GRID[n % len(GRID)] if n % 2 else 'type("abc")', screen(1), screen(1),
+                          control=control if n % 2 else None)
+        assert {f.kind for f in found} == expected
+
+
+def test_idle_with_a_repeating_timer_due_is_not_proof_of_silence(monkeypatch):
+    """A loop idle with its repeating timer due soon may still answer on that tick: such inputs are judged over
+    the no-response span of time, not at once as inputs the loop said it handled."""
+    for ticking, expected in ((False, ["no-response"]), (True, [])):
+        o, found = oracles(monkeypatch), []
+        for n in range(12):
+            found += step(o, n, GRID[n % len(GRID)] if n % 2 else 'type("abc")', screen(1), screen(1),
+                          ticking=ticking)
+        assert [f.kind for f in found] == expected
 
 
 def test_an_answer_drawn_on_the_next_timer_tick_is_an_answer(monkeypatch):

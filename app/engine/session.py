@@ -446,7 +446,7 @@ class Session:
                 after = observer.settle(before, cap_s=cap, quiet_s=quiet_s, react_s=react_s,
                                         moving_s=cap_animated)
             findings = oracles.check_step(self.steps, decision.action.name, before, after, action_key=call,
-                                          covered=covered)
+                                          covered=covered, control=decision.control)
             if not isinstance(decision.action, Wait):
                 endings.note_input(call, before)
             endings.note_frame(before)

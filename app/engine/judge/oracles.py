@@ -127,6 +127,8 @@ class GenericOracles:
         """Inputs that changed the window beyond a caret somewhere in the run (for the dead-key rule)."""
         self.answering: dict[str, dict[str, int]] = {}
         """Per screen (a perceptual hash): the inputs the program answered there at some point of the run."""
+        self.control_of: dict[str, str] = {}
+        """Inputs that reach a control shared with others (grid points over one surface): that control."""
         self._log_seen = 0
         self._blank_streak = 0
         self._exceptions_seen: set[str] = set()
@@ -165,10 +167,11 @@ class GenericOracles:
 
     # -- after each action --------------------------------------------------
     def check_step(self, step: int, action_name: str, before: Frame, obs: Observation,
-                   action_key: str | None = None, covered: bool = False) -> list[Finding]:
+                   action_key: str | None = None, covered: bool = False, control: str | None = None) -> list[Finding]:
         """Judge one step.  ``action_key`` tells inputs apart (e.g. ``click(10, 20)``); default the name.
         ``covered``: another window of the program (a dialog, a popup) had the keys when the input was
-        sent, so it is no evidence about a declared key of the main window."""
+        sent, so it is no evidence about a declared key of the main window.  ``control``: the control the input
+        reached when it is shared with other inputs (they are spent together)."""
         findings = self._common(obs.frame, step)
         if not findings and obs.busy and sees_loop(self.target.inside):
             findings = self._loop_freeze(step, obs.settle_ms / 1000, "it did not come back from the input")
@@ -195,7 +198,9 @@ class GenericOracles:
                 self.recent.clear()  # a moving window answers nothing we can attribute to input
             else:
                 item = _Input(step, action_key or action_name, time.monotonic(), changed_mask(before, obs.frame),
-                              screen_key(before), obs.how == "inside" and obs.settled)
+                              screen_key(before), obs.how == "inside" and obs.settled and not obs.ticking)
+                if control:
+                    self.control_of[item.action] = control
                 self.recent.append(item)
                 if self._answered(item):
                     self._motion_ended = False
@@ -238,8 +243,10 @@ class GenericOracles:
             return []  # the window stood still after moving by itself, and nothing answered since: an end screen
         # An input the program answered earlier in the run and that is silent now is spent (a full column,
         # a tile already turned, a dot drawn where one is): it says nothing about the others being dead.
-        spent = {a for answers in self.answering.values() for a in answers}
-        counts = Counter(i.action for i in items if i.action not in spent)
+        # Inputs that reach one control (points of a grid over a board) are spent together: a column filled
+        # by clicks at one point takes no more from another point of it either.
+        spent = {self.control_of.get(a, a) for answers in self.answering.values() for a in answers}
+        counts = Counter(i.action for i in items if self.control_of.get(i.action, i.action) not in spent)
         if len(counts) < min(MIN_DISTINCT_INPUTS, t.no_response_tries) and (len(counts) < 2 or min(counts.values()) < 2):
             # The same input again and again proves little (a tester stuck on one key); fewer
             # different inputs count once each has been tried twice (the tester went round its options).

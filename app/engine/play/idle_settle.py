@@ -109,6 +109,10 @@ class IdleOutcome(Generic[P]):
     busy_s: float = 0.0
     """From the first question until the program had finished reacting: the idle answer (nothing due) whose
     picture was then confirmed; the whole wait when it never finished (the cap, an animation)."""
+    ticking: bool = False
+    """At the last idle answer a repeating timer was due within the horizon: the program may still answer the
+    input on its next tick (a turtle game that draws what a click did from its timer), so idle is not proof
+    that the input was handled and ignored."""
 
 
 def settle_on_idle(capture: Callable[[], P], probe: IdleProbe, *, cap_s: float,
@@ -127,6 +131,7 @@ def settle_on_idle(capture: Callable[[], P], probe: IdleProbe, *, cap_s: float,
     samples = timers = 0
     answered = busy = False
     overdue_waited = False
+    ticking = False
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -143,6 +148,7 @@ def settle_on_idle(capture: Callable[[], P], probe: IdleProbe, *, cap_s: float,
             sleep(BUSY_RETRY_S)
             continue
         due = report.next_timer_ms
+        ticking = bool(report.repeating and due is not None and due <= horizon_ms)
         if due is not None and due <= 0 and overdue_waited:
             due = None  # still overdue after a wait: a timer the loop will not fire (cancelled behind our back)
         if due is not None and not report.repeating and due <= horizon_ms and timers < MAX_TIMER_WAITS:
@@ -159,13 +165,13 @@ def settle_on_idle(capture: Callable[[], P], probe: IdleProbe, *, cap_s: float,
         shot = capture()
         samples += 1
         if frame is not None and shot.same_as(frame):
-            return IdleOutcome(shot, True, samples, True, False, timers, frame_idle_at - start)
+            return IdleOutcome(shot, True, samples, True, False, timers, frame_idle_at - start, ticking)
         now = time.monotonic()
         if frame is not None:
             changing_since = now if changing_since is None else changing_since
             if moving_s is not None and now - changing_since >= moving_s:
-                return IdleOutcome(shot, False, samples, True, False, timers, now - start)
+                return IdleOutcome(shot, False, samples, True, False, timers, now - start, ticking)
         frame, frame_idle_at = shot, idle_at
         sleep(CONFIRM_GAP_S)
     shot = capture()
-    return IdleOutcome(shot, False, samples + 1, answered, busy, timers, time.monotonic() - start)
+    return IdleOutcome(shot, False, samples + 1, answered, busy, timers, time.monotonic() - start, ticking)

@@ -90,6 +90,8 @@ class Observation:
     nothing due (the picture then confirmed); from pixels, until the window's last change.  The rest of
     ``settle_ms`` (:attr:`waited_ms`) is the engine's own waiting: the confirmation, the react watch, the
     stillness.  None: not known."""
+    ticking: bool = False
+    """Settled from inside with a repeating timer due soon: the input may yet be answered on its next tick."""
 
     @property
     def waited_ms(self) -> float | None:
@@ -283,7 +285,7 @@ class VisualObserver:
                 elapsed = (time.monotonic() - start) * 1000.0
                 box = changed_bbox(reference, seen.frame) if reference else None
                 return Observation(seen.frame, seen.settled, elapsed, box, seen.samples, "inside", seen.busy,
-                                   min(elapsed, seen.busy_s * 1000.0))
+                                   min(elapsed, seen.busy_s * 1000.0), seen.ticking)
             # No answer: pixel settling goes on from here, within the same cap.
         frame = self.capture()
         last_change = start

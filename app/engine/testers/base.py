@@ -23,6 +23,10 @@ class Decision:
     rationale: str
     tokens_in: int | None = None
     tokens_out: int | None = None
+    control: str | None = None
+    """The control the input reaches, when the tester knows that several inputs reach one (the points of a grid
+    clicked over one drawing surface): the oracles judge them together, so one of them answering makes the
+    others' later silence a spent control (a full board), not dead input.  None: the input is its own control."""
 
 
 @dataclass

@@ -75,6 +75,8 @@ class Explorer(OfflineExplorer):
         self.go_explore, self.use_survival = go_explore, survival
         self.gated = survival
         self.reads = ReadInputs()
+        self.surface_of: dict[Action, str] = {}
+        """Grid clicks over a drawing surface: the surface each reaches (one control for the oracles)."""
         self.archive = Archive()
         self.returner = Returner()
         self.prefix: list[Step] = []
@@ -193,6 +195,7 @@ class Explorer(OfflineExplorer):
                     x = s.x0 + s.width * i // (SURFACE_GRID + 1)
                     y = s.y0 + s.height * j // (SURFACE_GRID + 1)
                     clicks.setdefault(Click(x, y), s)
+                    self.surface_of.setdefault(Click(x, y), f"surface {s.x0},{s.y0},{s.x1},{s.y1}")
         return replace(view, clicks=clicks)
 
     def _inside_view(self, frame: Frame) -> _View | None:
@@ -272,7 +275,8 @@ class Explorer(OfflineExplorer):
         else:
             self._last = None  # not the least-tried choice: its result is not attributed to one
         self._pending_step = (self._frame_count(), decision.action)
-        return decision
+        surface = self.surface_of.get(decision.action)
+        return decision if surface is None else replace(decision, control=surface)
 
     def _replay(self) -> Decision | None:
         returned = self.returner.next_input(self._player())
