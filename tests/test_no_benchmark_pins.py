@@ -40,14 +40,7 @@ NOT_YET_MOVED: dict[str, str] = {
     "test_views_small_fixes.py": "a synthetic run's label",
     # Still pinned: to move to the tests' own variants.
     "test_cli_demo.py": "the demo command plays a bundled variant",
-    "test_faults_signals.py": "SIGTERM during a repair of a bundled variant",
     "test_long_runs_x.py": "snake@late-crash played for its 150 s",
-    "test_repair_llm.py": "an LLM repair of a bundled variant against a local model server",
-    "test_repair_offline.py": "offline repair of bundled variants",
-    "test_repair_oracles.py": "a repair's oracles on a bundled variant",
-    "test_repair_plays.py": "a repair's plays of a bundled variant",
-    "test_repair_view.py": "the repair view on a bundled variant",
-    "test_sandbox.py": "a repair's unit tests in the sandbox on a bundled variant",
 }
 
 

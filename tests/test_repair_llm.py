@@ -20,12 +20,15 @@ from app.engine.repair.sandbox import Executor, Workspace
 from app.engine.repair.tools import Validator
 from app.engine.trace.store import TrajectoryStore
 
-from conftest import ROOT, needs_xvfb
+from conftest import ROOT, TARGETS, needs_xvfb
 from llm_servers import OpenAIServer, Recorded, Reply, settings_for
 
 ANALYSIS = "The root cause is in calc_logic.apply(): for '-' it returns b - a, so 9 - 4 shows -5."
 FIX = ("Here is the patch.\n\ncalc_logic.py\n<<<<<<< SEARCH\n        if op == \"-\":\n            return b - a\n"
        "=======\n        if op == \"-\":\n            return a - b\n>>>>>>> REPLACE\n")
+TALLY_FIX = ("Here is the patch.\n\ntally_logic.py\n<<<<<<< SEARCH\n    if op == \"-\":\n        return b - a\n"
+             "=======\n    if op == \"-\":\n        return a - b\n>>>>>>> REPLACE\n")
+"""The end-to-end repairs play the tests' own tally (tests/targets/tally_tk), not a benchmark bug (issue 25)."""
 
 
 def repair_responder(patch: str):
@@ -89,7 +92,7 @@ def test_developer_writes_a_validated_function(tmp_path):
 
 
 def run_repair(server: OpenAIServer, db: Path, *extra: str) -> tuple[int, dict, str]:
-    cmd = [sys.executable, "-m", "app", "repair", "calculator@wrong-subtraction", "--refiner", "llm",
+    cmd = [sys.executable, "-m", "app", "repair", f"{TARGETS / 'tally_tk'}@minus-flipped", "--refiner", "llm",
            "--provider", "compatible", "--model", "fixer", "--base-url", server.base_url, "--json", "--db", str(db),
            *extra]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=400, cwd=ROOT)
@@ -100,17 +103,17 @@ def run_repair(server: OpenAIServer, db: Path, *extra: str) -> tuple[int, dict, 
 @needs_xvfb
 def test_llm_repair_applies_validates_and_retests_a_scripted_patch(db_path):
     with OpenAIServer() as server:
-        server.responder = repair_responder(FIX)
+        server.responder = repair_responder(TALLY_FIX)
         code, summary, err = run_repair(server, db_path)
         prompts = [r.prompt() for r in server.requests]
     assert code == 0, err
     assert summary["fixed"] and len(summary["iterations"]) == 1, summary
     it = summary["iterations"][0]
     assert it["outcome"] == "fixed" and it["verdict"] == "pass" and it["retest_run"] in summary["runs"]
-    assert "+            return a - b" in it["diff"] and "[tests] 43 passed, 0 failed" in it["validation"]
+    assert "+        return a - b" in it["diff"] and "[tests] 6 passed, 0 failed" in it["validation"]
     assert it["tokens"] == 1200 + 40 + 900 + 60
     assert ANALYSIS in it["diagnosis"]
-    assert "test_calc_logic" in prompts[0], "the unit-test failures are part of the diagnosis prompt"
+    assert "test_tally_logic" in prompts[0], "the unit-test failures are part of the diagnosis prompt"
     store = TrajectoryStore(db_path)
     assert [c["phase"] for c in store.db.query("SELECT phase FROM llm_calls WHERE run_id = ?",
                                                 [summary["session_run"]])] == ["repair_diagnosis", "repair_patch"]

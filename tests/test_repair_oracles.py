@@ -24,7 +24,7 @@ from app.engine.repair.sandbox import Executor, Workspace
 from app.engine.repair.tools import UnitTestRunner, Validator
 from app.engine.trace.store import TrajectoryStore
 
-from conftest import APPS, ROOT, needs_xvfb
+from conftest import ROOT, TARGETS, needs_xvfb
 from llm_servers import OpenAIServer, Recorded, Reply
 
 LOGIC = "def sub(a, b):\n    return b - a\n"
@@ -128,11 +128,14 @@ def test_the_loop_refuses_and_records_a_patch_to_the_oracles(program, tmp_path, 
 
 
 # -- end to end: the LLM refiner through the CLI ---------------------------------------------------------
-TEST_FILE = "test_calc_logic.py"
-DELETE_TEST_FILE = (f"--- a/{TEST_FILE}\n+++ /dev/null\n@@ -1,116 +0,0 @@\n"
-                    + "".join(f"-{line}\n" for line in (APPS / "calculator" / TEST_FILE).read_text().splitlines()))
-EDIT_THE_TEST = (f"{TEST_FILE}\n<<<<<<< SEARCH\n    assert apply(\"-\", Decimal(10), Decimal(3)) == Decimal(7)\n"
-                 "=======\n    assert apply(\"-\", Decimal(10), Decimal(3)) == Decimal(-7)\n>>>>>>> REPLACE\n")
+TALLY = TARGETS / "tally_tk"
+"""The tests' own tally and its flipped subtraction: no benchmark bug is pinned (issue 25)."""
+TEST_FILE = "test_tally_logic.py"
+_TEST_LINES = (TALLY / TEST_FILE).read_text().splitlines()
+DELETE_TEST_FILE = (f"--- a/{TEST_FILE}\n+++ /dev/null\n@@ -1,{len(_TEST_LINES)} +0,0 @@\n"
+                    + "".join(f"-{line}\n" for line in _TEST_LINES))
+EDIT_THE_TEST = (f"{TEST_FILE}\n<<<<<<< SEARCH\n    assert combine(\"-\", 9, 3) == 6\n"
+                 "=======\n    assert combine(\"-\", 9, 3) == -6\n>>>>>>> REPLACE\n")
 
 
 @needs_xvfb
@@ -142,12 +145,12 @@ def test_an_llm_fix_that_deletes_or_edits_the_failing_test_is_refused(tmp_path):
     def respond(rec: Recorded) -> Reply:
         if "Now write the patch" in rec.prompt():
             return Reply(f"```diff\n{patches.pop(0)}```" if patches[0].startswith("---") else patches.pop(0))
-        return Reply("The failing test expects 10 - 3 = 7; the test is what is wrong.")
+        return Reply("The failing test expects 9 - 3 = 6; the test is what is wrong.")
 
     with OpenAIServer() as server:
         server.responder = respond
         proc = subprocess.run(
-            [sys.executable, "-m", "app", "repair", "calculator@wrong-subtraction", "--refiner", "llm",
+            [sys.executable, "-m", "app", "repair", f"{TALLY}@minus-flipped", "--refiner", "llm",
              "--provider", "compatible", "--model", "fixer", "--base-url", server.base_url, "--max-iterations", "2",
              "--max-steps", "6", "--json", "--db", str(tmp_path / "r.db"), "--out", str(tmp_path / "out")],
             capture_output=True, text=True, timeout=280, cwd=ROOT)
@@ -155,9 +158,9 @@ def test_an_llm_fix_that_deletes_or_edits_the_failing_test_is_refused(tmp_path):
     assert proc.returncode == 1 and summary["fixed"] is False, (summary, proc.stderr[-2000:])
     its = summary["iterations"]
     assert [i["outcome"] for i in its] == ["refused", "refused"], its
-    assert all("the patch touches test_calc_logic.py" in i["error"] and i["retest_run"] is None for i in its)
-    assert (tmp_path / "out" / TEST_FILE).read_text() == (APPS / "calculator" / TEST_FILE).read_text()
-    assert "return b - a" in (tmp_path / "out" / "calc_logic.py").read_text()
+    assert all(f"the patch touches {TEST_FILE}" in i["error"] and i["retest_run"] is None for i in its)
+    assert (tmp_path / "out" / TEST_FILE).read_text() == (TALLY / TEST_FILE).read_text()
+    assert "return b - a" in (tmp_path / "out" / "tally_logic.py").read_text()
 
 
 def test_play_developer_does_not_write_the_oracles(program):

@@ -19,11 +19,11 @@ from app.engine.trace.store import TrajectoryStore
 
 from conftest import ROOT
 
-COPY = "/tmp/playcoder-repair-x/calculator"
+COPY = "/tmp/playcoder-repair-x/tally_tk"
 
 
 def _play(store: TrajectoryStore, tester: str = "offline", verdict: str = "fail", path: str = COPY) -> int:
-    run_id = store.create_run(target="calculator", target_path=path, bug=None, target_rev="abc", tester=tester)
+    run_id = store.create_run(target="tally_tk", target_path=path, bug=None, target_rev="abc", tester=tester)
     store.add_step(run_id, 0, {"action": {"action": "wait", "seconds": 0.1}, "outcome": "ok",
                                "started_at": 1.0, "ended_at": 1.1}, [])
     store.finish_run(run_id, status="completed", verdict=verdict)
@@ -38,7 +38,7 @@ def _cycle(store: TrajectoryStore, session: int, iteration: int, retest: int | N
 
 def _repair(store: TrajectoryStore, *, rubric: bool) -> tuple[int, list[int]]:
     """A session as the loop records it: the buggy copy's play, a cycle with no patch, two re-tests."""
-    session = store.create_run(kind="repair", target="calculator@wrong-subtraction", target_path=COPY,
+    session = store.create_run(kind="repair", target="tally_tk@minus-flipped", target_path=COPY,
                                tester="offline", config={"refiner": "offline"})
     plays = [_play(store)] + ([_play(store, "script")] if rubric else [])
     _cycle(store, session, 1, None)  # no patch: no re-test
@@ -54,14 +54,14 @@ def _repair(store: TrajectoryStore, *, rubric: bool) -> tuple[int, list[int]]:
 
 def test_plays_are_linked_labelled_and_never_sampled(db_path):
     store = TrajectoryStore(db_path)
-    clean = _play(store, path="/somewhere/calculator")
+    clean = _play(store, path="/somewhere/tally_tk")
     session, plays = _repair(store, rubric=True)
     assert [(rid, p.iteration) for rid, p in store.repair_plays(session)] == \
         list(zip(plays, [0, 0, 2, 2, 3, 3]))
     for rid in plays:
         run = store.run(rid)
         assert run["kind"] == repair_plays.REPAIR_PLAY_KIND
-        assert run["target"] == "calculator@wrong-subtraction" and run["bug"] == "wrong-subtraction"
+        assert run["target"] == "tally_tk@minus-flipped" and run["bug"] == "minus-flipped"
         assert store.repair_play(rid).session_run == session
     assert store.repair_play(clean) is None and store.run(clean)["kind"] == "test"
     assert store.repair_play(plays[0]).variant == "the buggy copy"
@@ -92,13 +92,13 @@ def test_a_database_from_before_the_link_is_linked_when_opened(db_path):
     store.close()
     conn = sqlite3.connect(db_path)  # as schema 5 left it: plain test runs of the clean app
     conn.execute("DROP TABLE repair_plays")
-    conn.execute("UPDATE runs SET kind = 'test', target = 'calculator', bug = NULL WHERE kind = 'repair-play'")
+    conn.execute("UPDATE runs SET kind = 'test', target = 'tally_tk', bug = NULL WHERE kind = 'repair-play'")
     conn.execute("PRAGMA user_version = 5")
     conn.commit()
     conn.close()
     store = TrajectoryStore(db_path)
     assert [(rid, p.iteration) for rid, p in store.repair_plays(session)] == list(zip(plays, [0, 0, 2, 2, 3, 3]))
-    assert store.run(plays[0])["bug"] == "wrong-subtraction"
+    assert store.run(plays[0])["bug"] == "minus-flipped"
     store.close()
 
 

@@ -17,20 +17,36 @@ from app.views.model.database import Database  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.repair.diff_html import side_by_side_rows  # noqa: E402
 from app.views.repair.repair_view import RepairView  # noqa: E402
+from llm_servers import OpenAIServer, Recorded, Reply  # noqa: E402
 
-from conftest import ROOT, needs_xvfb  # noqa: E402
+from conftest import ROOT, TARGETS, needs_xvfb  # noqa: E402
+
+WRONG_FIX = ("main.py\n<<<<<<< SEARCH\n    row=0, column=0, columnspan=4, sticky=\"nsew\", padx=4)\n=======\n"
+             "    row=0, column=0, columnspan=4, sticky=\"nsew\", padx=6)\n>>>>>>> REPLACE\n")
+"""A patch that plays but fixes nothing (it moves the small line): each cycle's retest has pictures to show."""
+
+
+def _wrong_fixes(rec: Recorded) -> Reply:
+    if "Now write the patch" in rec.prompt():
+        return Reply(WRONG_FIX, (300, 40))
+    return Reply("The small line above the number is cramped; give it more room.", (500, 20))
 
 pytestmark = needs_xvfb
 
 
 @pytest.fixture(scope="module")
 def repaired_db(tmp_path_factory):
-    """Two cycles of a real repair: the invisible calculator display, found by the rubric tester."""
+    """Two cycles of a real repair: the tests' own tally with its number drawn white on white, found by the rubric
+    tester (no benchmark bug is pinned, issue 25); a local model server proposes a patch that plays and fixes
+    nothing, twice."""
     db = tmp_path_factory.mktemp("repair-view") / "repair.db"
     env = dict(os.environ, SDL_AUDIODRIVER="dummy")
-    proc = subprocess.run([sys.executable, "-m", "app", "repair", "calculator@invisible-result", "--max-iterations",
-                           "2", "--json", "--db", str(db)], capture_output=True, text=True, timeout=400, cwd=ROOT,
-                          env=env)
+    with OpenAIServer() as server:
+        server.responder = _wrong_fixes
+        proc = subprocess.run([sys.executable, "-m", "app", "repair", f"{TARGETS / 'tally_tk'}@digits-invisible",
+                               "--refiner", "llm", "--provider", "compatible", "--model", "fixer", "--base-url",
+                               server.base_url, "--max-iterations", "2", "--json", "--db", str(db)],
+                              capture_output=True, text=True, timeout=400, cwd=ROOT, env=env)
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
     assert len(summary["iterations"]) == 2, (summary, proc.stderr)
     return db, summary
@@ -47,7 +63,7 @@ def test_repair_view_steps_through_cycles(qtbot, repaired_db):
 
     assert view.cycle_count() == 2
     assert view.tree.topLevelItemCount() == 1
-    assert f"#{summary['session_run']} calculator@invisible-result" in view.tree.topLevelItem(0).text(0)
+    assert f"#{summary['session_run']} tally_tk@digits-invisible" in view.tree.topLevelItem(0).text(0)
     first = view.current_cycle()
     assert first is not None and first.iteration == 1
     assert "Iteration 1" in view.header.text()

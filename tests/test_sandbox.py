@@ -487,23 +487,23 @@ def test_a_hostile_model_patch_played_in_a_repair_is_contained(hostile, db_path)
     env = (f"import os\nos.environ.update(HOSTILE_TAG={hostile['tag']!r}, HOSTILE_PORT={str(hostile['port'])!r}, "
            f"HOSTILE_PATHS={os.pathsep.join(str(p) for p in hostile['paths'])!r})\n")
     payload = env + ATTACK + '\nprint("REPORT " + json.dumps(attack(fill_mb=32)), flush=True)\n'
-    anchor = "from decimal import Decimal, DivisionByZero, InvalidOperation, localcontext\n"
-    patch = ("calc_logic.py\n<<<<<<< SEARCH\n        if op == \"-\":\n            return b - a\n=======\n"
-             "        if op == \"-\":\n            return a - b\n>>>>>>> REPLACE\n\n"
-             f"calc_logic.py\n<<<<<<< SEARCH\n{anchor}=======\n{anchor}{payload}>>>>>>> REPLACE\n")
+    app_folder = TARGETS / "tally_tk"  # the tests' own tally and its flipped subtraction: no benchmark bug pinned
+    anchor = (app_folder / "tally_logic.py").read_text().splitlines(keepends=True)[0]
+    patch = ("tally_logic.py\n<<<<<<< SEARCH\n    if op == \"-\":\n        return b - a\n=======\n"
+             "    if op == \"-\":\n        return a - b\n>>>>>>> REPLACE\n\n"
+             f"tally_logic.py\n<<<<<<< SEARCH\n{anchor}=======\n{anchor}{payload}>>>>>>> REPLACE\n")
 
     def respond(rec: Recorded) -> Reply:
         if "Now write the patch" in rec.prompt():
             return Reply(patch, (900, 60))
         return Reply("apply() returns b - a for '-'.", (1200, 40))
 
-    app_folder = ROOT / "benchmark" / "apps" / "calculator"
     before = {str(p.relative_to(app_folder)): p.read_bytes() for p in app_folder.rglob("*")
               if p.is_file() and "__pycache__" not in p.parts}
     with OpenAIServer() as server:
         server.responder = respond
         proc = subprocess.run(
-            [sys.executable, "-m", "app", "repair", "calculator@wrong-subtraction", "--refiner", "llm",
+            [sys.executable, "-m", "app", "repair", f"{app_folder}@minus-flipped", "--refiner", "llm",
              "--provider", "compatible", "--model", "fixer", "--base-url", server.base_url, "--max-iterations", "1",
              "--json", "--db", str(db_path)], capture_output=True, text=True, timeout=400, cwd=ROOT)
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -516,7 +516,7 @@ def test_a_hostile_model_patch_played_in_a_repair_is_contained(hostile, db_path)
     _assert_contained(hostile, report)
     after = {str(p.relative_to(app_folder)): p.read_bytes() for p in app_folder.rglob("*")
              if p.is_file() and "__pycache__" not in p.parts}
-    assert after == before, "the bundled app's folder changed"
+    assert after == before, "the target's own folder changed"
     out = proc.stdout + proc.stderr
     for key in (f"sk-hostile-{hostile['tag']}", f"sk-hostile-ant-{hostile['tag']}", f"hostile-pw-{hostile['tag']}"):
         assert key not in out
