@@ -19,7 +19,10 @@ watching the run would.  Per run it prints
 - ``best``: the most points in one episode, in the game's unit (food eaten,
   pipes passed, bricks broken: the score read divided by the points one
   brings);
-- ``total``: the points over all episodes.
+- ``total``: the points over all episodes;
+- ``searched``: steps the survival search chose (its rationale starts with
+  ``survival:``), and the wall seconds those decisions took (looks ahead,
+  waits for a scout).
 
 A read is trusted only when the next step reads the same value or more in
 the same episode (one misread digit must not make a record).  ``--db`` keeps
@@ -155,7 +158,11 @@ def report(store: TrajectoryStore, run_id: int, program: str, reader: Reader) ->
     run = store.run(run_id)
     config = json.loads(run.get("config") or "{}")
     survival = bool(config.get("tester_options", {}).get("survival"))
+    steps = store.steps(run_id)
+    searched = [st for st in steps if str(st.get("rationale") or "").startswith("survival:")]
+    search_s = sum(float(st.get("decide_ms") or 0) for st in searched) / 1000
     return {"program": program, "survival": survival, "seed": run.get("seed"), "steps": store.step_count(run_id),
+            "searched": len(searched), "search_s": round(search_s, 1),
             "episodes": len(episodes), "longest_s": round(max(e["t1"] - e["t0"] for e in episodes), 1),
             "best": max(e["best"] for e in episodes) // spec.unit,
             "total": sum(e["best"] for e in episodes) // spec.unit, "what": spec.what, "verdict": run.get("verdict")}
@@ -165,7 +172,7 @@ def line(row: dict[str, Any]) -> str:
     mode = "survival" if row["survival"] else "default "
     return (f"{row['program']:28s} {mode} seed {row['seed']}  steps {row['steps']:4d}  episodes {row['episodes']:2d}  "
             f"longest {row['longest_s']:5.1f} s  best {row['best']:3d}  total {row['total']:3d}  {row['what']}"
-            f"  ({row['verdict']})")
+            f"  ({row['verdict']}; searched {row.get('searched', 0)} steps in {row.get('search_s', 0.0):.1f} s)")
 
 
 def main() -> int:

@@ -203,3 +203,50 @@ def test_a_warm_scout_is_ready_without_a_restart_the_game_waits_for():
     finally:
         pool.close()
         resolved.cleanup()
+
+
+class PooledBall(BallScout):
+    """A simulated game a :class:`ScoutPool` can hold."""
+
+    gated = True
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_plan_that_lives_is_followed_until_half_is_left_on_scouts_that_reach_it():
+    game = BallScout()
+    pool = ScoutPool(None, seed=0, size=2, make=PooledBall)
+    try:
+        search = SurvivalSearch(pool, [Press("space")], random.Random(0), horizon_s=1.0)
+        prefix: list[tuple[int, object]] = []
+        followed = 0
+        for _ in range(30):  # eight seconds of a game that falls in two
+            restarts = pool.restarts
+            action, why = search.choose(prefix, game.frames) or (None, "")  # type: ignore[arg-type]
+            assert action is not None, "a scout is made while the game waits (the pool's first start)"
+            if why.startswith("survival: the plan"):
+                followed += 1
+                assert pool.restarts == restarts, "a step of a plan looked at before plays no scout"
+            if action != NOTHING:
+                game.send(action)
+            prefix.append((game.frames, action))
+            game.catch_up(game.frames + 8)
+            for i in list(pool.busy):
+                pool._settle(i)  # (the background warm-up, finished before the next step)
+        assert game.alive(), f"the ball fell at frame {game.frames}"
+        assert followed >= 5 and search.looks == 30 - followed
+        # Each look plays its first plan on the scout that played the last one or the one warmed to where the
+        # plan was left; only a mend beyond those restarts a scout the game waits for.
+        assert pool.restarts < search.branches
+    finally:
+        pool.close()
+
+
+def test_a_plan_ends_within_a_step_of_its_horizon():
+    search = SurvivalSearch(BallScout(), [Press("space")], random.Random(0), horizon_s=1.0)
+    search.step_frames = {"nothing": 5, "Press": 20}
+    steps, end = search._length(100)
+    plan = search._schedule([Press("space")] * steps, 100, end)
+    assert plan[-1][0] < end <= search._plan_end(plan) < end + 20
+    assert [at for at, _ in plan] == [100, 120]

@@ -7,7 +7,7 @@ step, every scout that cannot reach the game's inputs any more (it played
 another branch) restarts on a thread of its own and replays them up to the
 frame of the next look.  At the look, a plan is played on a scout that can
 reach it (the one furthest along); while none can and one is still warming,
-the game does not wait: that step is the explorer's own.  Only when no scout
+the game waits for it (:data:`WAIT_S`; its frames stand still meanwhile).  Only when no scout
 is warming at all does one restart while the game waits (``restarts``).
 """
 
@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import contextlib
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Callable
 
 from app.engine.play.targetspec import TargetSpec
 from app.engine.testers.explore.archive import Step
-from app.engine.testers.explore.survival import PlayerScout, Scouts, Seat
+from app.engine.testers.explore.survival import PlayerScout, Scout, Scouts, Seat
 
-WAIT_S = 1.0
-"""A look waits this long at most for a warming scout to finish (it is often replaying the last frames)."""
+WAIT_S = 5.0
+"""A look waits this long at most for a warming scout to finish (a start and a replay on a busy machine).  The
+game is on its frame gate meanwhile, so waiting costs wall time only; a step of the explorer's own instead
+(keys pressed blind) puts every scout out of step and often ends the game."""
 POOL_SIZE = 2
 """Scouts kept: the one that holds the plan being followed, and one warming for the next look (more
 starting at once slow the game itself on a 2-core machine)."""
@@ -30,8 +33,14 @@ starting at once slow the game itself on a 2-core machine)."""
 class ScoutPool(Scouts):
     """Scouts of one game, warmed in the background."""
 
-    def __init__(self, spec: TargetSpec, seed: int, size: int = POOL_SIZE) -> None:
-        self.scouts = [PlayerScout(spec, seed) for _ in range(size)]
+    def __init__(self, spec: TargetSpec | None, seed: int, size: int = POOL_SIZE,
+                 make: Callable[[], Scout] | None = None) -> None:
+        """``make``: how a scout is made (a gated :class:`PlayerScout` of ``spec`` unless given; tests give a
+        simulated game)."""
+        if make is None:
+            assert spec is not None, "a scout pool needs the game's spec or a way to make scouts"
+            make = lambda: PlayerScout(spec, seed)  # noqa: E731
+        self.scouts: list[Scout] = [make() for _ in range(size)]
         self.seats = [Seat(s) for s in self.scouts]
         self.busy: dict[int, Future[None]] = {}
         self.threads = ThreadPoolExecutor(max_workers=size, thread_name_prefix="playcoder-scout")

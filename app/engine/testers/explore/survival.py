@@ -102,6 +102,11 @@ class Scout(Protocol):
 
     def fps(self) -> float: ...
 
+    gated: bool
+    """Was the last start on the frame gate (else its branches are not the game's future)?"""
+
+    def close(self) -> None: ...
+
 
 @dataclass
 class Seat:
@@ -295,11 +300,18 @@ class SurvivalSearch:
         idle = [b.lived for b in self.last if all(a == NOTHING for _, a in b.plan)]
         self.living = best.lives or 2 * best.lived >= best.looks or bool(idle) and best.lived > idle[0]
         self.plan = list(best.plan)
+        # A plan that lived is followed until half of it is left (its end is no margin: a bird alive at the
+        # horizon may be past saving); one that died is looked at again at the next step.
         self.replan_below = max(1, len(self.plan) // 2) if best.lives else len(self.plan)
         why = "; ".join(f"{_plan_name(b.plan)}: lived {b.lived}/{b.looks}, {b.lines} new lines, "
                         f"{b.pictures} new pictures" for b in self.last)
         action, _ = self._follow(inputs, "")
-        self.scouts.warm(self.plan_base, self.plan[0][0] if self.plan else frame)
+        ahead = _full(self.plan_base, self.plan)
+        # The other scouts replay meanwhile to where the next look plays from (the step where the plan is left
+        # or, for one that died, the next step): the look's mends play there without a restart, and the plan's
+        # rest on the scout that played it.
+        at = self.plan[max(0, len(self.plan) - self.replan_below)][0] if self.plan else frame
+        self.scouts.warm(ahead, at)
         return action, f"survival: plans played {self.horizon_s:g} s ahead on a scout ({why})"
 
     def _follow(self, inputs: list[Step], why: str) -> tuple[Action, str]:
@@ -324,12 +336,21 @@ class SurvivalSearch:
         hold = 0.0 if action == NOTHING else self.hold_s
         return max(1, round((self.look_s + hold) * fps))
 
-    def _schedule(self, actions: list[Action], frame: int) -> Plan:
+    def _schedule(self, actions: list[Action], frame: int, end: int | None = None) -> Plan:
+        """(frame, input) per step; steps that would start at or after ``end`` are left off (a key's step
+        lasts longer than one of nothing: the plan ends within a step of the horizon)."""
         plan: Plan = []
         for action in actions:
+            if plan and end is not None and frame >= end:
+                break
             plan.append((frame, action))
             frame += self._frames_after(action)
         return plan
+
+    def _plan_end(self, plan: Plan) -> int:
+        """The frame the game stands at after the plan's last step."""
+        at, action = plan[-1]
+        return at + self._frames_after(action)
 
     def _length(self, frame: int) -> tuple[int, int]:
         """Steps of a plan and the frame its horizon ends at."""
@@ -365,7 +386,7 @@ class SurvivalSearch:
             if actions is None:
                 break
             tried.add(tuple(actions))
-            plan = self._schedule(actions, frame)
+            plan = self._schedule(actions, frame, end)
             if best is not None and best.lives and not self.scouts.ready(_full(inputs, plan)):
                 break  # (a restart costs seconds: once a plan lives, only plans a warm scout can play)
             branch = self._play(inputs, plan, end)
@@ -406,6 +427,7 @@ class SurvivalSearch:
         fps = self.scouts.fps() or 60
         every = max(1, round(LOOK_EVERY_S * fps))
         stand, memory = max(2, math.ceil(STAND_S * fps / every)), math.ceil(MEMORY_S * fps / every)
+        end = max(end, self._plan_end(plan))  # the scout stands where the game will after the plan's last step
         marks = list(range(frame + every, end, every)) + [end]
         lived, pictures = 0, 0
         for mark in marks:
