@@ -40,7 +40,6 @@ NOT_YET_MOVED: dict[str, str] = {
     "test_views_small_fixes.py": "a synthetic run's label",
     # Still pinned: to move to the tests' own variants.
     "test_cli_demo.py": "the demo command plays a bundled variant",
-    "test_long_runs_x.py": "snake@late-crash played for its 150 s",
 }
 
 

@@ -52,7 +52,7 @@ from app.engine.bench.provenance import describe_commit, measured_on
 from app.engine.bench.split import SPLITS, split_of
 from app.engine.judge.verdict import ERROR, UNCERTAIN, is_answer
 from app.engine.errors import TargetError, UserError
-from app.engine.play.targetspec import BugInfo, app_folder, list_apps, load_bugs
+from app.engine.play.targetspec import APPS_DIR, WILD_DIR, BugInfo, app_folder, list_apps, load_bugs
 
 REFERENCE = "reference"
 CODES = {"pass": 1.0, "fail": 0.0}
@@ -69,10 +69,13 @@ class DetectJob:
     seed: int
     duration_s: float | None = None
     """Play for this many seconds instead of ``max_steps`` steps (a long-run bug, or its app's reference)."""
+    folder: Path | None = None
+    """The app's folder when it is not a bundled app (a test's own target): the target is named by its path."""
 
     @property
     def target(self) -> str:
-        return f"{self.app}@{self.bug.id}" if self.bug else self.app
+        base = str(self.folder) if self.folder is not None else self.app
+        return f"{base}@{self.bug.id}" if self.bug else base
 
     @property
     def truth(self) -> str:
@@ -151,9 +154,14 @@ def plan(apps: list[Path], runs: int, seed: int, vary_seeds: bool,
             bugs = [bug for bug in _selected(folder, types) if long or not bug.long]
             longest = max((bug.duration_s for bug in _selected(folder, None) if bug.duration_s is not None),
                           default=None) if long else None
-            jobs.append(DetectJob(folder.name, None, repeat, s, _longer(longest, duration)))
-            jobs.extend(DetectJob(folder.name, bug, repeat, s, _longer(bug.duration_s, duration)) for bug in bugs)
+            own = None if folder.parent.resolve() in _SUITES else folder
+            jobs.append(DetectJob(folder.name, None, repeat, s, _longer(longest, duration), own))
+            jobs.extend(DetectJob(folder.name, bug, repeat, s, _longer(bug.duration_s, duration), own) for bug in bugs)
     return jobs
+
+
+_SUITES = frozenset(p.resolve() for p in (APPS_DIR, WILD_DIR))
+"""The bundled suites: an app folder elsewhere is played by its path."""
 
 
 def _longer(a: float | None, b: float | None) -> float | None:
@@ -178,7 +186,8 @@ def run(jobs: list[DetectJob], *, tester: str, max_steps: int, db: Path, paralle
 
     ``no_script``: the differential tester plays no ``[[script]]`` steps first (explore only)."""
     # Differential play compares a reference with itself (a bug variant with its reference, by default).
-    tasks = [PlayTask(j.target, tester, max_steps, j.seed, str(app_folder(j.app)) if j.bug is None else None,
+    tasks = [PlayTask(j.target, tester, max_steps, j.seed,
+                      str(j.folder or app_folder(j.app)) if j.bug is None else None,
                       duration_s=j.duration_s, no_script=no_script) for j in jobs]
     done = (lambda i, child: on_done(to_row(jobs[i], child))) if on_done is not None else None
     played = (executor or LocalExecutor(parallel)).play(tasks, db, done)
