@@ -428,7 +428,8 @@ class SurvivalSearch:
         every = max(1, round(LOOK_EVERY_S * fps))
         stand, memory = max(2, math.ceil(STAND_S * fps / every)), math.ceil(MEMORY_S * fps / every)
         end = max(end, self._plan_end(plan))  # the scout stands where the game will after the plan's last step
-        marks = list(range(frame + every, end, every)) + [end]
+        # (no look within half a look's time of the last one: a frame apart, a moving game looks still)
+        marks = list(range(frame + every, end - every // 2, every)) + [end]
         lived, pictures = 0, 0
         for mark in marks:
             if mark <= seat.scout.frames:  # a scout already past here (it played this plan before) lived to it
