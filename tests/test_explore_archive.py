@@ -97,6 +97,10 @@ def test_tester_plans_for_entries_lists_and_surfaces():
     assert any(isinstance(p.actions[0], DoubleClick) for p in rows)
     assert any(isinstance(p.actions[0], Scroll) for p in rows)
     assert any(p.actions == (Click(100, 50), Hotkey(("ctrl", "d"))) for p in rows)
+    # Beside buttons: the row is selected, then each button clicked, those that act on a selection first.
+    beside = list_plans((0, 40, 200, 140), ReadInputs(), [((0, 0, 40, 20), "New"), ((50, 0, 90, 20), "Remove")])
+    assert beside[1].actions == (Click(100, 50), Click(70, 10)) and "'Remove'" in beside[1].name
+    assert beside[2].actions == (Click(100, 50), Click(20, 10))
     assert surface_plans((0, 0, 100, 100), ReadInputs()) == []  # reads no right button: no context menu
     assert [p.actions[0].name for p in surface_plans((0, 0, 100, 100), ReadInputs(buttons={"right", "drag"}))] \
         == ["right_click", "drag"]

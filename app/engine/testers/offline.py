@@ -61,6 +61,10 @@ TYPE_AFTER_UNCHANGED = 3
 BURST_TAPS = 6
 """Taps of a game's first hinted key in one step (about a second of play; see Tap)."""
 DEAD_CLICKS = 5
+MAX_PLACES = 256
+TWICE_DEAD = 3
+"""Second clicks (the same click again, at once) that changed nothing, while none ever did: the program
+ignores a repeated click, and no more are spent on it (each costs a step a board game needs for its moves)."""
 """Clicks that never changed anything over this many tries, while keys did, are no longer tried."""
 DIALOG_PATIENCE = 3
 """Steps spent exploring a newly opened dialog (its own controls) before escaping it."""
@@ -86,6 +90,7 @@ LIST_MIN_H = 60
 BAR_RATIO = 4
 JOIN_PX = 6
 BORDER_PX = 3
+SAME_AGAIN = "the same click again"
 TEXT_CLASSES = ("entry", "text", "tentry", "spinbox", "tspinbox", "combobox", "tcombobox", "xmtext",
                 "xmtextfield", "edit")
 Box = tuple[int, int, int, int]
@@ -286,6 +291,12 @@ class OfflineExplorer:
         and the candidate part (a card matched with itself), and exploring more costs it no false alarm."""
         self.again: Click | None = None
         self.clicked_twice: set[Click] = set()
+        self.twice_places: list[Widget] = []
+        """Widgets already clicked twice: an image-detected card or tile is found at a slightly different
+        centre after each change of its face, and is still the same place."""
+        self.twice_answered = 0
+        self.twice_dead = 0
+        self._second: Click | None = None
         self.ctx: TesterContext | None = None
         self.tried: dict[str, dict[Action, int]] = defaultdict(lambda: defaultdict(int))
         self.states: set[str] = set()
@@ -317,13 +328,19 @@ class OfflineExplorer:
         self._last: tuple[str, Action] | None = None
         self._view: _View | None = None
         self._escaping = False
+        self.first_state: str | None = None
+        """The program's first screen: a key that leads back to it from elsewhere is a reset (New game, Restart)."""
+        self.places: list[Click] = []
+        """Clicks played on image-detected widgets: a card or tile whose face changed is detected with another
+        centre, and is clicked where it was before (its tries and answers stay its own)."""
 
     def begin(self, ctx: TesterContext, first: Observation) -> None:
         self.ctx = ctx
         self.keys = [hinted_action(k) for k in ctx.spec.keys]
         lead = next((k for k in self.keys if isinstance(k, Press)), None)
         self.burst = Tap(lead.key, BURST_TAPS) if lead is not None and ctx.spec.kind == "game" else None
-        self.states.add(state_hash(first.frame))
+        self.first_state = state_hash(first.frame)
+        self.states.add(self.first_state)
 
     # -- seeing ----------------------------------------------------------------------
     def _look(self, frame: Frame) -> _View:
@@ -373,11 +390,20 @@ class OfflineExplorer:
                 widgets += parts_of(frame, region) or [region]
         clicks: dict[Action, Widget] = {}
         for w in widgets:
-            clicks.setdefault(Click(*w.center), w)
+            clicks.setdefault(self._place(w, area), w)
         detected = {a: w for a, w in clicks.items() if w.source == "image" and w.cls != "field"}
         bg = frame_background(frame) if detected else None  # once a frame, not once a blob
         glyphs = frozenset(a for a, w in detected.items() if glyph_like(frame, _rect(w), bg))
         return _View(widgets, fields, clicks, others, glyphs)
+
+    def _place(self, w: Widget, area: int) -> Click:
+        """Where to click a widget: an image-detected one (not a whole surface) where it was clicked before."""
+        if w.source == "image" and w.area < SURFACE_SHARE * area:
+            inside = [p for p in self.places if w.contains(p.x, p.y)]
+            if inside:
+                cx, cy = w.center
+                return min(inside, key=lambda p: abs(p.x - cx) + abs(p.y - cy))
+        return Click(*w.center)
 
     def _state(self, frame: Frame, view: _View) -> str:
         state = state_hash(frame)
@@ -403,8 +429,9 @@ class OfflineExplorer:
         again, self.again = self.again, None
         if escape is None and again is not None:
             self.clicked_twice.add(again)
-            escape = Decision(again, "the same click again, at once: what answered once is clicked twice "
-                                     "(a toggle, a card turned twice, a form sent twice)")
+            self._second = again
+            escape = Decision(again, SAME_AGAIN + ", at once: what answered once is clicked twice "
+                                                  "(a toggle, a card turned twice, a form sent twice)")
         decision = escape or self._choose(state, view, moving=not obs.settled)
         self._last = (state, decision.action)
         self.tried[state][decision.action] += 1
@@ -613,10 +640,15 @@ class OfflineExplorer:
             if origin != result:
                 landed[action].add(result)
                 origins[action] += 1
-        return {a for a, results in landed.items() if origins[a] >= 2 and len(results) == 1 and state not in results}
+        resets = {a for a, results in landed.items() if origins[a] >= 2 and len(results) == 1 and state not in results}
+        if self.first_state is not None and state != self.first_state:
+            # A key that led back to the first screen (a game's restart key, New) resets at its first use:
+            # pressed on every new screen it would undo every game before its end.
+            resets |= {a for (origin, a), result in self.results.items()
+                       if _is_key(a) and result == self.first_state and origin != result}
+        return resets
 
-    @staticmethod
-    def _kind(action: Action, view: _View) -> str:
+    def _kind(self, action: Action, view: _View) -> str:
         if isinstance(action, Hotkey):
             return "hinted hotkey"
         if isinstance(action, Press):
@@ -641,8 +673,13 @@ class OfflineExplorer:
         changed = after.changed_bbox is not None and outcome == "ok"
         self.responses[action] += int(changed)
         self.unchanged_run = 0 if changed else self.unchanged_run + 1
-        if self.second_clicks and changed and type(action) is Click and action not in self.clicked_twice:
-            self.again = action
+        if self.second_clicks and type(action) is Click:
+            self._second_click(decision, action, changed)
+        if type(action) is Click and self._view is not None and action not in self.places \
+                and len(self.places) < MAX_PLACES:
+            widget = self._view.clicks.get(action)
+            if widget is not None and widget.source == "image":
+                self.places.append(action)
         if isinstance(action, Wait):
             return
         if not _is_key(action):
@@ -659,6 +696,25 @@ class OfflineExplorer:
                 self.focus_failed[self.focused] += 1
             self.focused, self.need_focus = None, True
 
+
+    def _second_click(self, decision: Decision, action: Click, changed: bool) -> None:
+        """A click that answered is clicked once more at once, once per place; one that was such a second
+        click counts toward giving them up (:data:`TWICE_DEAD`)."""
+        second, self._second = self._second, None
+        if second == action:
+            self.twice_answered += int(changed)
+            self.twice_dead += int(not changed)
+            return
+        if not changed or action in self.clicked_twice or (self.twice_dead >= TWICE_DEAD and not self.twice_answered):
+            return
+        widget = self._view.clicks.get(action) if self._view is not None else None
+        frame_area = self.ctx.window_size[0] * self.ctx.window_size[1] if self.ctx is not None else 0
+        if widget is not None and widget.area < SURFACE_SHARE * frame_area:
+            # a widget's place, not its exact centre (a grid point over a whole surface is its own place)
+            if any(w.contains(*widget.center) or widget.contains(*w.center) for w in self.twice_places):
+                return
+            self.twice_places.append(widget)
+        self.again = action
 
     def verdict(self, findings: list[Finding], steps: int) -> Verdict:
         """The verdict rule over the oracles' findings; this tester judges no criteria by design."""

@@ -9,6 +9,8 @@ actions per screen, dialogs escaped, fields focused before typing):
   (:mod:`app.engine.play.inside`): exact boxes, enabled state, menu shortcuts;
   the X tree and the image stay the fallback;
 - it plays tester plans on forms and lists (:mod:`.forms`);
+- it remembers what each click turned over and clicks alike pictures one after
+  the other (:mod:`.pairs`: a memory game is won, not only begun);
 - it keeps a Go-Explore archive of the cells it reached (:mod:`.archive`) and,
   when nothing new has come for a while, returns to a promising one by
   restarting the program and replaying that cell's inputs (:mod:`.returns`);
@@ -33,6 +35,7 @@ from app.engine.testers.base import Decision, TesterContext
 from app.engine.testers.explore.archive import Archive, Step, cell_key, picture_key
 from app.engine.testers.explore.forms import Plan, entry_plans, list_plans, shortcut_action, surface_plans
 from app.engine.testers.explore.keys_from_code import ReadInputs, inputs_from_target
+from app.engine.testers.explore.pairs import Pairs
 from app.engine.testers.explore.returns import Returner
 from app.engine.testers.explore.scout_pool import ScoutPool
 from app.engine.testers.explore.survival import SurvivalSearch, standing_still
@@ -75,6 +78,8 @@ class Explorer(OfflineExplorer):
         self.go_explore, self.use_survival = go_explore, survival
         self.gated = survival
         self.reads = ReadInputs()
+        self.buttons: list[tuple[tuple[int, int, int, int], str]] = []
+        """The enabled buttons the toolkit showed at the last look (box, text): what a selected row is acted on by."""
         self.surface_of: dict[Action, str] = {}
         """Grid clicks over a drawing surface: the surface each reaches (one control for the oracles)."""
         self.archive = Archive()
@@ -87,6 +92,9 @@ class Explorer(OfflineExplorer):
         """Lines the current start of the program has run (what its Inside channel has been told of)."""
         self.plan: deque[tuple[Action, str]] = deque()
         self.plans_tried: set[str] = set()
+        self.pairs = Pairs()
+        self._chose_view = False
+        """The last decision was the offline explorer's, on the view it looked at (its widgets are current)."""
         self.survival: SurvivalSearch | None = None
         self.scout: ScoutPool | None = None
         self.since_new = 0
@@ -156,6 +164,7 @@ class Explorer(OfflineExplorer):
 
     def _new_start(self) -> None:
         self.prefix, self.episode_lines, self.plan = [], 0, deque()
+        self.pairs = Pairs()
         self._program = self._target()
         self.pending_key, self.focused, self.again = None, None, None
 
@@ -213,6 +222,7 @@ class Explorer(OfflineExplorer):
         widgets: list[Widget] = []
         fields: list[Widget] = []
         clicks: dict[Action, Widget] = {}
+        named: list[tuple[Widget, InsideWidget]] = []
         for w in found:
             if not (w.visible and w.enabled and w.box is not None) or w.kind in ("menuitem", "label"):
                 continue
@@ -223,10 +233,12 @@ class Explorer(OfflineExplorer):
             if w.kind == "other" and not w.has_command:
                 continue
             widgets.append(widget)
+            named.append((widget, w))
             if w.kind in INSIDE_WIDGET:
                 fields.append(widget)
         for widget in widgets:
             clicks.setdefault(self._click(widget), widget)
+        self.buttons = [((w.x0, w.y0, w.x1, w.y1), t.text) for w, t in named if t.kind == "button"]
         return _View(widgets, fields, clicks, [])
 
     @staticmethod
@@ -254,14 +266,12 @@ class Explorer(OfflineExplorer):
         known = bool(self.reads.keys or self.reads.buttons)
         return bool(fields) or self.reads.text or not known
 
-    @staticmethod
-    def _kind(action: Action, view: _View) -> str:
+    def _kind(self, action: Action, view: _View) -> str:
         widget = view.clicks.get(action)
-        grid = (", a point of a grid over it (the program reads clicks)"
-                if isinstance(action, Click) and widget is not None and (action.x, action.y) != widget.center else "")
+        grid = ", a point of a grid over it (the program reads clicks)" if action in self.surface_of else ""
         if widget is not None and widget.source == "inside":
             return f"{widget.cls} (from inside the program){grid}"
-        return OfflineExplorer._kind(action, view) + grid
+        return super()._kind(action, view) + grid
 
     # -- deciding ----------------------------------------------------------------------
     def decide(self, step: int, obs: Observation) -> Decision:
@@ -269,7 +279,8 @@ class Explorer(OfflineExplorer):
         if self._target() is not self._program and not self.returner.replaying:
             self._new_start()  # a declared end restarted the program: a new episode
             self.died = True
-        decision = self._replay() or self._next_in_plan() or self._survive(obs) or self._start_plan(obs)
+        decision = self._replay() or self._next_in_plan() or self._pair() or self._survive(obs) or self._start_plan(obs)
+        self._chose_view = decision is None
         if decision is None:
             decision = super().decide(step, obs)
         else:
@@ -292,6 +303,14 @@ class Explorer(OfflineExplorer):
             return None
         action, why = self.plan.popleft()
         return Decision(action, why)
+
+    def _pair(self) -> Decision | None:
+        """The other of two places whose clicks showed alike pictures (:mod:`.pairs`)."""
+        chosen = self.pairs.next_click()
+        if chosen is None:
+            return None
+        self.again = None  # the pair's other place, not the same card once more
+        return Decision(chosen[0], chosen[1])
 
     def _survive(self, obs: Observation) -> Decision | None:
         """In a moving game on the frame gate: the input whose future lives longest."""
@@ -342,7 +361,7 @@ class Explorer(OfflineExplorer):
         for f in view.fields:
             box = (f.x0, f.y0, f.x1, f.y1)
             tall = f.cls == "list" or f.height >= LIST_MIN_H
-            plans += list_plans(box, self.reads) if tall else entry_plans(box)
+            plans += list_plans(box, self.reads, self.buttons) if tall else entry_plans(box)
         w, h = obs.frame.width, obs.frame.height
         plans += surface_plans((0, 0, w, h), self.reads)
         fresh = [p for p in plans if p.name not in self.plans_tried]
@@ -372,6 +391,9 @@ class Explorer(OfflineExplorer):
             self._pending_step = None
         new_lines = self._poll_coverage()
         self._note_standing(after)
+        if outcome == "ok":
+            widget = self._view.clicks.get(decision.action) if self._chose_view and self._view is not None else None
+            self.pairs.saw(decision.action, widget, before, after.frame)
         if self.returner.replaying:
             if self.returner.pending is not None and not self.returner.pending.steps:
                 cell = self.returner.arrive(after.frame)

@@ -12,6 +12,7 @@ counts them like single actions, so each is tried once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from app.engine.play.actions import Action, Click, DoubleClick, Drag, Hotkey, Press, RightClick, Scroll, Type
 from app.engine.testers.explore.keys_from_code import ReadInputs, qt_sequence
@@ -60,15 +61,26 @@ def entry_plans(box: Box, submit: str = "enter") -> list[Plan]:
     return plans
 
 
-def list_plans(box: Box, reads: ReadInputs) -> list[Plan]:
-    """A list: select its first row and press Delete (and the program's own delete keys), double-click it,
-    scroll it."""
+SELECTION_WORDS = ("delete", "remove", "open", "edit", "rename", "move", "up", "down", "done", "copy")
+"""Words of buttons that act on a selected row: tried first after a selection (a tester's habit, no rule)."""
+MAX_ROW_BUTTONS = 4
+
+
+def list_plans(box: Box, reads: ReadInputs, buttons: Sequence[tuple[Box, str]] = ()) -> list[Plan]:
+    """A list: select its first row and press Delete (and the program's own delete keys), select it and
+    click each button beside it (``buttons``: boxes and texts; a Delete button acts on the selection as the
+    key does), double-click it, scroll it."""
     x, _ = _center(box)
     row = (x, min(box[3] - 1, box[1] + ROW_PX))
     select = Click(*row)
-    plans = [Plan(f"select the first row of the list at {box}, then Delete", (select, Press("delete"))),
-             Plan(f"double-click the first row of the list at {box}", (DoubleClick(*row),)),
-             Plan(f"scroll the list at {box}", (Scroll(*_center(box), "down", 3),))]
+    plans = [Plan(f"select the first row of the list at {box}, then Delete", (select, Press("delete")))]
+    ranked = sorted(buttons, key=lambda b: (not any(w in b[1].lower() for w in SELECTION_WORDS), b[0][1], b[0][0]))
+    for button, text in ranked[:MAX_ROW_BUTTONS]:
+        name = f"the button {text!r}" if text else f"the button at {button}"
+        plans.append(Plan(f"select the first row of the list at {box}, then click {name}",
+                          (select, Click(*_center(button)))))
+    plans += [Plan(f"double-click the first row of the list at {box}", (DoubleClick(*row),)),
+              Plan(f"scroll the list at {box}", (Scroll(*_center(box), "down", 3),))]
     for key in reads.keys:
         if key in ("backspace", "ctrl+d", "d", "x") and key != "delete":
             keys = tuple(key.split("+"))
