@@ -181,6 +181,10 @@ class TargetProcess:
             return None
 
     def shutdown(self) -> int | None:
+        if self.gate is not None:
+            # Let go first: a game standing on its gate reads the polite close (SDL turns SIGTERM into a QUIT
+            # event) only at its next frame, and would otherwise use up the whole grace before being killed.
+            self.gate.release()
         code = self.sandboxed.stop(STOP_GRACE_S)
         if self.gate is not None:
             self.gate.close()
