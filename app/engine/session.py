@@ -157,6 +157,9 @@ class Session:
             if attach is not None:
                 attach(self.store, self.run_id, self.control)
             self.bus.publish(RunStarted(self.run_id, spec.label, cfg.tester, cfg.display, str(self.store.path)))
+            prepare = getattr(tester, "prepare", None)  # a tester with programs of its own starts them meanwhile
+            if prepare is not None:
+                prepare(spec, cfg.seed)
             # The private screen is the declared size: a full-screen program gets exactly `size`.
             screen = spec.size if cfg.display == ISOLATED else DEFAULT_SCREEN
             display = open_display(cfg.display, screen)

@@ -60,6 +60,8 @@ def difference_mask(a: Frame, b: Frame) -> np.ndarray | None:
     colour change: white on white is still a bug)."""
     if (a.width, a.height) != (b.width, b.height):
         return None
+    if a.bgrx == b.bgrx:  # the same picture (most steps of a differential run): nothing to measure
+        return np.zeros((a.height, a.width), dtype=bool)
     diff = np.abs(a.array()[:, :, :3].astype(np.int16) - b.array()[:, :, :3].astype(np.int16)).max(axis=2)
     strong = diff > CHANNEL_TOLERANCE
     faint = diff > FAINT_TOLERANCE

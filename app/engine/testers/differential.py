@@ -33,12 +33,13 @@ folder); otherwise ``--reference REF_DIR``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -59,7 +60,7 @@ from app.engine.testers.explore.explorer import Explorer
 from app.engine.testers.offline import OfflineExplorer
 from app.engine.testers.paced import PacedCheck
 from app.engine.testers.widget_texts import Key, Shown, describe, differing, shown
-from app.engine.trace.store import TrajectoryStore
+from app.engine.trace.store import TrajectoryStore, frame_digest
 
 NOISE_WATCH_S = 1.0
 """The reference is watched this long at start, and again before a divergence is called."""
@@ -101,6 +102,12 @@ class DifferentialTester:
         self.displays: list[XDisplay] = []
         self.players: list[Player] = []
         self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="reference")
+        self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reference-start")
+        self._starting: Future[None] | None = None
+        """The references' start (and the paced check), begun by :meth:`prepare`."""
+        self._cancelled = False
+        """The run ended before :meth:`begin`: the paced check is not watched."""
+        self.paced_frames: list[Frame] = []
         self.ref_obs: list[Observation] = []
         self.noise: np.ndarray | None = None
         self.declared: np.ndarray | None = None
@@ -149,25 +156,57 @@ class DifferentialTester:
         raise UserError("--tester differential needs --reference REF_DIR: the program to compare the candidate "
                         "with (for APP@BUG it is APP itself).")
 
-    def begin(self, ctx: TesterContext, first: Observation) -> None:
-        self.ctx = ctx
-        self.resolved = resolve_target(self._reference_target(ctx.spec))
-        ref_spec = self.resolved.spec
-        if self.paced:
-            self._paced_check(ctx, ref_spec)
+    def prepare(self, spec: TargetSpec, seed: int) -> None:
+        """Called by the session before it starts the candidate: the reference runs and the paced check's
+        programs start meanwhile, on a thread of their own (:meth:`begin` waits for them).  Starting a program
+        is mostly waiting for its window, so the five start side by side."""
+        if self._starting is not None:
+            return
+        self.resolved = resolve_target(self._reference_target(spec))
+        self._starting = self._starter.submit(self._start_references, spec, self.resolved.spec, seed)
+
+    def _start_references(self, spec: TargetSpec, ref_spec: TargetSpec, seed: int) -> None:
+        """Both reference runs, started and settled on their gates, and the paced check made.  The paced check's
+        programs start with the references; its watches begin once the references stand on their gates, so no
+        program starting beside them takes the machine from the programs it watches."""
+        references_ready = threading.Event()
+
+        def watch_when_ready() -> bool:
+            references_ready.wait()
+            return not self._cancelled
+
+        paced = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paced-check") if self.paced else None
+        check = paced.submit(self._paced_check, spec, ref_spec, seed, watch_when_ready) if paced is not None else None
         try:
             for _ in range(2):
                 display = open_display(ISOLATED, ref_spec.size)
                 self.displays.append(display)
-                self.players.append(Player(ref_spec, display, ctx.seed, time.sleep, gated=True))
+                self.players.append(Player(ref_spec, display, seed, time.sleep, gated=True))
             starts = [self.pool.submit(p.start) for p in self.players]
             for f in starts:
                 f.result()
             cap, quiet = ref_spec.timing.settle_cap_ms / 1000, ref_spec.timing.quiet_ms / 1000
             self.ref_obs = [f.result() for f in [self.pool.submit(p.settle, cap, quiet) for p in self.players]]
         except Exception:
+            self._cancelled = True
+            raise
+        finally:
+            references_ready.set()
+            if check is not None and paced is not None:
+                check.result()  # its programs are stopped when it returns (it never raises)
+                paced.shutdown()
+
+    def begin(self, ctx: TesterContext, first: Observation) -> None:
+        self.ctx = ctx
+        self.prepare(ctx.spec, ctx.seed)  # a session that did not prepare: started now
+        assert self._starting is not None and self.resolved is not None
+        try:
+            self._starting.result()
+        except Exception:
             self.close()
             raise
+        self._store_paced_frames()
+        ref_spec = self.resolved.spec
         first = self._fresh_start(first)
         shape = (first.frame.height, first.frame.width)
         self.declared = box_mask(shape, ctx.spec.nondeterministic) if ctx.spec.nondeterministic else None
@@ -185,17 +224,19 @@ class DifferentialTester:
             for i, action in enumerate(case.steps, 1):
                 self.scripted.append((action, f"step {i}/{len(case.steps)} of scripted case {n} ({case.label})"))
 
-    def _paced_check(self, ctx: TesterContext, ref_spec: TargetSpec) -> None:
+    def _paced_check(self, spec: TargetSpec, ref_spec: TargetSpec, seed: int, ready: Callable[[], bool]) -> None:
         """What lockstep hides: the candidate's pace (and still pictures off the pinned clock) against the
-        reference's, before the lockstep run; a difference is a ``paced`` finding (the run goes on)."""
-        store = self.store
+        reference's, before the lockstep run; a difference is a ``paced`` finding (the run goes on).
+        ``ready``: waited for between starting the check's programs and watching them (False: not watched).
+        Runs on a thread of its own while the session starts the candidate: its evidence frames are named
+        by their hash here and stored by :meth:`begin` (the session writes the store meanwhile)."""
 
         def put(frame: Frame) -> str:
-            assert store is not None
-            return store.put_frame(frame.width, frame.height, frame.bgrx)
+            self.paced_frames.append(frame)
+            return frame_digest(frame.width, frame.height, frame.bgrx)
 
-        check = PacedCheck(ctx.spec, ref_spec, ctx.seed, put if store is not None else None)
-        finding = check.run()
+        check = PacedCheck(spec, ref_spec, seed, put if self.store is not None else None)
+        finding = check.run(ready)
         self.paced_note = check.note
         if check.paces is not None and finding is None:
             c, r = check.paces
@@ -204,6 +245,14 @@ class DifferentialTester:
                                f"{100 * c.motion_per_s:.1f}% vs {100 * r.motion_per_s:.1f}% of the window/s)")
         if finding is not None:
             self.findings.append(finding)
+
+    def _store_paced_frames(self) -> None:
+        """The paced check's evidence frames, stored under the hashes its finding names."""
+        frames, self.paced_frames = self.paced_frames, []
+        if self.store is not None and frames:
+            with self.store.transaction():
+                for frame in frames:
+                    self.store.put_frame(frame.width, frame.height, frame.bgrx)
 
     def _fresh_start(self, first: Observation) -> Observation:
         """The candidate's first look was taken before the references started (seconds ago): off the gate, look
@@ -228,10 +277,12 @@ class DifferentialTester:
         return dataclasses.replace(first, frame=frame)
 
     def _learn_noise(self, seconds: float) -> None:
-        """What the reference changes by itself, and where its two runs differ, is noise."""
+        """What the reference changes by itself, and where its two runs differ, is noise.  On the frame gate
+        nothing changes by itself (every program stands still between frames it is granted), so only the two
+        runs are compared; what changes from frame to frame is compared at the same frame at every step."""
         masks = [np.zeros_like(self.noise) if self.noise is not None else None for _ in self.players]
         jobs = []
-        for player, mask in zip(self.players, masks):
+        for player, mask in zip(self.players if not self._in_lockstep() else [], masks):
             assert player.observer is not None
             jobs.append(self.pool.submit(player.observer.motion, seconds, time.sleep, mask))
         for job in jobs:
@@ -417,8 +468,12 @@ class DifferentialTester:
         assert candidate is not None
         everyone = [candidate, *self.players]
         self.lockstep_frame = max(p.frames for p in everyone)
-        for p in everyone:
-            p.catch_up(self.lockstep_frame)
+        behind = [p for p in everyone if p.frames < self.lockstep_frame]
+        jobs = [self.pool.submit(p.catch_up, self.lockstep_frame) for p in behind[1:]]  # side by side
+        if behind:
+            behind[0].catch_up(self.lockstep_frame)
+        for job in jobs:
+            job.result()
 
     def _same_frame(self) -> tuple[Frame, list[Frame]]:
         """All at the same frame, each looked at once, standing still: the candidate's and the references'."""
@@ -669,6 +724,12 @@ class DifferentialTester:
         close_explorer = getattr(self.explorer, "close", None)
         if close_explorer is not None:
             close_explorer()
+        starting, self._starting = self._starting, None
+        if starting is not None:  # the run ended before (or while) the references started: let them finish
+            self._cancelled = True
+            with contextlib.suppress(Exception):
+                starting.result()
+            self._starter.shutdown(wait=False)
         with self._lock:
             try:
                 self._note_reference_errors()

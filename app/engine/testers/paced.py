@@ -213,7 +213,10 @@ class PacedCheck:
         self.note = ""
         """Why the check could not be made ('' when it was)."""
 
-    def run(self) -> Finding | None:
+    def run(self, ready: Callable[[], bool] | None = None) -> Finding | None:
+        """Start both programs, watch, compare.  ``ready`` is waited for once both windows appeared (the
+        caller starts other programs meanwhile, which must not share the machine with the watch); when it
+        returns False the check is not made."""
         displays: list[XDisplay] = []
         players: list[Player] = []
         lock = threading.Lock()
@@ -230,7 +233,11 @@ class PacedCheck:
 
                 candidate, reference = [f.result() for f in [pool.submit(start, s) for s in self.specs]]
                 both = (candidate, reference)
-                paces = self._watch(pool, both, time.monotonic() + PACED_WARMUP_S)
+                warmed = time.monotonic() + PACED_WARMUP_S
+                if ready is not None and not ready():
+                    self.note = "the paced check was not made: the run ended before it"
+                    return None
+                paces = self._watch(pool, both, warmed)
                 found = self._finding(*paces, "with no input")
                 key = self._key()
                 if found is None and key:
