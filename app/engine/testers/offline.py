@@ -330,6 +330,9 @@ class OfflineExplorer:
         self._escaping = False
         self.first_state: str | None = None
         """The program's first screen: a key that leads back to it from elsewhere is a reset (New game, Restart)."""
+        self.answered: set[Action] = set()
+        """Keys that changed the screen since the program was last on its first screen: in a game they come
+        after the others (a board's square taken once answers no more; the untaken ones finish the game)."""
         self.places: list[Click] = []
         """Clicks played on image-detected widgets: a card or tile whose face changed is detected with another
         centre, and is clicked where it was before (its tries and answers stay its own)."""
@@ -341,6 +344,8 @@ class OfflineExplorer:
         self.burst = Tap(lead.key, BURST_TAPS) if lead is not None and ctx.spec.kind == "game" else None
         self.first_state = state_hash(first.frame)
         self.states.add(self.first_state)
+        if int(np.ptp(first.frame.array()[::8, ::8, :3])) == 0:
+            self.first_state = None  # a window not drawn yet: its first screen is not known
 
     # -- seeing ----------------------------------------------------------------------
     def _look(self, frame: Frame) -> _View:
@@ -625,11 +630,19 @@ class OfflineExplorer:
                 widget = view_clicks.get(a)
                 small = int(widget is not None and (widget.width < BUTTON_MIN_W or widget.height < BUTTON_MIN_H
                                                     or a in glyphs))
-                return (reset - int(a in reset_now), unanswered, dead, small,
+                used = int(not app and _is_key(a) and a in self.answered)
+                return (reset - int(a in reset_now), used, unanswered, dead, small,
                         0 if _is_key(a) else self.global_tries[a], seen(a))
         best = min(rank(a) for a in pool)
         action = self.ctx.rng.choice([a for a in pool if rank(a) == best])
         return action, counts[action]
+
+    def _leads_home(self, action: Action, landed_on: str) -> bool:
+        """Whether ``action``, which just led to ``landed_on``, is a reset: it led back to the first screen,
+        or to this one screen from two screens."""
+        landed = {result for (origin, a), result in self.results.items() if a == action and origin != result}
+        origins = sum(1 for (origin, a), result in self.results.items() if a == action and origin != result)
+        return landed_on == self.first_state or (origins >= 1 and landed == {landed_on})
 
     def _resets(self, state: str) -> set[Action]:
         """Actions that led to one and the same other screen from at least two screens (a restart key,
@@ -672,6 +685,11 @@ class OfflineExplorer:
         action = decision.action
         changed = after.changed_bbox is not None and outcome == "ok"
         self.responses[action] += int(changed)
+        if changed and _is_key(action):
+            if self._leads_home(action, raw):
+                self.answered.clear()
+            else:
+                self.answered.add(action)
         self.unchanged_run = 0 if changed else self.unchanged_run + 1
         if self.second_clicks and type(action) is Click:
             self._second_click(decision, action, changed)

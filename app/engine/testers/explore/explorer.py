@@ -358,10 +358,11 @@ class Explorer(OfflineExplorer):
             return None
         view = self._view if self._view is not None else self._look(obs.frame)
         plans: list[Plan] = []
+        tall = [f for f in view.fields if f.cls == "list" or f.height >= LIST_MIN_H]
+        entry = next(((f.x0, f.y0, f.x1, f.y1) for f in view.fields if f not in tall and f.cls != "text"), None)
         for f in view.fields:
             box = (f.x0, f.y0, f.x1, f.y1)
-            tall = f.cls == "list" or f.height >= LIST_MIN_H
-            plans += list_plans(box, self.reads, self.buttons) if tall else entry_plans(box)
+            plans += list_plans(box, self.reads, self.buttons, entry) if f in tall else entry_plans(box)
         w, h = obs.frame.width, obs.frame.height
         plans += surface_plans((0, 0, w, h), self.reads)
         fresh = [p for p in plans if p.name not in self.plans_tried]

@@ -66,14 +66,26 @@ SELECTION_WORDS = ("delete", "remove", "open", "edit", "rename", "move", "up", "
 MAX_ROW_BUTTONS = 4
 
 
-def list_plans(box: Box, reads: ReadInputs, buttons: Sequence[tuple[Box, str]] = ()) -> list[Plan]:
+ROW_WORDS = ("first row", "second row")
+"""What a tester adds to a list through its entry before acting on a row (two rows: the first is not the last)."""
+
+
+def list_plans(box: Box, reads: ReadInputs, buttons: Sequence[tuple[Box, str]] = (),
+               entry: Box | None = None) -> list[Plan]:
     """A list: select its first row and press Delete (and the program's own delete keys), select it and
     click each button beside it (``buttons``: boxes and texts; a Delete button acts on the selection as the
-    key does), double-click it, scroll it."""
+    key does), double-click it, scroll it.  With an ``entry`` beside it, two rows are added through the
+    entry first (Enter after each), so the row acted on is not the only one nor the last."""
     x, _ = _center(box)
     row = (x, min(box[3] - 1, box[1] + ROW_PX))
     select = Click(*row)
     plans = [Plan(f"select the first row of the list at {box}, then Delete", (select, Press("delete")))]
+    if entry is not None:
+        fill: tuple[Action, ...] = (Click(*_center(entry)),)
+        for word in ROW_WORDS:
+            fill += (Type(word), Press("enter"))
+        plans.insert(0, Plan(f"add two rows through the entry at {entry}, then select the first row of the list "
+                             f"at {box} and press Delete", (*fill, select, Press("delete"))))
     ranked = sorted(buttons, key=lambda b: (not any(w in b[1].lower() for w in SELECTION_WORDS), b[0][1], b[0][0]))
     for button, text in ranked[:MAX_ROW_BUTTONS]:
         name = f"the button {text!r}" if text else f"the button at {button}"
