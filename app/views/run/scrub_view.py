@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPolygonF
+from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.views.widgets.verdict_style import VERDICT_COLORS
@@ -41,6 +41,7 @@ class ScrubView(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(False)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)  # paints every pixel
         self.t0 = 0.0
         self.t1 = 1.0
         self.playhead: float | None = None
@@ -48,6 +49,12 @@ class ScrubView(QWidget):
         self._findings: list[float] = []
         self._frames = np.zeros(0)
         self._selected: tuple[float, float] | None = None
+        self._starts = np.zeros(0)
+        self._bad = np.zeros(0, dtype=bool)
+        self._marks: QPixmap | None = None
+        """What moves only with the run or the size (activity band, ticks, findings), painted once and kept: moving
+        from step to step repaints only the selected span and the playhead over it."""
+        self._marks_key: tuple[int, int, float, str] | None = None
         self.setToolTip("The run's film: press or drag to see the window at any moment; ← → move one frame")
 
     # -- data ------------------------------------------------------------------------------------
@@ -57,6 +64,9 @@ class ScrubView(QWidget):
         self._steps = steps
         self._findings = findings
         self._frames = frames if frames is not None else np.zeros(0)
+        self._starts = np.fromiter((s[1] for s in steps), dtype=float, count=len(steps))
+        self._bad = np.fromiter((bool(s[3]) for s in steps), dtype=bool, count=len(steps))
+        self._marks = None
         times = [t for t in (start, end) if t is not None] + [s[1] for s in steps[:1]] + [s[2] for s in steps[-1:]]
         if self._frames.size:
             times += [float(self._frames[0]), float(self._frames[-1])]
@@ -102,10 +112,42 @@ class ScrubView(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         p.fillRect(self.rect(), BACKGROUND)
-        band = QRectF(MARGIN, BAND_TOP, max(1, self.width() - 2 * MARGIN), BAND_HEIGHT)
         if self._selected is not None:
             a, b = (self.x_of(t) for t in self._selected)
             p.fillRect(QRectF(a, 2, max(2.0, b - a), HEIGHT - 4), SELECTED_SPAN)
+        p.drawPixmap(0, 0, self._marks_pixmap())
+        if self.playhead is not None:
+            small = p.font()
+            small.setPointSizeF(max(6.5, small.pointSizeF() - 2))
+            p.setFont(small)
+            x = self.x_of(self.playhead)
+            p.setPen(QPen(PLAYHEAD, 2))
+            p.drawLine(QPointF(x, 2), QPointF(x, HEIGHT - 2))
+            p.setPen(PLAYHEAD)
+            label = f"t+{self.playhead - self.t0:.2f} s"
+            right = x + 4 + p.fontMetrics().horizontalAdvance(label) > self.width()
+            p.drawText(QPointF(x - 4 - p.fontMetrics().horizontalAdvance(label) if right else x + 4, HEIGHT - 4), label)
+        p.end()
+
+    def _marks_pixmap(self) -> QPixmap:
+        """The activity band, step ticks and finding marks on a transparent pixmap, made again only when the run,
+        the size or the font changed."""
+        ratio = self.devicePixelRatioF()
+        key = (self.width(), self.height(), ratio, self.font().key())
+        if self._marks is not None and self._marks_key == key:
+            return self._marks
+        pixmap = QPixmap(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio)))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        p = QPainter(pixmap)
+        p.setFont(self.font())
+        self._paint_marks(p)
+        p.end()
+        self._marks, self._marks_key = pixmap, key
+        return pixmap
+
+    def _paint_marks(self, p: QPainter) -> None:
+        band = QRectF(MARGIN, BAND_TOP, max(1, self.width() - 2 * MARGIN), BAND_HEIGHT)
         if self._frames.size:
             columns = max(1, int(band.width()))
             counts, _ = np.histogram(self._frames, bins=columns, range=(self.t0, self.t1))
@@ -116,15 +158,15 @@ class ScrubView(QWidget):
         else:
             p.setPen(TICK)
             p.drawText(band, Qt.AlignmentFlag.AlignCenter, NO_FILM)
-        p.setPen(QPen(TICK, 1))
         small = p.font()
         small.setPointSizeF(max(6.5, small.pointSizeF() - 2))
         p.setFont(small)
+        tick, fail = QPen(TICK, 1), QPen(QColor(VERDICT_COLORS["fail"]), 1)
         last_label = -1e9
         for i in self._tick_rows():
             idx, start, _end, bad = self._steps[i]
             x = self.x_of(start)
-            p.setPen(QPen(QColor(VERDICT_COLORS["fail"]) if bad else TICK, 1))
+            p.setPen(fail if bad else tick)
             p.drawLine(QPointF(x, BAND_TOP - 3), QPointF(x, BAND_TOP + BAND_HEIGHT + 3))
             if x - last_label > 26:
                 p.drawText(QPointF(x + 2, BAND_TOP - 4), step_text(idx))
@@ -135,23 +177,13 @@ class ScrubView(QWidget):
             x = self.x_of(t)
             bottom = BAND_TOP + BAND_HEIGHT + 10
             p.drawPolygon(QPolygonF([QPointF(x, bottom - 7), QPointF(x - 4, bottom), QPointF(x + 4, bottom)]))
-        if self.playhead is not None:
-            x = self.x_of(self.playhead)
-            p.setPen(QPen(PLAYHEAD, 2))
-            p.drawLine(QPointF(x, 2), QPointF(x, HEIGHT - 2))
-            p.setPen(PLAYHEAD)
-            label = f"t+{self.playhead - self.t0:.2f} s"
-            right = x + 4 + p.fontMetrics().horizontalAdvance(label) > self.width()
-            p.drawText(QPointF(x - 4 - p.fontMetrics().horizontalAdvance(label) if right else x + 4, HEIGHT - 4), label)
-        p.end()
 
     def _tick_rows(self) -> list[int]:
         """The steps to draw a tick for: one a pixel column (a step with findings wins its column), so a
         10,000-step run does not draw 10,000 lines on every repaint."""
         if not self._steps:
             return []
-        starts = np.fromiter((s[1] for s in self._steps), dtype=float, count=len(self._steps))
-        bad = np.fromiter((bool(s[3]) for s in self._steps), dtype=bool, count=len(self._steps))
+        starts, bad = self._starts, self._bad
         width = max(1, self.width() - 2 * MARGIN)
         columns = (MARGIN + (starts - self.t0) / max(1e-9, self.t1 - self.t0) * width).astype(int)
         order = np.lexsort((~bad, columns))  # by column, steps with findings first

@@ -40,6 +40,8 @@ class FrameView(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(160, 120)
         self.setMouseTracking(False)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)  # paints every pixel: the panes under it
+        # need not repaint when a new frame comes (on each step they repainted the whole window's height)
         self._title = title
         self._subtitle = ""
         self._placeholder = "No frame"
