@@ -17,6 +17,8 @@ class Changes:
     """Validation labels changed."""
     added: int | None = None
     """The run the work added (an import), if one."""
+    listed: bool = False
+    """The run list has read these already (its own re-read found them): it need not read again."""
 
     @property
     def empty(self) -> bool:
@@ -27,7 +29,8 @@ class Changes:
 
     def __or__(self, other: Changes) -> Changes:
         return Changes(self.runs | other.runs, self.run_list or other.run_list, self.verdict or other.verdict,
-                       self.labels or other.labels, other.added if other.added is not None else self.added)
+                       self.labels or other.labels, other.added if other.added is not None else self.added,
+                       self.listed and other.listed)
 
 
 NOTHING = Changes()

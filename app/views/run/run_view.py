@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout
 from app.engine.play.events import StepRecorded
 from app.engine.trace.film_reader import FilmReader
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
+from app.views.model.changes import Changes
 from app.views.model.database import READ_ERRORS, Database
 from app.views.run.code_view import CodeView
 from app.views.run.difference_maker import DifferenceMaker, difference_key
@@ -204,6 +205,19 @@ class RunView(QWidget):
     @property
     def run_id(self) -> int | None:
         return self.model.run_id
+
+    def bind(self, model: Any) -> None:
+        """Follow the workbench model: work whose :class:`Changes` name the run shown (new steps, findings or
+        log lines, its end, a judgment) re-reads it here, and a change of verdicts that names no run re-reads
+        its verdict, whoever made the change (this window, another one, another process the run list saw)."""
+        self.verdict.bind(model)
+        model.events.changed.connect(self._on_model_changed)
+
+    def _on_model_changed(self, changes: Changes) -> None:
+        if changes.touches(self.run_id):
+            self.on_run_changed()
+        elif changes.verdict and not changes.runs:
+            self.reload_run()
 
     def refresh_header(self) -> None:
         if self.run is None or self.database is None:

@@ -98,6 +98,8 @@ class MainWindow(QMainWindow):
         """The open database, the run shown and the live state (views get the database from it)."""
         self.db_path: Path | None = None
         self.live: LiveRun | None = None
+        self._list_echo: frozenset[int] = frozenset()
+        """Runs whose change the run list is re-reading for the model (its report of them is not news)."""
         self.messages: list[str] = []
         """Every message shown to the user, newest last (tests read it)."""
         self.modal_messages = True
@@ -215,7 +217,7 @@ class MainWindow(QMainWindow):
         a.speed.currentIndexChanged.connect(self._on_speed_changed)
         rv.replay.sig_playing_changed.connect(self._on_replay_playing_changed)
         rv.sig_changed.connect(self.model.apply)
-        rv.verdict.bind(self.model)
+        rv.bind(self.model)
         self.model.events.changed.connect(self._on_model_changed)
         self.model.events.database.connect(self._on_model_database_changed)
         rv.sig_step_changed.connect(self._on_run_view_step_changed)
@@ -334,8 +336,15 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     def _on_model_changed(self, changes: Changes) -> None:
-        if changes.verdict or changes.run_list or changes.runs:
+        """The run list reads again (the run view follows the model itself); the runs of ``changes`` it will
+        find changed are not news to pass back to the model."""
+        if changes.listed or not (changes.verdict or changes.run_list or changes.runs):
+            return
+        self._list_echo = changes.runs
+        try:
             self.browser.refresh()
+        finally:
+            self._list_echo = frozenset()
 
     def _repair_title(self) -> str:
         return f"Repair sessions — {self.db_path}"
@@ -365,8 +374,7 @@ class MainWindow(QMainWindow):
     def _on_validation_blinding_changed(self, on: bool) -> None:
         self.set_blinded(on)
         if not on and self.database is not None:  # a promoted label is a new human judgment
-            self.browser.refresh()
-            self.run_view.reload_run()
+            self.model.apply(Changes(verdict=True, labels=True))
 
     def _on_open_db_triggered(self) -> None:
         if self.live is not None and self.live.active:
@@ -477,9 +485,11 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Step {row + 1} of {total}" if row >= 0 else "")
 
     def _on_browser_runs_changed(self, run_ids: set[int]) -> None:
-        if self.run_view.run_id is not None and self.run_view.run_id in run_ids:
-            self.model.reload_run()  # another process may have judged it: the model's verdict and overrides follow
-            self.run_view.on_run_changed()
+        """The run list re-read rows that changed (another process wrote them, or F5): the model and every view
+        that shows one of them follow."""
+        news = frozenset(run_ids) - self._list_echo
+        if news:
+            self.model.apply(Changes(runs=news, listed=True))
 
     # -- live-run handlers ------------------------------------------------------------------------------
     def _on_live_run_started(self, event: RunStarted) -> None:
@@ -495,9 +505,7 @@ class MainWindow(QMainWindow):
         self.run_view.on_finding_raised(event.run_id)
 
     def _on_live_run_finished(self, event: RunFinished) -> None:
-        self.browser.refresh()
-        if event.run_id == self.run_view.run_id:
-            self.run_view.reload_run()
+        self.model.apply(Changes(runs=frozenset({event.run_id}), run_list=True))
         self.run_view.set_live_run(None)
         text = f"Run {event.run_id} {event.status}: {event.verdict} after {event.steps} steps"
         self.statusBar().showMessage(text, 10000)
@@ -508,10 +516,9 @@ class MainWindow(QMainWindow):
         self.show_message(message)
 
     def _on_live_process_ended(self, _exit_code: int) -> None:
-        self.browser.refresh()
         self.run_view.set_live_run(None)
-        if self.run_view.run is not None:
-            self.run_view.reload_run()
+        live_run = self.live.run_id if self.live is not None else None
+        self.model.apply(Changes(runs=frozenset({live_run} if live_run is not None else ()), run_list=True))
 
     def _on_live_state_changed(self, state: str) -> None:
         self.model.set_live(self.live.run_id if self.live is not None else None, None if state == FINISHED else state)
