@@ -166,3 +166,18 @@ def test_a_turtle_board_with_full_columns_passes_the_offline_tester(tmp_path):
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
     assert summary["verdict"] == "pass", summary
     assert summary["steps"] >= 12, summary  # enough inputs for the no-response window to have been judged
+
+
+def test_a_few_blind_points_of_a_board_are_one_input_not_yet_gone_round(monkeypatch):
+    """A board that answers only on its pieces (nim's sticks), its grid points missing them, and two keys that do
+    nothing in this state: the points are one input tried once, no evidence of dead input.  The same board clicked
+    at each point twice, or the same points each its own control, are dead input."""
+    surface = "surface 0,0,120,80"
+    for points, rounds, control, expected in ((GRID[:5], 1, surface, []), (GRID[:3], 2, surface, ["no-response"]),
+                                              (GRID[:5], 1, None, ["no-response"])):
+        o, found = oracles(monkeypatch), []
+        inputs = ['press("escape")', 'press("space")'] + points * rounds
+        inputs += ['press("escape")', 'press("space")'] * ((12 - len(inputs) + 1) // 2)
+        for n, key in enumerate(inputs):
+            found += step(o, n, key, screen(1), screen(1), control=control if key.startswith("click") else None)
+        assert [f.kind for f in found] == expected, (len(points), rounds, control)

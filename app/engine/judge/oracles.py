@@ -247,7 +247,14 @@ class GenericOracles:
         # by clicks at one point takes no more from another point of it either.
         spent = {self.control_of.get(a, a) for answers in self.answering.values() for a in answers}
         counts = Counter(i.action for i in items if self.control_of.get(i.action, i.action) not in spent)
-        if len(counts) < min(MIN_DISTINCT_INPUTS, t.no_response_tries) and (len(counts) < 2 or min(counts.values()) < 2):
+        # Points of a grid over one drawing surface are blind samples of it: a board that answers only on its
+        # pieces (a stick, a card) is not dead where the points missed them.  The surface counts as one input,
+        # tried as often as its least-tried point.
+        tries: dict[str, int] = {}
+        for action, n in counts.items():
+            control = self.control_of.get(action, action)
+            tries[control] = min(tries.get(control, n), n)
+        if len(tries) < min(MIN_DISTINCT_INPUTS, t.no_response_tries) and (len(tries) < 2 or min(tries.values()) < 2):
             # The same input again and again proves little (a tester stuck on one key); fewer
             # different inputs count once each has been tried twice (the tester went round its options).
             return []
