@@ -81,3 +81,21 @@ def test_a_window_still_taking_its_size_at_start_is_not_a_difference(tmp_path: P
                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     result = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1])
     assert result["verdict"] == "pass", result
+
+
+@pytest.mark.slow
+def test_the_paced_check_made_while_the_candidate_starts_stores_its_evidence_frames(tmp_path: Path) -> None:
+    # The session asks the differential tester to prepare before it starts the candidate: the paced check runs
+    # on a thread of its own meanwhile, names its evidence frames by hash, and begin() stores them.
+    from app.engine.session import RunConfig, Session
+    from app.engine.trace.store import TrajectoryStore
+
+    ref = str(TARGETS / "zone_tk")
+    store = TrajectoryStore(tmp_path / "r.db")
+    result = Session(RunConfig(target=f"{ref}@local-zone", tester="differential", max_steps=1,
+                               tester_options={"reference": ref, "script": False}), store).run()
+    paced = [f for f in result.findings if f.kind == "paced"]
+    assert result.verdict == "fail" and paced, result
+    for key in ("candidate_frame", "reference_frame"):
+        assert store.frame(paced[0].evidence[key]) is not None, key
+    store.close()
