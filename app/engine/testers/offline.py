@@ -52,7 +52,8 @@ MAX_KEY_RUN = 3
 something can be clicked: typing that makes every screen new must not starve the buttons (New,
 Save, menus).  Games keep pressing their keys: that is how they are played."""
 RESET_AFTER_UNCHANGED = 3
-"""After this many inputs in a row that changed nothing, a known reset (restart key, Home) is tried first."""
+"""After this many inputs in a row that changed nothing (each having answered before), a known reset
+(restart key, Home) is tried first."""
 SAMPLE_WORD = "abc"
 """What the explorer types as a person would: into a text field in sight, or onto a screen that
 answered nothing lately (a game's name form waits for letters, not for its play keys)."""
@@ -96,10 +97,25 @@ TEXT_CLASSES = ("entry", "text", "tentry", "spinbox", "tspinbox", "combobox", "t
 Box = tuple[int, int, int, int]
 
 
+BORDER_SHARE = 0.5
+"""The colour of at least this share of a window's edge is its background, however much of its middle is
+covered (a board of turned cards, lighter than the window, covers more than half of it)."""
+
+
+def _dominant(pixels: np.ndarray) -> tuple[int, float]:
+    flat = (pixels // 16).reshape(-1, 3)
+    counts = np.bincount(flat[:, 0] * 256 + flat[:, 1] * 16 + flat[:, 2])
+    top = int(counts.argmax())
+    return top, float(counts[top]) / max(1, len(flat))
+
+
 def _background(arr: np.ndarray) -> np.ndarray:
-    """The window's dominant colour (quantised to 16 levels a channel, the bin's middle)."""
-    flat = (arr // 16).reshape(-1, 3)
-    dominant = np.bincount(flat[:, 0] * 256 + flat[:, 1] * 16 + flat[:, 2]).argmax()
+    """The window's background colour (quantised to 16 levels a channel, the bin's middle): the one most of
+    its edge shows, else the dominant one."""
+    edge = np.concatenate([arr[0], arr[-1], arr[:, 0], arr[:, -1]])
+    dominant, share = _dominant(edge)
+    if share < BORDER_SHARE:
+        dominant, _ = _dominant(arr)
     return np.array([dominant // 256, (dominant // 16) % 16, dominant % 16]) * 16 + 8
 
 
@@ -131,8 +147,11 @@ def detect_widgets(frame: Frame, join_px: int = 0) -> list[Box]:
         if bw * bh > 0.6 * w * h:
             continue
         boxes.append((xs.start * DOWNSAMPLE, ys.start * DOWNSAMPLE, xs.stop * DOWNSAMPLE, ys.stop * DOWNSAMPLE))
+    # The largest first when there are too many: the letters of a long title or hint line must not push
+    # the cards and buttons below them out of sight.
+    boxes = sorted(boxes, key=lambda b: -(b[2] - b[0]) * (b[3] - b[1]))[:MAX_WIDGETS]
     boxes.sort(key=lambda b: (b[1], b[0]))
-    return boxes[:MAX_WIDGETS]
+    return boxes
 
 
 def glyph_like(frame: Frame, box: Box, bg: np.ndarray | None = None) -> bool:
@@ -305,6 +324,8 @@ class OfflineExplorer:
         self.burst: Tap | None = None
         """A game's first hinted key tapped several times in a row, offered while the screen moves."""
         self.unchanged_run = 0
+        self.silent_run = 0
+        """Steps in a row whose input changed nothing though it had changed the screen before."""
         """Steps in a row whose input changed nothing."""
         self.global_tries: dict[Action, int] = defaultdict(int)
         self.responses: dict[Action, int] = defaultdict(int)
@@ -594,7 +615,7 @@ class OfflineExplorer:
         # A reset waits while the screen answers; when the last few inputs changed nothing (a game's
         # final board that only its restart key leaves), it is what to try first.
         known_resets = self._resets(state)
-        waiting = self.unchanged_run < RESET_AFTER_UNCHANGED
+        waiting = self.silent_run < RESET_AFTER_UNCHANGED
         resets, reset_now = (known_resets, set()) if waiting else (set(), known_resets)
         app = self.ctx.spec.kind == "app"
         if stuck:
@@ -691,6 +712,9 @@ class OfflineExplorer:
             else:
                 self.answered.add(action)
         self.unchanged_run = 0 if changed else self.unchanged_run + 1
+        # An input that never answered anywhere (a title's letter, a card already matched) is no sign that
+        # the program stopped answering: only those that answered before count toward trying a reset.
+        self.silent_run = 0 if changed else self.silent_run + int(self.responses[action] > 0)
         if self.second_clicks and type(action) is Click:
             self._second_click(decision, action, changed)
         if type(action) is Click and self._view is not None and action not in self.places \

@@ -312,6 +312,15 @@ class Explorer(OfflineExplorer):
         self.again = None  # the pair's other place, not the same card once more
         return Decision(chosen[0], chosen[1])
 
+    def _card(self, action: Action, frame: Frame) -> Widget | None:
+        """The widget a click turned over: the largest in sight around the point that is no drawing surface
+        (a card, not the '?' drawn on it, which the image shows as a blob of its own)."""
+        if not self._chose_view or self._view is None or not isinstance(action, Click):
+            return None
+        around = [w for w in self._view.widgets if w.contains(action.x, action.y)
+                  and w.area < SURFACE_SHARE * frame.width * frame.height]
+        return max(around, key=lambda w: w.area) if around else None
+
     def _survive(self, obs: Observation) -> Decision | None:
         """In a moving game on the frame gate: the input whose future lives longest."""
         assert self.ctx is not None
@@ -392,9 +401,10 @@ class Explorer(OfflineExplorer):
             self._pending_step = None
         new_lines = self._poll_coverage()
         self._note_standing(after)
+        if self.first_state is not None and self.recent and self.recent[-1] == self.first_state:
+            self.pairs = Pairs()  # back on the first screen (a new game): what the cards showed is gone
         if outcome == "ok":
-            widget = self._view.clicks.get(decision.action) if self._chose_view and self._view is not None else None
-            self.pairs.saw(decision.action, widget, before, after.frame)
+            self.pairs.saw(decision.action, self._card(decision.action, before), before, after.frame)
         if self.returner.replaying:
             if self.returner.pending is not None and not self.returner.pending.steps:
                 cell = self.returner.arrive(after.frame)
