@@ -91,3 +91,29 @@ def test_the_run_view_alone_follows_the_models_changes(qtbot, tmp_path, isolated
     view.player.close()
     model.close_database()
     store.close()
+
+
+def test_the_live_run_and_its_state_come_from_the_model(qtbot, tmp_path, isolated_settings):
+    """The header of the run played live shows its control state, set on the model (by the live run's owner)."""
+    db = tmp_path / "live.db"
+    store = TrajectoryStore(db)
+    run_id = make_synthetic_run(store, 3, status="running", verdict=None)
+    model = WorkbenchModel()
+    database = model.open_database(db)
+    view = RunView()
+    qtbot.addWidget(view)
+    view.bind(model)
+    view.set_database(database)
+    view.show()
+    view.open_run(run_id)
+    assert view.header.live_button.isHidden()
+    model.set_live(run_id, "paused")
+    assert "PAUSED" in view.header.title.text() and not view.header.live_button.isHidden()
+    model.set_live(run_id, "running")
+    assert "RUNNING" in view.header.title.text() and "PAUSED" not in view.header.title.text()
+    model.set_live(run_id, "paused")
+    model.set_live(None, None)  # the live run is over (its row still says running until it is re-read)
+    assert "PAUSED" not in view.header.title.text() and view.header.live_button.isHidden()
+    view.player.close()
+    model.close_database()
+    store.close()

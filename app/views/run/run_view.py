@@ -209,9 +209,13 @@ class RunView(QWidget):
     def bind(self, model: Any) -> None:
         """Follow the workbench model: work whose :class:`Changes` name the run shown (new steps, findings or
         log lines, its end, a judgment) re-reads it here, and a change of verdicts that names no run re-reads
-        its verdict, whoever made the change (this window, another one, another process the run list saw)."""
+        its verdict, whoever made the change (this window, another one, another process the run list saw).
+        The live run and its control state come from the model too (the run played live, and whether it runs
+        or is paused, show in the header of that run)."""
         self.verdict.bind(model)
         model.events.changed.connect(self._on_model_changed)
+        model.events.live_run_id.connect(self.set_live_run)
+        model.events.live_state.connect(self.set_live_state)
 
     def _on_model_changed(self, changes: Changes) -> None:
         if changes.touches(self.run_id):
@@ -329,9 +333,12 @@ class RunView(QWidget):
     # -- live runs -----------------------------------------------------------------------------------
     def set_live_run(self, run_id: int | None) -> None:
         """Mark ``run_id`` as the run being played live (None: no live run any more)."""
+        was = self.run_id is not None and self.run_id == self._live_run_id
         self._live_run_id = run_id
         live = run_id is not None and run_id == self.run_id
         self.header.set_live_available(live)
+        if live != was:  # the header's live state comes or goes with it
+            self.refresh_header()
         if not live:
             self.show_page(FRAMES_PAGE)
 

@@ -493,7 +493,7 @@ class MainWindow(QMainWindow):
 
     # -- live-run handlers ------------------------------------------------------------------------------
     def _on_live_run_started(self, event: RunStarted) -> None:
-        self.run_view.set_live_run(event.run_id)
+        self.model.set_live(event.run_id, self.live.state if self.live is not None else None)
         self.browser.refresh()
         self.browser.select_run(event.run_id)
 
@@ -506,7 +506,7 @@ class MainWindow(QMainWindow):
 
     def _on_live_run_finished(self, event: RunFinished) -> None:
         self.model.apply(Changes(runs=frozenset({event.run_id}), run_list=True))
-        self.run_view.set_live_run(None)
+        self.model.set_live(None, None)
         text = f"Run {event.run_id} {event.status}: {event.verdict} after {event.steps} steps"
         self.statusBar().showMessage(text, 10000)
         if event.status == "error" and event.error:
@@ -516,14 +516,14 @@ class MainWindow(QMainWindow):
         self.show_message(message)
 
     def _on_live_process_ended(self, _exit_code: int) -> None:
-        self.run_view.set_live_run(None)
+        self.model.set_live(None, None)
         live_run = self.live.run_id if self.live is not None else None
         self.model.apply(Changes(runs=frozenset({live_run} if live_run is not None else ()), run_list=True))
 
     def _on_live_state_changed(self, state: str) -> None:
-        self.model.set_live(self.live.run_id if self.live is not None else None, None if state == FINISHED else state)
+        live_run = self.live.run_id if self.live is not None and state != FINISHED else None
+        self.model.set_live(live_run, None if state == FINISHED else state)  # the run view follows
         self.commands.set_live_controls(state)
-        self.run_view.set_live_state(None if state == FINISHED else state)
         if state == FINISHED:
             self.live_label.setText("")
         else:
