@@ -195,13 +195,33 @@ def test_run_gui_opens_the_requested_run_and_returns_an_exit_code(qapp, db_with_
     assert seen["run"] == ids[0] and str(path) in seen["title"]
 
 
+def cpu_seconds(pid: int) -> float:
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def wait_idle(proc: subprocess.Popen, at_least_s: float = 3.0, timeout_s: float = 60.0) -> None:
+    """Until the process has used (almost) no CPU for a second: the window is up and idle in Qt's event loop.
+    A fixed wait was not enough on a busy machine: the signal came while the window was still being built,
+    and the command line's handler (exit 130) answered it instead of the window's."""
+    time.sleep(at_least_s)
+    deadline = time.monotonic() + timeout_s
+    last = cpu_seconds(proc.pid)
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(1.0)
+        now = cpu_seconds(proc.pid)
+        if now - last < 0.05:
+            return
+        last = now
+
+
 def test_gui_command_stops_cleanly_on_sigterm(db_with_runs, tmp_path):
     path, ids = db_with_runs
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_STATE_HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path))
     proc = subprocess.Popen([sys.executable, "-m", "app", "gui", "--db", str(path), "--open", str(ids[0])],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(3)  # the window is up and idle in Qt's event loop
+        wait_idle(proc)
         assert proc.poll() is None
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=10)
