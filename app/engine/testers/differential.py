@@ -412,7 +412,10 @@ class DifferentialTester:
         self._note_reference_errors()
         codes = [p.target.returncode if p.target is not None else None for p in self.players]
         if not (self.resolved.spec.exit_ok and all(c == 0 for c in codes)):
-            self.unreproducible = "the reference program ended during the run; the rest cannot be compared"
+            said = [text.strip() for p in self.players if p.target is not None
+                    for stream, _, text in p.target.lines() if stream == "stderr" and text.strip()]
+            how = f"exit code {', '.join(str(c) for c in codes)}" + (f"; it printed: {said[-1][:200]}" if said else "")
+            self.unreproducible = f"the reference program ended during the run ({how}); the rest cannot be compared"
             return
         candidate = self._candidate()
         target = candidate.target if candidate is not None else None
