@@ -25,6 +25,21 @@ def window(qtbot, isolated_settings):
     win.close()
 
 
+def bound_run_view(qtbot, db, **run) -> tuple[TrajectoryStore, WorkbenchModel, RunView, int]:
+    """A run view bound to a fresh workbench model, showing a synthetic 3-step run of a new database."""
+    store = TrajectoryStore(db)
+    run_id = make_synthetic_run(store, 3, **run)
+    model = WorkbenchModel()
+    database = model.open_database(db)
+    view = RunView()
+    qtbot.addWidget(view)
+    view.bind(model)
+    view.set_database(database)
+    view.show()
+    view.open_run(run_id)
+    return store, model, view, run_id
+
+
 def add_log_line(db, run_id: int, text: str) -> None:
     """Another connection writes a target log line during the run's first step (the run list's row stays as it
     was: no run, step or judgment was added)."""
@@ -68,16 +83,7 @@ def test_an_override_re_reads_the_run_view_once(window, tmp_path, monkeypatch):
 
 def test_the_run_view_alone_follows_the_models_changes(qtbot, tmp_path, isolated_settings):
     """No window and no run list: the view's only news of new steps is the model's changes."""
-    db = tmp_path / "alone.db"
-    store = TrajectoryStore(db)
-    run_id = make_synthetic_run(store, 3, status="running")
-    model = WorkbenchModel()
-    database = model.open_database(db)
-    view = RunView()
-    qtbot.addWidget(view)
-    view.bind(model)
-    view.set_database(database)
-    view.open_run(run_id)
+    store, model, view, run_id = bound_run_view(qtbot, tmp_path / "alone.db", status="running")
     model.select_run(run_id)
     assert view.model.available == 3
     view.last_step()
@@ -95,17 +101,7 @@ def test_the_run_view_alone_follows_the_models_changes(qtbot, tmp_path, isolated
 
 def test_the_live_run_and_its_state_come_from_the_model(qtbot, tmp_path, isolated_settings):
     """The header of the run played live shows its control state, set on the model (by the live run's owner)."""
-    db = tmp_path / "live.db"
-    store = TrajectoryStore(db)
-    run_id = make_synthetic_run(store, 3, status="running", verdict=None)
-    model = WorkbenchModel()
-    database = model.open_database(db)
-    view = RunView()
-    qtbot.addWidget(view)
-    view.bind(model)
-    view.set_database(database)
-    view.show()
-    view.open_run(run_id)
+    store, model, view, run_id = bound_run_view(qtbot, tmp_path / "live.db", status="running", verdict=None)
     assert view.header.live_button.isHidden()
     model.set_live(run_id, "paused")
     assert "PAUSED" in view.header.title.text() and not view.header.live_button.isHidden()
