@@ -18,7 +18,7 @@ import keyring.backend  # noqa: E402
 import keyring.errors  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
-from test_views_support import PROBE, ROOT, isolated_settings, make_synthetic_run, needs_xvfb  # noqa: E402,F401
+from test_views_support import PROBE, ROOT, isolated_settings, window, make_synthetic_run, needs_xvfb  # noqa: E402,F401
 
 from app.views.widgets.identity import identity  # noqa: E402
 
@@ -62,17 +62,6 @@ def ring(monkeypatch):
     keyring.set_keyring(memory)
     yield memory
     keyring.set_keyring(previous)
-
-
-@pytest.fixture
-def window(qtbot, isolated_settings):
-    win = MainWindow()
-    win.modal_messages = False
-    win.resize(1400, 900)
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.close()
 
 
 def missing_key_sentence(provider: str) -> str:

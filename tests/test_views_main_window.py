@@ -12,7 +12,7 @@ import time
 import types
 
 import pytest
-from test_views_support import ROOT, isolated_settings, make_synthetic_run  # noqa: F401
+from test_views_support import ROOT, isolated_settings, window, make_synthetic_run  # noqa: F401
 
 APPS = ROOT / "benchmark" / "apps"
 
@@ -25,17 +25,6 @@ from app.engine.play.targetspec import load_bugs  # noqa: E402
 from app.views.shell.error_reporter import ErrorReporter  # noqa: E402
 from app.views.shell.main_window import MainWindow, run_gui  # noqa: E402
 from app.views.live.new_run_dialog import NewRunDialog  # noqa: E402
-
-
-@pytest.fixture
-def window(qtbot, isolated_settings):
-    win = MainWindow()
-    win.modal_messages = False
-    win.resize(1400, 900)
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.close()
 
 
 @pytest.fixture

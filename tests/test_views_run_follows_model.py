@@ -6,23 +6,12 @@ from __future__ import annotations
 import time
 
 import pytest
-from test_views_support import isolated_settings, make_synthetic_run  # noqa: F401
+from test_views_support import isolated_settings, window, make_synthetic_run  # noqa: F401
 
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.model.changes import Changes  # noqa: E402
 from app.views.model.workbench_model import WorkbenchModel  # noqa: E402
 from app.views.run.run_view import RunView  # noqa: E402
-from app.views.shell.main_window import MainWindow  # noqa: E402
-
-
-@pytest.fixture
-def window(qtbot, isolated_settings):
-    win = MainWindow()
-    win.modal_messages = False
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.close()
 
 
 def bound_run_view(qtbot, db, **run) -> tuple[TrajectoryStore, WorkbenchModel, RunView, int]:

@@ -4,7 +4,7 @@ unfiltered, Export acts on the run the list shows selected, and the list holds s
 from __future__ import annotations
 
 import pytest
-from test_views_support import isolated_settings, make_synthetic_run  # noqa: F401
+from test_views_support import isolated_settings, window, make_synthetic_run  # noqa: F401
 
 from PySide6.QtCore import QEvent, QPoint, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
@@ -13,17 +13,6 @@ from app.views.model.database import Database  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.browser.runs_model import COLUMN_OF  # noqa: E402
 from app.views.shell.main_window import MainWindow  # noqa: E402
-
-
-@pytest.fixture
-def window(qtbot, isolated_settings):
-    win = MainWindow()
-    win.modal_messages = False
-    win.resize(1400, 900)
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.close()
 
 
 @pytest.fixture

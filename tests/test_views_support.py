@@ -133,6 +133,20 @@ def isolated_settings(qapp, tmp_path):
     settings.clear()
 
 
+@pytest.fixture
+def window(qtbot, isolated_settings):
+    """The workbench's main window, 1400x900, shown, with its messages not modal (a test answers no dialog)."""
+    from app.views.shell.main_window import MainWindow
+
+    win = MainWindow()
+    win.modal_messages = False
+    win.resize(1400, 900)
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.close()
+
+
 def png_bytes(image: Image.Image) -> bytes:
     buf = io.BytesIO()
     image.save(buf, format="PNG")

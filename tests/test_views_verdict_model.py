@@ -4,20 +4,9 @@ through the model) updates the shown verdict and Undo at once (issue 28)."""
 from __future__ import annotations
 
 import pytest
-from test_views_support import isolated_settings, make_synthetic_run  # noqa: F401
+from test_views_support import isolated_settings, window, make_synthetic_run  # noqa: F401
 
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
-from app.views.shell.main_window import MainWindow  # noqa: E402
-
-
-@pytest.fixture
-def window(qtbot, isolated_settings):
-    win = MainWindow()
-    win.modal_messages = False
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.close()
 
 
 def test_an_override_made_elsewhere_updates_the_shown_verdict_and_undo(window, tmp_path):
