@@ -316,9 +316,8 @@ class DifferentialTester:
     def _note_reference_errors(self) -> None:
         """Keep what the reference runs printed on stderr (before they stop or restart)."""
         for player in self.players:
-            if player.target is not None and len(self.reference_errors) < MAX_REFERENCE_ERRORS:
-                self.reference_errors.update(text.strip() for stream, _, text in player.target.lines()
-                                             if stream == "stderr" and text.strip())
+            if len(self.reference_errors) < MAX_REFERENCE_ERRORS:
+                self.reference_errors.update(_stderr_lines(player))
 
     def _shared(self, finding: Finding) -> bool:
         """A generic finding the reference shows too, after the same inputs: an exception whose last line
@@ -412,8 +411,7 @@ class DifferentialTester:
         self._note_reference_errors()
         codes = [p.target.returncode if p.target is not None else None for p in self.players]
         if not (self.resolved.spec.exit_ok and all(c == 0 for c in codes)):
-            said = [text.strip() for p in self.players if p.target is not None
-                    for stream, _, text in p.target.lines() if stream == "stderr" and text.strip()]
+            said = [line for p in self.players for line in _stderr_lines(p)]
             how = f"exit code {', '.join(str(c) for c in codes)}" + (f"; it printed: {said[-1][:200]}" if said else "")
             self.unreproducible = f"the reference program ended during the run ({how}); the rest cannot be compared"
             return
@@ -755,6 +753,13 @@ def _follow_window(player: Player) -> bool:
     except Exception:  # a window going away: the run finds out from the process
         return False
     return new is not None and new != old
+
+
+def _stderr_lines(player: Player) -> list[str]:
+    """What a player's program printed on stderr so far, one stripped non-empty line each."""
+    if player.target is None:
+        return []
+    return [text.strip() for stream, _, text in player.target.lines() if stream == "stderr" and text.strip()]
 
 
 def _wait_ended(players: list[Player]) -> None:
