@@ -8,15 +8,18 @@ gone, no process is left.
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from app.engine.play import cgroup, sandbox
+from app.engine.play.display import die_with_parent
 
 NPROC = 48
 MEMORY_MB = 192
@@ -162,3 +165,17 @@ def test_open_files_are_bounded_per_process(tmp_path):
                                                                 limits=sandbox.Limits(wall_s=30, nofile=256)))
     opened = int(re.search(r"OPENED (\d+) 24", out.stdout).group(1))  # type: ignore[union-attr]  (EMFILE)
     assert opened < 256
+
+
+def test_a_child_whose_parent_died_before_it_could_ask_to_die_with_it_ends_at_once() -> None:
+    """PR_SET_PDEATHSIG set after the parent is gone would never fire (a ``kill -9`` of the engine while it
+    forks bubblewrap left bubblewrap behind in CI): such a child ends before it runs anything."""
+    not_my_parent = functools.partial(die_with_parent, os.getpid() + 1_000_000)  # as if the forker were gone
+    orphan = subprocess.Popen(["sleep", "30"], preexec_fn=not_my_parent)
+    assert orphan.wait(timeout=10) == 128 + 9
+    child = subprocess.Popen(["sleep", "30"], preexec_fn=functools.partial(die_with_parent, os.getpid()))
+    try:
+        assert child.poll() is None  # the usual case: it runs, and dies with us
+    finally:
+        child.kill()
+        child.wait()

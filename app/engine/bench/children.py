@@ -14,7 +14,7 @@ run in the sandbox) cannot hold the interrupted bench open.
 
 from __future__ import annotations
 
-import ctypes
+import functools
 import os
 import queue
 import signal
@@ -23,18 +23,12 @@ import threading
 import time
 from typing import Any, Callable, Sequence
 
+from app.engine.play.display import die_with_parent
+
 STOP_GRACE_S = 5.0
 """How long an interrupted child has to close its run before it is killed."""
 POLL_S = 0.2
-_PR_SET_PDEATHSIG = 1
-_PRCTL = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)  # resolved here: no dlopen in a forked child
 _local = threading.local()
-
-
-def _die_with_parent() -> None:
-    """preexec_fn: SIGKILL when the thread that started us (and so the bench) dies (Linux; elsewhere nothing)."""
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 class ChildBatch:
@@ -66,7 +60,8 @@ class ChildBatch:
 
 
 def _popen(cmd: list[str], **kw: Any) -> subprocess.Popen[str]:
-    return subprocess.Popen(cmd, process_group=0, preexec_fn=_die_with_parent, text=True, **kw)
+    return subprocess.Popen(cmd, process_group=0, preexec_fn=functools.partial(die_with_parent, os.getpid()),
+                            text=True, **kw)
 
 
 def spawn(cmd: list[str], **kw: Any) -> subprocess.Popen[str] | None:

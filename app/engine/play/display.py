@@ -8,6 +8,7 @@ leaves orphans.  Normal exits shut them down explicitly.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import resource
 import select
@@ -31,18 +32,23 @@ XVFB_MEMORY_MB = 2048
 _MB = 1024 * 1024
 
 
-def die_with_parent() -> None:
-    """preexec_fn: ask the kernel to SIGKILL this child when its parent dies."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except OSError:
-        pass
+_PRCTL = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)  # resolved here: no dlopen in a forked child
 
 
-def _xvfb_preexec() -> None:
+def die_with_parent(parent: int) -> None:
+    """preexec_fn part: ask the kernel to SIGKILL this child when ``parent`` (the pid that forked it, taken
+    before the fork) dies.  A parent killed between the fork and this call would never trigger it — the
+    child, adopted by init or a subreaper, would outlive it (seen in CI: a ``kill -9`` of the engine just
+    as it started bubblewrap) — so a child whose parent is already gone ends here."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(128 + signal.SIGKILL)
+
+
+def _xvfb_preexec(parent: int) -> None:
     """preexec_fn of a private Xvfb: dies with the engine, and its memory is bounded (pixmaps a program makes)."""
-    die_with_parent()
+    die_with_parent(parent)
     limit = XVFB_MEMORY_MB * _MB
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
@@ -119,7 +125,7 @@ def start_xvfb(size: tuple[int, int] = DEFAULT_SCREEN, depth: int = 24) -> XDisp
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=_xvfb_preexec,
+            preexec_fn=functools.partial(_xvfb_preexec, os.getpid()),
         )
     finally:
         os.close(write_fd)

@@ -463,12 +463,14 @@ def _limiter(lim: Limits, new_session: bool, group: RunGroup | None = None) -> C
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     nofile = lim.nofile if hard == resource.RLIM_INFINITY else min(lim.nofile, hard)  # never above what we have
 
+    parent = os.getpid()
+
     def apply() -> None:  # between fork and exec: no allocation-heavy work
         if group is not None:
             group.enter()  # the whole tree's bound (processes, memory), whatever the uid
         if new_session:
             os.setsid()
-        die_with_parent()
+        die_with_parent(parent)
         resource.setrlimit(resource.RLIMIT_AS, (lim.memory_mb * MB, lim.memory_mb * MB))
         if lim.cpu_s is not None:
             resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_s, lim.cpu_s + 1))
