@@ -65,6 +65,9 @@ from app.engine.trace.store import TrajectoryStore, frame_digest
 NOISE_WATCH_S = 1.0
 """The reference is watched this long at start, and again before a divergence is called."""
 CONFIRM_SAMPLE_S = 0.05
+CATCH_UP_S = 0.3
+"""On a difference, how long the three programs are looked at again side by side before the watch: enough
+for a Qt or Tk timer to show the engine's latest time in each (a tick at most a few tenths apart)."""
 UNREPRODUCIBLE_SHARE = 0.25
 """Two reference runs that differ over this share of the window do not reproduce each other."""
 CLOCK_STEP_S = 0.5
@@ -529,12 +532,18 @@ class DifferentialTester:
             return
         time.sleep(NOISE_WATCH_S / 4)  # a closer look: a clock may just have ticked in one of them
         again = self._reference_widgets()
-        self._widget_self_check(refs, again)
+        self._widget_self_check(again)
         candidate_again = self._widgets_of(self._candidate())
         if again is None or candidate_again is None:
             return
         left = [k for k in (differing(candidate, refs[0]) & differing(candidate_again, again[0]))
                 if k not in self.widget_noise]
+        if not left:
+            # All caught up (a timer showing the engine's time ticked in between): what changed between the
+            # looks is not noise, or a stopwatch's digits would never be compared again.
+            return
+        self._widget_self_check(refs, again)  # a difference that stays: what changes by itself is noise
+        left = [k for k in left if k not in self.widget_noise]
         if not left:
             return
         def place(k: Key) -> tuple[int, int]:  # the topmost, leftmost difference is named
@@ -570,18 +579,24 @@ class DifferentialTester:
         if found is None:
             self._agreed(step)
             return
-        # A closer look before calling it: a caret or a clock may just have been in another
-        # phase.  Watch both programs, learn what each changes by itself, and look for any
-        # pair of frames that agree.
+        # A closer look before calling it.  First side by side: the programs' Python clocks stand still
+        # between steps, but a Qt or Tk timer shows the engine's latest time only at its next tick (on the
+        # wall clock), which one program may not have had when it was looked at.
+        if self._look_again(step, shape):
+            return
+        # Then a caret or a wall clock may just have been in another phase.  Watch both programs, learn
+        # what each changes by itself, and look for any pair of frames that agree.
         observers = [p.observer for p in self.players[:1]]
         candidate_observer = getattr(getattr(self.ctx, "player", None), "observer", None)
         watched = [self.pool.submit(self._watch, o, NOISE_WATCH_S) for o in observers if o is not None]
         own = self._watch(candidate_observer, NOISE_WATCH_S) if candidate_observer is not None else [candidate]
-        seen = self._references() + [f for w in watched for f in w.result()]
+        watched_frames = [w.result() for w in watched]
+        seen = self._references() + [f for frames in watched_frames for f in frames]
+        now = [frames[-1] for frames in watched_frames if frames]  # the text is read against what they show now
         ignored = self._ignored(shape)  # again: the closer look learnt more noise
         best = None
         for frame in [candidate, *own]:
-            found = compare(frame, seen, ignored) or self._text_differs(frame, ignored)
+            found = compare(frame, seen, ignored) or self._text_differs(frame, ignored, now or None)
             if found is None:
                 self._agreed(step)
                 return
@@ -619,11 +634,39 @@ class DifferentialTester:
         if step is not None:
             self.agreed.add(step)
 
-    def _text_differs(self, frame: Frame, ignored: np.ndarray) -> Divergence | None:
-        """Small text (one-pixel strokes) that reads differently from what every reference run shows now."""
+    def _look_again(self, step: int | None, shape: tuple[int, int]) -> bool:
+        """Look at the candidate and both reference runs again, side by side, every :data:`CONFIRM_SAMPLE_S`
+        for up to :data:`CATCH_UP_S`: do they agree now (then the step agreed, the references' frames are
+        these, and nothing is learnt as noise)?  Only the wall clock moved in between: a program that had
+        not yet shown the engine's time has caught up."""
+        candidate = self._candidate()
+        observers = [p.observer for p in self.players]
+        if candidate is None or candidate.observer is None or any(o is None for o in observers):
+            return False
+        end = time.monotonic() + CATCH_UP_S
+        while time.monotonic() < end:
+            time.sleep(CONFIRM_SAMPLE_S)
+            jobs = [self.pool.submit(o.capture) for o in observers]
+            mine = candidate.observer.capture()
+            refs = [j.result() for j in jobs]
+            if (mine.height, mine.width) != shape:
+                return False
+            ignored = self._ignored(shape)
+            if compare(mine, refs, ignored) is None and self._text_differs(mine, ignored, refs) is None:
+                self.ref_obs = [dataclasses.replace(o, frame=f) for o, f in zip(self.ref_obs, refs)]
+                if step is not None:
+                    self.reference_frames[step] = refs[0]
+                self._agreed(step)
+                return True
+        return False
+
+    def _text_differs(self, frame: Frame, ignored: np.ndarray,
+                      refs: list[Frame] | None = None) -> Divergence | None:
+        """Small text (one-pixel strokes) that reads differently from what every reference run shows now
+        (``refs``: their pictures taken now; by default those of the step's look)."""
         found = None
-        for obs in self.ref_obs:
-            found = changed_text(frame, obs.frame, ignored)
+        for ref in refs if refs is not None else [obs.frame for obs in self.ref_obs]:
+            found = changed_text(frame, ref, ignored)
             if found is None:
                 return None
         return found
