@@ -24,6 +24,7 @@ from app.views.live.desktop_placement import WindowState, place_beside
 from app.views.live.live_capture import LiveCapture
 from app.views.live.live_view import TAKEOVER_SHORTCUT, LiveView
 from app.views.live.run_request import RunRequest
+from app.views.model.run_offers import live_offers
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +70,8 @@ class LiveRun(BridgeControls, QObject):
         if view is not None:
             view.sig_action_requested.connect(self._on_view_action_requested)
             view.sig_frame_shown.connect(self._on_view_frame_shown)
-            view.set_takeover_allowed(self.state == PAUSED)
-            view.set_state_text(_STATE_TEXT[self.state])
+            view.set_takeover_allowed(live_offers(self.request.tester, self.state).take_over)
+            view.set_state_text(self._state_text(self.state))
             if self.capture is not None:
                 self.capture.sig_frame_captured.connect(view.show_frame)
 
@@ -158,6 +159,13 @@ class LiveRun(BridgeControls, QObject):
             self.capture.frame_consumed()
 
     # -- helpers ---------------------------------------------------------------------------------------
+    def _state_text(self, state: str) -> str:
+        """What the live view says: paused says how to take over, or why this run's tester cannot take one."""
+        offers = live_offers(self.request.tester, state)
+        if state == PAUSED and not offers.take_over:
+            return f"paused — {offers.take_over_note[0].lower()}{offers.take_over_note[1:]}"
+        return _STATE_TEXT[state]
+
     def _set_state(self, state: str) -> None:
         self.state = state
         if state == FINISHED and self._before_placement is not None:
@@ -165,6 +173,6 @@ class LiveRun(BridgeControls, QObject):
             self._before_placement = None
             before.restore(window)
         if self._view is not None:
-            self._view.set_takeover_allowed(state == PAUSED)
-            self._view.set_state_text(_STATE_TEXT[state])
+            self._view.set_takeover_allowed(live_offers(self.request.tester, state).take_over)
+            self._view.set_state_text(self._state_text(state))
         self.sig_state_changed.emit(state)

@@ -29,7 +29,8 @@ from app.engine.play.targetspec import SPEC_FILE, BugInfo, list_apps, load_bugs,
 from app.engine.testers import TESTERS
 from app.views.settings.llm_options_view import LLMOptionsView
 from app.views.settings.llm_preferences import LLMPreferences, SavedKeys
-from app.views.live.run_request import LLM_TESTER, RunRequest
+from app.views.live.run_request import RunRequest
+from app.views.model.run_offers import abilities
 from app.views.settings.settings_dialog import SettingsDialog, readiness
 
 DEFAULT_MAX_STEPS = 30
@@ -38,14 +39,8 @@ DISPLAY_HELP = {
     "isolated": "a private Xvfb display: nothing on your screen is touched, the run is shown live here",
     "desktop": "the target opens on your desktop and is driven with your real mouse and keyboard",
 }
-SCRIPT_TESTER = "script"
 CHOICES_KEY = "new_run"
 """QSettings group of the choices of the last run started from the dialog."""
-TESTER_HELP = {
-    "offline": "explores without a model: random and systematic input, generic oracles (crash, freeze, blank…)",
-    "script": "plays the target's [[script]] cases and judges each rubric criterion",
-    "llm": "a vision model plays the target and judges it (provider settings below)",
-}
 
 
 class NewRunDialog(QDialog):
@@ -78,7 +73,7 @@ class NewRunDialog(QDialog):
         self.tester_combo = QComboBox(self)
         for name in TESTERS:
             self.tester_combo.addItem(name, name)
-            self.tester_combo.setItemData(self.tester_combo.count() - 1, TESTER_HELP.get(name, ""),
+            self.tester_combo.setItemData(self.tester_combo.count() - 1, abilities(name).summary,
                                           Qt.ItemDataRole.ToolTipRole)
         self.llm_options = LLMOptionsView(self)
         self.llm_options.set_preferences(LLMPreferences.load(self._settings))
@@ -226,7 +221,7 @@ class NewRunDialog(QDialog):
         if bug:
             target += f"@{bug}"
         llm: dict[str, str | None] = {}
-        if self.tester() == LLM_TESTER:  # provider and model as resolved (a default model is named), no key
+        if abilities(self.tester()).needs_model:  # provider and model as resolved (a default model is named), no key
             prefs = self.llm_options.preferences()
             settings = resolve_settings(prefs.options(), keyring_lookup=self._keys.lookup)
             llm = {"provider": settings.provider, "model": settings.model, "base_url": prefs.base_url or None}
@@ -237,16 +232,16 @@ class NewRunDialog(QDialog):
         """The one sentence that keeps Start disabled ("" when the run can start)."""
         if self._target_error:
             return self._target_error
-        if self.tester() == SCRIPT_TESTER and not self._has_script:
+        if abilities(self.tester()).needs_script and not self._has_script:
             return "This target has no [[script]] section in its playcoder.toml; choose the offline or llm tester."
-        if self.tester() == LLM_TESTER:
+        if abilities(self.tester()).needs_model:
             ready, sentence = readiness(self.llm_options.preferences(), self._keys)
             if not ready:
                 return sentence
         return ""
 
     def _refresh_state(self) -> None:
-        llm = self.tester() == LLM_TESTER
+        llm = abilities(self.tester()).needs_model
         self.llm_box.setVisible(llm)
         if llm:
             ready, sentence = readiness(self.llm_options.preferences(), self._keys)
@@ -276,12 +271,15 @@ class NewRunDialog(QDialog):
             except TargetError as exc:
                 self._target_error = str(exc)
         model = self.tester_combo.model()
-        row = self.tester_combo.findData(SCRIPT_TESTER)
-        if isinstance(model, QStandardItemModel) and row >= 0:
-            item = model.item(row)
-            item.setEnabled(self._has_script)
-            item.setToolTip(TESTER_HELP[SCRIPT_TESTER] if self._has_script
-                            else "this target has no [[script]] section in its playcoder.toml")
+        if not isinstance(model, QStandardItemModel):
+            return
+        for row in range(self.tester_combo.count()):
+            can = abilities(str(self.tester_combo.itemData(row)))
+            if can.needs_script:
+                item = model.item(row)
+                item.setEnabled(self._has_script)
+                item.setToolTip(can.summary if self._has_script
+                                else "this target has no [[script]] section in its playcoder.toml")
 
     # -- handlers ------------------------------------------------------------------------------
     def _on_source_toggled(self, bundled: bool) -> None:
@@ -333,7 +331,7 @@ class NewRunDialog(QDialog):
         self.display_combo.setToolTip(DISPLAY_HELP.get(str(self.display_combo.currentData()), ""))
 
     def _on_tester_changed(self, _index: int) -> None:
-        self.tester_combo.setToolTip(TESTER_HELP.get(self.tester(), ""))
+        self.tester_combo.setToolTip(abilities(self.tester()).summary)
         self._refresh_state()
 
     def _on_llm_options_changed(self) -> None:

@@ -19,8 +19,8 @@ from typing import Mapping
 from app.engine.play.display import ISOLATED
 from app.engine.errors import UserError
 from app.engine.llm.config import KEY_ENV, resolve_settings
+from app.views.model.run_offers import abilities
 
-LLM_TESTER = "llm"
 KEYRING_SOURCE = "from the system keyring"
 """``LLMSettings.key_source`` for a key that came from the keyring."""
 
@@ -40,7 +40,7 @@ class RunRequest:
 
     def llm_options(self) -> dict[str, str]:
         """The llm tester's options as :func:`resolve_settings` takes them (empty for other testers)."""
-        if self.tester != LLM_TESTER:
+        if not abilities(self.tester).needs_model:
             return {}
         return {k: v for k, v in (("provider", self.provider), ("model", self.model), ("base_url", self.base_url))
                 if v}
@@ -69,7 +69,7 @@ class RunRequest:
         it), and when the settings are incomplete (the child then ends with the
         same one sentence the dialog showed).
         """
-        if self.tester != LLM_TESTER:
+        if not abilities(self.tester).needs_model:
             return {}
         try:
             settings = resolve_settings(self.llm_options(), env=env)

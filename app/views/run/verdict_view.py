@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine.trace.repair_plays import REPAIR_KIND
+from app.views.model.run_offers import run_offers
 from app.views.run.override_dialog import OverrideDialog
 from app.views.widgets.identity import IDENTITY_KEY, ask_identity, identity, set_identity
 from app.views.widgets.verdict_style import NO_VERDICT_COLOR, verdict_badge_html, verdict_color
@@ -75,6 +76,7 @@ class VerdictView(QWidget):
         self.fail_button = QPushButton("Fail…", self)
         self.fail_button.setObjectName("FailButton")
         self.fail_button.setToolTip("Override: the run fails (asks why, then appends your judgment)")
+        self._pass_tip, self._fail_tip = self.pass_button.toolTip(), self.fail_button.toolTip()
         self.undo_button = QPushButton("Undo", self)
         self.undo_button.setToolTip("Append an undo for the newest human override (Ctrl+Z)")
 
@@ -154,8 +156,8 @@ class VerdictView(QWidget):
             self._set_override_enabled(False)
             return
         run = self._run = db.run(run_id)
-        session = run.get("kind") == REPAIR_KIND
-        self.buttons.setVisible(not session)  # a repair's result is the repair's, not a verdict to override
+        offers = run_offers(run)
+        self.buttons.setVisible(offers.overridable)  # a repair's result is the repair's, not a verdict to override
         judgments = db.judgments(run_id)
         findings = db.findings(run_id)
         if self._follows_model():
@@ -177,8 +179,8 @@ class VerdictView(QWidget):
         self.tester_line.setToolTip(reason if short != reason else "")
         self._fill_criteria(db, run_id, judgments, findings)
         self._fill_history(judgments)
-        self._set_override_enabled(run.get("status") != "running" and not session, undo=undoable)
-        if session:
+        self._set_override_enabled(offers.override, undo=undoable, why_not=offers.override_note)
+        if run.get("kind") == REPAIR_KIND:
             self.provenance.setText("A repair session: its verdict is the repair's result (fixed or not). Its cycles, "
                                     "patches and plays are in the repair window.")
 
@@ -281,9 +283,11 @@ class VerdictView(QWidget):
                 item.setFont(2, bold)
             self.history.addTopLevelItem(item)
 
-    def _set_override_enabled(self, enabled: bool, *, undo: bool = False) -> None:
+    def _set_override_enabled(self, enabled: bool, *, undo: bool = False, why_not: str = "") -> None:
         self.pass_button.setEnabled(enabled)
         self.fail_button.setEnabled(enabled)
+        for button, tip in ((self.pass_button, self._pass_tip), (self.fail_button, self._fail_tip)):
+            button.setToolTip(tip if enabled or not why_not else why_not)
         self.undo_button.setEnabled(enabled and undo)
         self.undo_button.setToolTip("Append an undo for the newest human override (Ctrl+Z)" if enabled and undo else
                                     "Nothing to undo: no human override of this run is in force")

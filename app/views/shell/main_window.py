@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.engine.errors import StoreError
 from app.views.model.changes import Changes
 from app.views.model.database import Database
+from app.views.model.run_offers import run_offers
 from app.views.model.workbench_model import WorkbenchModel
 from app.engine.play.events import FindingRaised, RunFinished, RunStarted, StepRecorded
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
@@ -273,6 +274,7 @@ class MainWindow(QMainWindow):
         for action in self.commands.revealing():
             action.setEnabled(not on)
         self.commands.undo_override.setEnabled(not on and self.run_view.verdict.can_undo)
+        self._offer_replay()
         for action in (self.commands.repair_sessions, self.commands.new_repair, self.commands.present_repair,
                        self.commands.export_repair):
             action.setEnabled(not on and self.repair.available)
@@ -477,11 +479,17 @@ class MainWindow(QMainWindow):
         else:
             self.show_message(UNAVAILABLE)
 
+    def _offer_replay(self) -> None:
+        """Replay is offered for a run with steps (and not while a blinded labelling window is open)."""
+        offers = run_offers(self.run_view.run, self.run_view.model.available)
+        self.commands.replay.setEnabled(offers.replay and self.pages.currentIndex() == RUNS_PAGE)
+
     def _on_verdict_undo_available(self, available: bool) -> None:
         self.commands.undo_override.setEnabled(available and self.pages.currentIndex() == RUNS_PAGE)
 
     def _on_run_view_step_changed(self, row: int) -> None:
         total = self.run_view.model.available
+        self._offer_replay()
         self.statusBar().showMessage(f"Step {row + 1} of {total}" if row >= 0 else "")
 
     def _on_browser_runs_changed(self, run_ids: set[int]) -> None:
@@ -523,7 +531,7 @@ class MainWindow(QMainWindow):
     def _on_live_state_changed(self, state: str) -> None:
         live_run = self.live.run_id if self.live is not None and state != FINISHED else None
         self.model.set_live(live_run, None if state == FINISHED else state)  # the run view follows
-        self.commands.set_live_controls(state)
+        self.commands.set_live_controls(state, self.live.request.tester if self.live is not None else None)
         if state == FINISHED:
             self.live_label.setText("")
         else:

@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QStyle, QWidget
 
 from app.views.live.live_view import TAKEOVER_SHORTCUT
+from app.views.model.run_offers import NOT_PAUSED, live_offers
 from app.views.run.replay_controller import DEFAULT_SPEED, SPEEDS
 
 SP = QStyle.StandardPixmap
@@ -58,6 +59,7 @@ class WorkbenchActions:
         self.take_over = make("&Take over", TAKEOVER_SHORTCUT, SP.SP_DialogYesButton,
                               f"Paused run: send your clicks and keys to the target; {takeover_key} again gives "
                               "the keys back to the workbench", checkable=True)
+        self._take_over_tip = self.take_over.toolTip()
         self.record_case = make("Record rubric &case…", "Ctrl+Shift+C", None,
                                 "Turn the steps you played in take-over into a [[script]] case: mark on the frames "
                                 "what must hold, save it, replay it (Ctrl+Shift+C)")
@@ -108,15 +110,20 @@ class WorkbenchActions:
                 self.first_step, self.last_step, self.zoom_fit, self.refresh, self.agreement, self.repair_sessions,
                 self.new_repair, self.present_repair, self.export_repair)
 
-    def set_live_controls(self, state: str | None) -> None:
-        """Enable pause/step/stop for a live run in ``state`` (None: no live run)."""
-        live = state is not None and state != "finished"
-        self.pause.setEnabled(live and state in ("running", "paused", "starting"))
-        self.step.setEnabled(live and state in ("running", "paused"))
-        self.stop.setEnabled(live and state != "stopping")
-        self.take_over.setEnabled(live and state == "paused")
-        if state != "paused":
+    def set_live_controls(self, state: str | None, tester: str | None = None) -> None:
+        """Enable pause/step/stop/take-over as a live run of ``tester`` in ``state`` offers them (None: no live
+        run); take-over's tip says why it is off when the tester cannot take one."""
+        offers = live_offers(tester, state)
+        self.pause.setEnabled(offers.pause)
+        self.step.setEnabled(offers.step)
+        self.stop.setEnabled(offers.stop)
+        self.take_over.setEnabled(offers.take_over)
+        if not offers.take_over:
             self.take_over.setChecked(False)
+        refused = offers.take_over_note not in ("", NOT_PAUSED)  # the tester's own reason
+        tip = offers.take_over_note if refused else self._take_over_tip
+        self.take_over.setToolTip(tip)
+        self.take_over.setStatusTip(tip)
         paused = state == "paused"
         self.pause.setText("&Resume" if paused else "&Pause")
         style_icon = SP.SP_MediaPlay if paused else SP.SP_MediaPause
