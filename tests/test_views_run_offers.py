@@ -151,3 +151,23 @@ def test_new_run_dialog_reads_the_declarations(qtbot, isolated_settings):  # noq
     assert dialog.llm_box.isVisibleTo(dialog)
     dialog.set_tester("offline")
     assert not dialog.llm_box.isVisibleTo(dialog)
+
+
+def test_new_repair_dialog_reads_the_declarations(qtbot, isolated_settings):  # noqa: F811
+    from app.views.repair.new_repair_dialog import NewRepairDialog
+
+    targets = Path(__file__).resolve().parent / "targets"
+    dialog = NewRepairDialog()
+    qtbot.addWidget(dialog)
+    dialog.folder_radio.setChecked(True)
+    dialog.folder_edit.setText(str(targets / "tally_tk"))  # has [[script]] cases
+    bug = dialog.bug_combo.itemData(dialog.bug_combo.count() - 1)
+    dialog.bug_combo.setCurrentIndex(dialog.bug_combo.count() - 1)
+    dialog.tester_combo.setCurrentText("script")
+    assert dialog.error_label.text() == "" and dialog.request() is not None
+    assert dialog.bug_combo.currentData() == bug  # choosing a tester keeps the bug
+    assert dialog.tester_combo.toolTip() == abilities("script").summary
+    dialog.folder_edit.setText(str(targets / "probe_tk"))  # none: the script tester cannot play it
+    assert "[[script]]" in dialog.error_label.text() and dialog.request() is None
+    dialog.tester_combo.setCurrentText("offline")
+    assert dialog.error_label.text() == "" and dialog.request() is not None

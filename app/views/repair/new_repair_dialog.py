@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
     QRadioButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
-from app.engine.play.targetspec import SPEC_FILE, list_apps, load_bugs
+from app.engine.errors import TargetError
+from app.engine.play.targetspec import SPEC_FILE, list_apps, load_bugs, load_spec
+from app.views.model.run_offers import abilities
 
 REFINERS = ("offline", "llm")
 TESTERS = ("offline", "script", "llm")
@@ -98,7 +100,10 @@ class NewRepairDialog(QDialog):
         self.iterations_spin.setValue(DEFAULT_ITERATIONS)
         self.iterations_spin.setToolTip("T: at most this many diagnose → patch → re-test cycles")
         self.tester_combo = QComboBox(self)
-        self.tester_combo.addItems(TESTERS)
+        for name in TESTERS:
+            self.tester_combo.addItem(name)
+            self.tester_combo.setItemData(self.tester_combo.count() - 1, abilities(name).summary,
+                                          Qt.ItemDataRole.ToolTipRole)
         self.steps_spin = QSpinBox(self)
         self.steps_spin.setRange(1, 100_000)
         self.steps_spin.setValue(DEFAULT_STEPS)
@@ -129,6 +134,7 @@ class NewRepairDialog(QDialog):
         self.folder_edit.textChanged.connect(self._on_target_changed)
         self.browse_button.clicked.connect(self._on_browse_clicked)
         self.bug_combo.currentIndexChanged.connect(self._on_bug_changed)
+        self.tester_combo.currentIndexChanged.connect(self._on_tester_changed)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self._on_target_changed()
@@ -146,6 +152,10 @@ class NewRepairDialog(QDialog):
         folder = self.target_folder()
         if folder is None or not (folder / SPEC_FILE).is_file():
             self._say(f"Choose a bundled app or a folder with {SPEC_FILE}.")
+            return None
+        problem = self._tester_problem(folder)
+        if problem:
+            self._say(problem)
             return None
         base = folder.name if self.bundled_radio.isChecked() else str(folder.resolve())
         bug = self.bug_combo.currentData()
@@ -219,7 +229,24 @@ class NewRepairDialog(QDialog):
             self.bug_combo.addItem(short, bug.id)
             self.bug_combo.setItemData(self.bug_combo.count() - 1, text, Qt.ItemDataRole.ToolTipRole)
         self._on_bug_changed()
-        self._say("")
+        self._say(self._tester_problem(folder))
+
+    def _tester_problem(self, folder: Path) -> str:
+        """Why the chosen tester cannot play this target ("" when it can): the script tester needs [[script]]."""
+        if not abilities(self.tester_combo.currentText()).needs_script:
+            return ""
+        try:
+            has_script = bool(load_spec(folder).script)
+        except TargetError as exc:
+            return str(exc)
+        return "" if has_script else (f"This target has no [[script]] section in its {SPEC_FILE}; choose the "
+                                      "offline or llm tester.")
+
+    def _on_tester_changed(self, *_args: object) -> None:
+        self.tester_combo.setToolTip(abilities(self.tester_combo.currentText()).summary)
+        folder = self.target_folder()
+        if folder is not None and (folder / SPEC_FILE).is_file():
+            self._say(self._tester_problem(folder))
 
     def _on_bug_changed(self, *_args: object) -> None:
         """The chosen bug's whole description under the list (and as the list's tooltip)."""
