@@ -52,7 +52,7 @@ def test_references_looked_at_one_tick_behind_agree_once_they_caught_up_and_noth
     tester = make_tester(candidate=new, settled_refs=old, refs_now=new)
     tester._judge_pixels(7, Observation(new, True, 5.0, None, 2))
     assert tester.diverged is None
-    assert 7 in tester.agreed
+    assert 7 in tester.agreed and tester.caught_up == 1
     assert not tester.noise.any()  # the clock's digits are still compared at the next step
     assert all(o.frame is new for o in tester.ref_obs) and tester.reference_frames[7] is new
     tester.pool.shutdown()

@@ -121,6 +121,8 @@ class DifferentialTester:
         self.compared = 0
         self.animating = 0
         self.masked = 0
+        self.caught_up = 0
+        """Differences gone at a second look side by side (a program had not yet shown the engine's time)."""
         self.scripted: deque[tuple[Action, str]] = deque()
         """The steps of the reference's ``[[script]]`` cases for this seed, played before exploring."""
         self.store: TrajectoryStore | None = None
@@ -657,6 +659,7 @@ class DifferentialTester:
                 if step is not None:
                     self.reference_frames[step] = refs[0]
                 self._agreed(step)
+                self.caught_up += 1
                 return True
         return False
 
@@ -748,6 +751,8 @@ class DifferentialTester:
                       f"{self.lockstep_frame})") if self.lockstep_compared else ""
             moving += f"; {self.animating} moving screens not compared" if self.animating else ""
             moving += f"; {self.masked} screens mostly self-changing, not compared" if self.masked else ""
+            moving += (f"; {self.caught_up} agreed at a second look side by side (a program had not yet shown "
+                       "the engine's time)") if self.caught_up else ""
             moving += f"; {self.paced_note}" if self.paced_note else ""
             if self.widgets_compared:
                 moving += (f"; widget texts compared from inside at {self.widgets_compared} steps"
