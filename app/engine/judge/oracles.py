@@ -57,6 +57,10 @@ SMALL_CHANGE_SHARE = 0.03
 REPAINT_TIMEOUT_S = 1.0
 LOOP_ASK_S = 0.5
 """How long a program that can be asked from inside has to say its loop is idle before a freeze is suspected."""
+DRAWING_LOOK_S = 0.5
+"""While a program's loop is away, the window is looked at this often: a new picture says it still runs."""
+BUSY_DRAWING_MAX_S = 60.0
+"""A loop away this long is frozen even if the window kept changing (a bound on one step's wait)."""
 BUSY_CPU_PERCENT = 80.0
 PROBE_COLOUR = 0xFF00FF
 TRACEBACK_MARK = "Traceback (most recent call last)"
@@ -410,11 +414,31 @@ class GenericOracles:
 
     def _loop_freeze(self, step: int, waited_s: float, what: str) -> list[Finding]:
         """A loop that has not come back to idle for ``timing.freeze_s`` (``waited_s`` of it already spent)
-        is frozen: known from inside, not inferred from repaints.  An exit meanwhile is reported instead."""
+        is frozen: known from inside, not inferred from repaints.  An exit meanwhile is reported instead.
+
+        A program that keeps drawing new pictures while its loop is away is busy, not frozen: a handler that
+        plays an animation itself (flash a tile, sleep, flash the next, calling ``update()`` between) can only
+        change the window because it runs.  The wait counts from the window's last change, up to
+        :data:`BUSY_DRAWING_MAX_S` in all."""
         freeze_s = self.timing.freeze_s
-        left = max(0.0, freeze_s - waited_s)
-        if self.target.alive() and left > 0 and self.target.inside.idle(left) is not None:
-            return []
+        start = time.monotonic()
+        still_since = start - waited_s
+        last = self.observer.last
+        while self.target.alive():
+            now = time.monotonic()
+            left = freeze_s - (now - still_since)
+            if left <= 0 or now - start >= BUSY_DRAWING_MAX_S:
+                break
+            look_s = min(left, DRAWING_LOOK_S)
+            if self.target.inside.idle(look_s) is not None:
+                return []
+            # A channel that closed (the program is ending) answers at once: keep the pace, and let an exit
+            # meanwhile be reported as the exit it is.
+            self.sleep(max(0.0, look_s - (time.monotonic() - now)))
+            frame = self.observer.capture()
+            if last is not None and not frame.same_as(last):
+                still_since = time.monotonic()  # it drew something: it runs
+            last = frame
         return self._frozen(step, f"{what}: its event loop did not come back to idle for {freeze_s:g} s (asked from "
                                   "inside the program)", "idle_probe")
 
