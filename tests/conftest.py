@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -63,6 +64,22 @@ def no_leaked_children(request):
             pass
     if names:
         pytest.fail(f"test left child processes running: {names}")
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_work():
+    """Background work a test left running (a view's read, a film being written) is cancelled and waited for,
+    so it cannot hold the workbench's work pool (two threads on a 2-core machine) in the tests that follow."""
+    yield
+    long_task = sys.modules.get("app.views.widgets.long_task")
+    if long_task is None:
+        return
+    left = long_task.running_tasks()
+    for task in left:
+        task.cancel()
+    stuck = [task.what for task in left if not task.wait(10_000)]
+    if stuck:
+        pytest.fail(f"test left background work that did not stop when cancelled: {stuck}")
 
 
 def _alive(p: psutil.Process) -> bool:
