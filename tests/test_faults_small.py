@@ -127,6 +127,35 @@ def test_a_refused_take_over_does_not_fail_the_program(tmp_path):
     assert kinds.count("refused") == 2 and "error" not in kinds
 
 
+@needs_xvfb
+def test_a_take_over_of_a_differential_run_is_refused_not_played_on_the_candidate_alone(tmp_path):
+    """The references play only the tester's inputs: a person's click would reach the candidate alone and make
+    every later comparison false, so the engine refuses it (the workbench does not offer it either)."""
+    db = tmp_path / "diff.db"
+    probe = str(TARGETS / "probe_tk")
+    proc = subprocess.Popen([*CLI, "test", probe, "--tester", "differential", "--reference", probe, "--no-script",
+                             "--events", "-", "--db", str(db), "--max-steps", "3", "--json"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write('act {"action": "click", "x": 5, "y": 5}\n')
+        proc.stdin.flush()
+        lines = list(proc.stdout)  # stdin stays open: its end would stop the run
+        proc.wait(120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    summary = json.loads(lines[-1])
+    store = TrajectoryStore(db, readonly=True)
+    refused = [f["message"] for f in store.findings(summary["run_id"]) if f["kind"] == "refused"]
+    actors = [s.get("actor") for s in store.steps(summary["run_id"])]
+    store.close()
+    assert summary["verdict"] == "pass", summary
+    assert len(refused) == 1 and "differential" in refused[0], refused
+    assert "human" not in actors, actors
+
+
 # -- the desktop entry ---------------------------------------------------------------------------------
 def _exec_argv(line: str) -> list[str]:
     """An Exec= value read as the Desktop Entry spec says: string escapes, then quoting, then %%."""

@@ -37,6 +37,7 @@ from app.engine.trace.store import TrajectoryStore
 from app.engine.play.target import TargetProcess
 from app.engine.play.scriptlint import say_once, target_warnings
 from app.engine.play.targetspec import ResolvedTarget, TargetSpec, Timing, hinted_action, resolve_target
+from app.engine.tester_abilities import DECLARED
 from app.engine.testers import make_tester
 from app.engine.testers.base import Decision, Tester, TesterContext, Verdict
 
@@ -403,6 +404,12 @@ class Session:
             self._follow_window(play)
             started = time.time()
             t0 = time.monotonic()
+            declared = DECLARED.get(cfg.tester)
+            if human is not None and declared is not None and not declared.takes_over:
+                # differential play: the references would never get the person's input
+                self._record(Finding("refused", f"a take-over action was refused ({declared.no_take_over}); "
+                                     "the run goes on", self.steps))
+                continue
             if human is not None:
                 try:
                     decision = Decision(action_from_dict(human), "human take-over")
