@@ -64,6 +64,9 @@ BUSY_DRAWING_MAX_S = 60.0
 BUSY_CPU_PERCENT = 80.0
 PROBE_COLOUR = 0xFF00FF
 TRACEBACK_MARK = "Traceback (most recent call last)"
+BLANK_CONFIRM_S = 1.5
+BLANK_LOOK_S = 0.1
+"""A window is blank when it shows one colour at two steps and at every look (this often) for BLANK_CONFIRM_S."""
 TRACEBACK_EXIT_GRACE_S = 1.0
 """After a traceback, how long the process may take to exit before it counts as 'exception' (alive)."""
 
@@ -495,17 +498,40 @@ class GenericOracles:
         if is_blank(frame) and not (region is not None and probe_residue(frame, region)):
             self._blank_streak += 1
             if self._blank_streak >= 2:
-                # A program that quits (Escape in a pygame example) clears its window a moment before
-                # its process ends: give it the grace a traceback gets, and report the exit instead.
-                deadline = time.monotonic() + TRACEBACK_EXIT_GRACE_S
+                # One colour for a moment is no blank render: a surface re-created for a mode change (pygame's
+                # fullscreen toggle) or a scene change shows it briefly; blank is one colour that stays for
+                # BLANK_CONFIRM_S.  A program that quits (Escape in a pygame example) clears its window a moment
+                # before its process ends: the exit is reported instead.  A window that is gone (unmapped,
+                # destroyed: pygame.quit() before a slow interpreter exit) shows the bare screen, not a render:
+                # the program is closing it, and gets freeze_s to end.
+                gone = not window_shown(self.target)
+                deadline = time.monotonic() + (self.timing.freeze_s if gone else BLANK_CONFIRM_S)
                 while self.target.alive() and time.monotonic() < deadline:
-                    self.sleep(0.05)
+                    self.sleep(BLANK_LOOK_S)
+                    if not gone and self.target.alive() and not is_blank(self.observer.capture()):
+                        self._blank_streak = 0
+                        return findings
                 if not self.target.alive():
                     return findings + self._common(frame, step)
+                if gone and not window_shown(self.target):
+                    self._blank_streak = 0  # no window to judge
+                    return findings
                 findings.append(Finding("blank", "the window shows nothing but one colour", step, fatal=True))
         else:
             self._blank_streak = 0
         return findings
+
+
+def window_shown(target: TargetProcess) -> bool:
+    """Whether the program's window still exists and is mapped (True when that cannot be told)."""
+    window = getattr(target, "window", None)
+    if window is None or not hasattr(target, "xconn"):
+        return True
+    try:
+        shown = target.xconn().create_resource_object("window", window.id).get_attributes().map_state == X.IsViewable
+    except (xerror.XError, xerror.BadWindow):
+        return False
+    return bool(shown)
 
 
 SCREEN_MIN_PX = 40
