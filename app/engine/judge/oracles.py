@@ -142,6 +142,12 @@ class GenericOracles:
         self._motion_ended = False
         """The window moved by itself, then stood still, and no input has been answered since: an end screen
         (a game over that waits for nothing) cannot be told from dead input, so no-response is not judged."""
+        self._step = -1
+        self._self_moved_step: int | None = None
+        """The latest step before which the window changed by itself beyond a caret, seen between steps (a
+        Tk game on a timer settles from inside at once, so its motion shows only there, not as animation)."""
+        self._answered_step = -1
+        """The latest step whose input changed the window at once."""
 
     # -- idle change -----------------------------------------------------
     def _idle_for(self, frame: Frame) -> np.ndarray:
@@ -157,6 +163,8 @@ class GenericOracles:
     def note_idle(self, before: Frame, after: Frame) -> None:
         """Two frames with no input between them: whatever differs changes by itself."""
         mask = changed_mask(before, after)
+        if mask is not None and self._beyond_caret(mask):
+            self._self_moved_step = self._step
         if self.recent and not self.recent[-1].late and self._beyond_caret(mask):
             # The last input's answer came after its step was judged (a turtle program that draws on its
             # next timer tick): that input was answered; what changed is learnt as idle all the same.
@@ -179,6 +187,7 @@ class GenericOracles:
         ``covered``: another window of the program (a dialog, a popup) had the keys when the input was
         sent, so it is no evidence about a declared key of the main window.  ``control``: the control the input
         reached when it is shared with other inputs (they are spent together)."""
+        self._step = step
         findings = self._common(obs.frame, step)
         if not findings and obs.busy and sees_loop(self.target.inside):
             findings = self._loop_freeze(step, obs.settle_ms / 1000, "it did not come back from the input")
@@ -211,6 +220,7 @@ class GenericOracles:
                 self.recent.append(item)
                 if self._answered(item):
                     self._motion_ended = False
+                    self._answered_step = step
                     self.answering.setdefault(item.screen, {})[item.action] = item.step
                     if self._beyond_caret(item.change):
                         self.visible_answers.add(item.action)
@@ -285,6 +295,11 @@ class GenericOracles:
         self.learn_idle(frame, IDLE_LEARN_S)
         if any(self._answered(i) for i in items):
             return []
+        if self._self_moved_step is not None and self._answered_step <= self._self_moved_step and self._still_now():
+            # It moved by itself between steps, stands still now, and no input has changed it since: an end
+            # screen (a game on a timer that stopped), which cannot be told from dead input.
+            self._motion_ended = True
+            return []
         for i in self.recent:  # an 'answer' that was only a caret blinking is no answer
             if self.answering.get(i.screen, {}).get(i.action) == i.step and not self._answered(i):
                 del self.answering[i.screen][i.action]
@@ -309,6 +324,14 @@ class GenericOracles:
             step, {"tries": len(items), "seconds": round(span, 2), "first_step": items[0].step,
                    "idle_share": round(float(self.idle.mean()), 4) if self.idle is not None else 0.0},
             fatal=True)]
+
+    def _still_now(self) -> bool:
+        """What changes by itself now (the idle mask just learnt) is at most a caret or a thin line."""
+        idle = self.idle
+        if idle is None or int(idle.sum()) < SCREEN_MIN_PX:
+            return True
+        ys, xs = np.nonzero(idle)
+        return not (xs.max() - xs.min() >= SCREEN_MIN_SIDE and ys.max() - ys.min() >= SCREEN_MIN_SIDE)
 
     def _other_screen(self, a: Frame, b: Frame) -> bool:
         """Whether two still frames show different screens: more than what changes by itself,
