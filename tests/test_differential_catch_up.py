@@ -72,7 +72,7 @@ def label(text: str) -> InsideWidget:
 
 def test_a_widget_text_that_catches_up_between_two_looks_is_not_learnt_as_noise():
     tester = DifferentialTester(paced=False)
-    looks = iter([[shown([label("00:06.5")])] * 2, [shown([label("00:07.0")])] * 2])
+    looks = iter([[shown([label("00:06.5")])] * 2, [shown([label("00:07.0")])] * 2])  # asked twice only
     tester._reference_widgets = lambda: next(looks)  # type: ignore[method-assign]
     tester._widgets_of = lambda player: shown([label("00:07.0")])  # type: ignore[method-assign]
     tester._candidate = lambda: None  # type: ignore[method-assign]
@@ -84,8 +84,13 @@ def test_a_widget_text_that_catches_up_between_two_looks_is_not_learnt_as_noise(
 
 def test_a_widget_text_that_the_references_change_by_themselves_is_still_noise():
     tester = DifferentialTester(paced=False)
-    looks = iter([[shown([label("tick 1")])] * 2, [shown([label("tick 2")])] * 2])
-    tester._reference_widgets = lambda: next(looks)  # type: ignore[method-assign]
+    calls = []
+
+    def reference_widgets():  # the first look shows tick 1, every later one tick 2
+        calls.append(1)
+        return [shown([label("tick 1" if len(calls) == 1 else "tick 2")])] * 2
+
+    tester._reference_widgets = reference_widgets  # type: ignore[method-assign]
     tester._widgets_of = lambda player: shown([label("tock")])  # type: ignore[method-assign]
     tester._candidate = lambda: None  # type: ignore[method-assign]
     tester._judge_widgets(4, picture(0))

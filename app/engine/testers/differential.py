@@ -65,6 +65,8 @@ from app.engine.trace.store import TrajectoryStore, frame_digest
 NOISE_WATCH_S = 1.0
 """The reference is watched this long at start, and again before a divergence is called."""
 CONFIRM_SAMPLE_S = 0.05
+CATCH_UP_SAMPLE_S = 0.02
+"""Between two looks at programs catching up with the engine's time (a Qt timer of 30 ms has ticked by then)."""
 CATCH_UP_S = 0.3
 """On a difference, how long the three programs are looked at again side by side before the watch: enough
 for a Qt or Tk timer to show the engine's latest time in each (a tick at most a few tenths apart)."""
@@ -532,18 +534,24 @@ class DifferentialTester:
         self.widgets_compared += 1
         if not differing(candidate, refs[0]) - self.widget_noise:
             return
-        time.sleep(NOISE_WATCH_S / 4)  # a closer look: a clock may just have ticked in one of them
-        again = self._reference_widgets()
-        self._widget_self_check(again)
-        candidate_again = self._widgets_of(self._candidate())
-        if again is None or candidate_again is None:
-            return
-        left = [k for k in (differing(candidate, refs[0]) & differing(candidate_again, again[0]))
-                if k not in self.widget_noise]
-        if not left:
-            # All caught up (a timer showing the engine's time ticked in between): what changed between the
-            # looks is not noise, or a stopwatch's digits would never be compared again.
-            return
+        # A closer look, asked again until the difference is gone, for up to a quarter of NOISE_WATCH_S: a
+        # timer showing the engine's time may not have ticked yet in one of them.
+        end = time.monotonic() + NOISE_WATCH_S / 4
+        while True:
+            time.sleep(CATCH_UP_SAMPLE_S)
+            again = self._reference_widgets()
+            candidate_again = self._widgets_of(self._candidate())
+            if again is None or candidate_again is None:
+                return
+            self._widget_self_check(again)
+            left = [k for k in (differing(candidate, refs[0]) & differing(candidate_again, again[0]))
+                    if k not in self.widget_noise]
+            if not left:
+                # All caught up: what changed between the looks is not noise, or a stopwatch's digits would
+                # never be compared again.
+                return
+            if time.monotonic() >= end:
+                break
         self._widget_self_check(refs, again)  # a difference that stays: what changes by itself is noise
         left = [k for k in left if k not in self.widget_noise]
         if not left:
@@ -637,7 +645,7 @@ class DifferentialTester:
             self.agreed.add(step)
 
     def _look_again(self, step: int | None, shape: tuple[int, int]) -> bool:
-        """Look at the candidate and both reference runs again, side by side, every :data:`CONFIRM_SAMPLE_S`
+        """Look at the candidate and both reference runs again, side by side, every :data:`CATCH_UP_SAMPLE_S`
         for up to :data:`CATCH_UP_S`: do they agree now (then the step agreed, the references' frames are
         these, and nothing is learnt as noise)?  Only the wall clock moved in between: a program that had
         not yet shown the engine's time has caught up."""
@@ -647,7 +655,7 @@ class DifferentialTester:
             return False
         end = time.monotonic() + CATCH_UP_S
         while time.monotonic() < end:
-            time.sleep(CONFIRM_SAMPLE_S)
+            time.sleep(CATCH_UP_SAMPLE_S)
             jobs = [self.pool.submit(o.capture) for o in observers]
             mine = candidate.observer.capture()
             refs = [j.result() for j in jobs]
