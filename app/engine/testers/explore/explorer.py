@@ -22,11 +22,11 @@ actions per screen, dialogs escaped, fields focused before typing):
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import replace
 from typing import Any
 
-from app.engine.play.actions import Action, Click, Press, Tap, Wait
+from app.engine.play.actions import Action, Click, Hotkey, Press, Tap, Wait
 from app.engine.play.inside import InsideWidget
 from app.engine.play.observer import Frame, Observation
 from app.engine.play.targetspec import hinted_action
@@ -48,6 +48,8 @@ RETURN_AFTER = 8
 MAX_PREFIX = 16
 """Cells reached by longer prefixes are not returned to (the replay would cost more than it brings)."""
 RETURN_BUDGET_SHARE = 4
+SILENT_PRESSES = 2
+"""A key pressed this often without changing anything is tried after a selection first (its plans go first)."""
 PLAN_EVERY = 8
 """A tester plan (a value in an entry, a row deleted) starts after this many of the explorer's own steps:
 plans are a few actions each, and the buttons must keep their turns (a calculator's '=' within 24 steps)."""
@@ -115,6 +117,8 @@ class Explorer(OfflineExplorer):
         self.quitting: set[Action] = set()
         """Keys read from the code (or menu shortcuts) that end the program: pressed once, then no more."""
         self.quit_used: set[Action] = set()
+        self.pressed: Counter[Action] = Counter()
+        """How often each key was pressed (``responses`` counts how often it changed the window)."""
 
     # -- the program ---------------------------------------------------------------
     def _player(self) -> Any:
@@ -377,6 +381,10 @@ class Explorer(OfflineExplorer):
         fresh = [p for p in plans if p.name not in self.plans_tried]
         if not fresh:
             return None
+        # A key pressed again and again that never changed anything may act on a selection (Delete, Tick
+        # off): the plans that select a row and then press it go first, the most pressed key first, as a
+        # tester selects a row before Delete.
+        fresh.sort(key=lambda p: -self.pressed[p.actions[-1]] if self._silent_key(p.actions[-1]) else 0)
         plan = fresh[0]
         self.plans_tried.add(plan.name)
         self.since_plan = 0
@@ -385,10 +393,17 @@ class Explorer(OfflineExplorer):
             self.plan.append((action, f"tester plan: {plan.name} (action {i}/{n})"))
         return Decision(plan.actions[0], f"tester plan: {plan.name} (action 1/{n})")
 
+    def _silent_key(self, action: Action) -> bool:
+        """A key pressed at least :data:`SILENT_PRESSES` times that never changed the window."""
+        return isinstance(action, (Press, Hotkey)) and self.pressed[action] >= SILENT_PRESSES \
+            and not self.responses[action]
+
     # -- what happened -------------------------------------------------------------------
     def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None:
         super().observe(step, before, decision, after, outcome)
         self.played += 1
+        if isinstance(decision.action, (Press, Hotkey)):
+            self.pressed[decision.action] += 1
         if decision.action in self.quitting:
             # Ending is declared fine, and once shows it works; pressed on every new screen it would end
             # episode after episode on the same picture, which reads as input that changes nothing.
