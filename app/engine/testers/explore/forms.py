@@ -80,8 +80,9 @@ def list_plans(box: Box, reads: ReadInputs, buttons: Sequence[tuple[Box, str]] =
     row = (x, min(box[3] - 1, box[1] + ROW_PX))
     select = Click(*row)
     plans = [Plan(f"select the first row of the list at {box}, then Delete", (select, Press("delete")))]
+    fill: tuple[Action, ...] = ()
     if entry is not None:
-        fill: tuple[Action, ...] = (Click(*_center(entry)),)
+        fill = (Click(*_center(entry)),)
         for word in ROW_WORDS:
             fill += (Type(word), Press("enter"))
         plans.insert(0, Plan(f"add two rows through the entry at {entry}, then select the first row of the list "
@@ -97,7 +98,9 @@ def list_plans(box: Box, reads: ReadInputs, buttons: Sequence[tuple[Box, str]] =
         if key in ("backspace", "ctrl+d", "d", "x") and key != "delete":
             keys = tuple(key.split("+"))
             act: Action = Hotkey(keys) if len(keys) > 1 else Press(key)
-            plans.append(Plan(f"select the first row of the list at {box}, then {key}", (select, act)))
+            # (rows are added through the entry first, when there is one: the list may be empty by now)
+            added = f"add two rows through the entry at {entry}, then " if fill else ""
+            plans.append(Plan(f"{added}select the first row of the list at {box}, then {key}", (*fill, select, act)))
     return plans
 
 
