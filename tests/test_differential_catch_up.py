@@ -77,7 +77,7 @@ def test_a_widget_text_that_catches_up_between_two_looks_is_not_learnt_as_noise(
     tester._widgets_of = lambda player: shown([label("00:07.0")])  # type: ignore[method-assign]
     tester._candidate = lambda: None  # type: ignore[method-assign]
     tester._judge_widgets(4, picture(0))
-    assert tester.diverged is None
+    assert tester.diverged is None and tester.caught_up == 1
     assert not tester.widget_noise
     tester.pool.shutdown()
 

@@ -124,7 +124,8 @@ class DifferentialTester:
         self.animating = 0
         self.masked = 0
         self.caught_up = 0
-        """Differences gone at a second look side by side (a program had not yet shown the engine's time)."""
+        """Differences (of pictures or widget texts) gone at a second look side by side (a program had not yet
+        shown the engine's time)."""
         self.scripted: deque[tuple[Action, str]] = deque()
         """The steps of the reference's ``[[script]]`` cases for this seed, played before exploring."""
         self.store: TrajectoryStore | None = None
@@ -549,6 +550,7 @@ class DifferentialTester:
             if not left:
                 # All caught up: what changed between the looks is not noise, or a stopwatch's digits would
                 # never be compared again.
+                self.caught_up += 1
                 return
             if time.monotonic() >= end:
                 break
