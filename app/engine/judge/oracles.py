@@ -29,6 +29,7 @@ from app.engine.play.observer import Frame, Observation, VisualObserver, changed
 from app.engine.play.sandbox import TARGET_LIMITS
 from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import Timing
+from app.engine.judge.repaint_probe import LAST_PROBE, probe_residue, repaint_probe
 
 FAILING_KINDS = ("crash", "exception", "freeze", "no-response", "blank", "error", "exit", "diverged", "glitch",
                  "paced")
@@ -54,7 +55,6 @@ MIN_DISTINCT_INPUTS = 6
 """No-response needs at least this many different inputs among the recent unanswered ones."""
 SMALL_CHANGE_SHARE = 0.03
 """Recent answers that together touch less than this share of the window are checked against idle change."""
-REPAINT_TIMEOUT_S = 1.0
 LOOP_ASK_S = 0.5
 """How long a program that can be asked from inside has to say its loop is idle before a freeze is suspected."""
 DRAWING_LOOK_S = 0.5
@@ -62,7 +62,6 @@ DRAWING_LOOK_S = 0.5
 BUSY_DRAWING_MAX_S = 60.0
 """A loop away this long is frozen even if the window kept changing (a bound on one step's wait)."""
 BUSY_CPU_PERCENT = 80.0
-PROBE_COLOUR = 0xFF00FF
 TRACEBACK_MARK = "Traceback (most recent call last)"
 BLANK_CONFIRM_S = 1.5
 BLANK_LOOK_S = 0.1
@@ -567,42 +566,6 @@ def screen_key(frame: Frame) -> str:
     return str(imagehash.phash(frame.image(), hash_size=8))
 
 
-def _busiest_region(frame: Frame) -> tuple[int, int, int, int]:
-    """The half-size window region with the most detail (x, y, w, h).
-
-    The X server refills plain areas of a covered window with its background colour
-    by itself, so only detailed content (text, drawings) proves the program repainted.
-    """
-    w, h = frame.width, frame.height
-    rw, rh = max(1, w // 2), max(1, h // 2)
-    grey = frame.array()[::2, ::2, :3].astype(np.int16).sum(axis=2)
-    edges = (np.abs(np.diff(grey, axis=0))[:, :-1] + np.abs(np.diff(grey, axis=1))[:-1, :]) > 24
-    best, best_score = (w // 4, h // 4), -1
-    for fx in (0, 1, 2):
-        for fy in (0, 1, 2):
-            x, y = fx * w // 4, fy * h // 4
-            score = int(edges[y // 2:(y + rh) // 2, x // 2:(x + rw) // 2].sum())
-            if score > best_score:
-                best, best_score = (x, y), score
-    return best[0], best[1], rw, rh
-
-
-LAST_PROBE: dict[int, tuple[tuple[int, int, int, int], np.ndarray | None]] = {}
-"""Per observer: the window region (x, y, w, h) the last repaint probe covered, and what the
-region showed when the probe gave up (None when the program repainted it)."""
-
-
-def probe_residue(frame: Frame, region: tuple[int, int, int, int], share: float = 0.9) -> bool:
-    """True when the region still shows the probe's colour: the program has not repainted it."""
-    x, y, w, h = region
-    area = frame.array()[y:y + h, x:x + w, :3].astype(np.int32)
-    if area.size == 0:
-        return False
-    r, g, b = (PROBE_COLOUR >> 16) & 0xFF, (PROBE_COLOUR >> 8) & 0xFF, PROBE_COLOUR & 0xFF
-    hits = (area[:, :, 2] == r) & (area[:, :, 1] == g) & (area[:, :, 0] == b)  # BGRX
-    return bool(hits.mean() >= share)
-
-
 FILE_TOO_LARGE = ("File too large", "EFBIG")
 """What a program (Python ignores SIGXFSZ) says when a write passes RLIMIT_FSIZE."""
 
@@ -614,49 +577,3 @@ def file_size_limit(code: int | None, tail: list[str]) -> str | None:
         return None
     return (f"the program was stopped by the sandbox's file-size limit: it wrote a file past {TARGET_LIMITS.fsize_mb} MB "
             "(a bound of the engine, not a crash of the program); keep its files smaller to play it")
-
-
-def repaint_probe(target: TargetProcess, observer: VisualObserver,
-                  sleep: Callable[[float], None] = time.sleep) -> bool | None:
-    """Cover the middle of the window, uncover it, and see whether the program repaints.
-
-    True: repainted as before.  False: the exposed area stayed wrong.  None:
-    inconclusive (the area is one flat colour, or the window keeps changing).
-    """
-    win = target.refresh_geometry()
-    if win is None or not target.alive():
-        return None
-    before = observer.capture()
-    rx, ry, rw, rh = _busiest_region(before)
-    LAST_PROBE[id(observer)] = ((rx, ry, rw, rh), None)
-    region = before.array()[ry:ry + rh, rx:rx + rw, :3]
-    if int(region.max()) - int(region.min()) < 8:
-        return None
-    with observer.overlay():  # the film keeps what the probe drew, but no oracle judges it
-        return _probe(target, observer, sleep, (rx, ry, rw, rh), region, win)
-
-
-def _probe(target: TargetProcess, observer: VisualObserver, sleep: Callable[[float], None],
-           box: tuple[int, int, int, int], region: np.ndarray, win: Any) -> bool | None:
-    rx, ry, rw, rh = box
-    conn = target.xconn()
-    try:
-        screen = conn.screen()
-        probe = screen.root.create_window(
-            win.x + rx, win.y + ry, rw, rh, 0, screen.root_depth, X.InputOutput, X.CopyFromParent,
-            background_pixel=PROBE_COLOUR, override_redirect=True)
-        probe.map()
-        conn.sync()
-        sleep(0.1)
-        probe.destroy()
-        conn.sync()
-    except xerror.XError:
-        return None
-    deadline = time.monotonic() + REPAINT_TIMEOUT_S
-    while time.monotonic() < deadline:
-        sleep(0.03)
-        now = observer.capture().array()[ry:ry + rh, rx:rx + rw, :3]
-        if np.array_equal(now, region):
-            return True
-    LAST_PROBE[id(observer)] = ((rx, ry, rw, rh), now.copy())
-    return False
