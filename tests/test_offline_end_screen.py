@@ -26,3 +26,27 @@ def test_an_input_answered_after_the_motion_makes_dead_input_count_again(monkeyp
         found += step(o, n, ('press("w")', 'press("s")', 'press("i")', 'click(30, 20)')[n % 4], screen(1, ball=20),
                       screen(1, ball=20))
     assert found and found[0].kind == "no-response"  # (fatal: a run would end there)
+
+
+def _trail(n: int):
+    """The grey window with a trail of ``n`` 3x3 squares drawn one per tick (a light cycle's path)."""
+    import numpy as np
+
+    from app.engine.play.observer import Frame
+    from test_no_response_spent import H, W
+
+    arr = np.full((H, W, 4), 200, np.uint8)
+    for i in range(n):
+        arr[40:43, 10 + 3 * i:13 + 3 * i, :3] = 0
+    return Frame(W, H, arr.tobytes(), 0.0)
+
+
+def test_a_trail_drawn_a_few_pixels_a_tick_is_motion(monkeypatch):
+    """Each tick adds a 3x3 square (under a caret's size); together they are the game moving by itself."""
+    o, found = oracles(monkeypatch), []
+    for n in range(8):
+        found += step(o, n, 'press("a")', _trail(n), _trail(n))
+        o.note_idle(_trail(n), _trail(n + 1))
+    for n in range(8, 40):
+        found += step(o, n, ('press("a")', 'press("d")', 'press("j")', 'press("l")')[n % 4], _trail(8), _trail(8))
+    assert found == []

@@ -147,6 +147,8 @@ class GenericOracles:
         Tk game on a timer settles from inside at once, so its motion shows only there, not as animation)."""
         self._answered_step = -1
         """The latest step whose input changed the window at once."""
+        self._drift: np.ndarray | None = None
+        """What the window changed by itself between steps since the last input it answered at once."""
 
     # -- idle change -----------------------------------------------------
     def _idle_for(self, frame: Frame) -> np.ndarray:
@@ -162,8 +164,13 @@ class GenericOracles:
     def note_idle(self, before: Frame, after: Frame) -> None:
         """Two frames with no input between them: whatever differs changes by itself."""
         mask = changed_mask(before, after)
-        if mask is not None and self._beyond_caret(mask):
-            self._self_moved_step = self._step
+        if mask is not None:
+            # Motion is what it changed by itself since the last answer, taken together: a trail drawn 3 px at a
+            # time (a light cycle) or a ball moving a few pixels a tick adds up; a caret blinks in one place.
+            same = self._drift is not None and self._drift.shape == mask.shape
+            self._drift = (self._drift | mask) if same and self._drift is not None else mask.copy()
+            if self._beyond_caret(mask) or _trail(self._drift):
+                self._self_moved_step = self._step
         if self.recent and not self.recent[-1].late and self._beyond_caret(mask):
             # The last input's answer came after its step was judged (a turtle program that draws on its
             # next timer tick): that input was answered; what changed is learnt as idle all the same.
@@ -219,7 +226,7 @@ class GenericOracles:
                 self.recent.append(item)
                 if self._answered(item):
                     self._motion_ended = False
-                    self._answered_step = step
+                    self._answered_step, self._drift = step, None
                     self.answering.setdefault(item.screen, {})[item.action] = item.step
                     if self._beyond_caret(item.change):
                         self.visible_answers.add(item.action)
@@ -326,11 +333,7 @@ class GenericOracles:
 
     def _still_now(self) -> bool:
         """What changes by itself now (the idle mask just learnt) is at most a caret or a thin line."""
-        idle = self.idle
-        if idle is None or int(idle.sum()) < SCREEN_MIN_PX:
-            return True
-        ys, xs = np.nonzero(idle)
-        return not (xs.max() - xs.min() >= SCREEN_MIN_SIDE and ys.max() - ys.min() >= SCREEN_MIN_SIDE)
+        return self.idle is None or not _sizeable(self.idle)
 
     def _other_screen(self, a: Frame, b: Frame) -> bool:
         """Whether two still frames show different screens: more than what changes by itself,
@@ -542,6 +545,26 @@ class GenericOracles:
         else:
             self._blank_streak = 0
         return findings
+
+
+def _sizeable(mask: np.ndarray) -> bool:
+    """More than a caret or a thin line: over SCREEN_MIN_PX pixels spanning at least SCREEN_MIN_SIDE each way."""
+    if int(mask.sum()) < SCREEN_MIN_PX:
+        return False
+    ys, xs = np.nonzero(mask)
+    return bool(xs.max() - xs.min() >= SCREEN_MIN_SIDE and ys.max() - ys.min() >= SCREEN_MIN_SIDE)
+
+
+TRAIL_MIN_SIDE = 3
+"""A change at least this thick (a light cycle's 3 px trail) is no caret (1-2 px wide) nor underline."""
+
+
+def _trail(mask: np.ndarray) -> bool:
+    """Self-changes that together are motion: over SCREEN_MIN_PX pixels in a box at least TRAIL_MIN_SIDE thick."""
+    if int(mask.sum()) < SCREEN_MIN_PX:
+        return False
+    ys, xs = np.nonzero(mask)
+    return bool(min(xs.max() - xs.min(), ys.max() - ys.min()) + 1 >= TRAIL_MIN_SIDE)
 
 
 def window_shown(target: TargetProcess) -> bool:
