@@ -70,7 +70,7 @@ def play(settle: str, steps: int, seed: int) -> list[tuple[int, float, bool]]:
             before = obs.frame
             t0 = time.perf_counter()
             player.executor.execute(Click(*BUTTONS[button]))
-            # As the session settles a still window (Session._play_steps).
+            # As the session settles a still window (StepLoop._look).
             obs = player.observer.settle(before, cap_s=timing.settle_cap_ms / 1000, quiet_s=timing.quiet_ms / 1000,
                                          react_s=timing.react_ms / 1000, moving_s=timing.animated_cap_ms / 1000)
             ms = (time.perf_counter() - t0) * 1000

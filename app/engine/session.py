@@ -10,12 +10,11 @@ from __future__ import annotations
 import functools
 import json
 import os
-import random
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from app.engine.play.actions import ActionParseError, Finish, Wait, action_from_dict, action_to_call, action_to_dict
+from app.engine.play.actions import action_to_dict
 from app.engine.play.control import RunControl
 from app.engine.play.display import DEFAULT_SCREEN, ISOLATED, XDisplay, open_display
 from app.engine.errors import RunStopped, TargetError, UserError
@@ -30,16 +29,15 @@ from app.engine.play.player import Player
 from app.engine.run_faults import close_quietly, describe_fault
 from app.engine.run_coverage import RunCoverage
 from app.engine.run_film import RunFilm
+from app.engine.step_loop import StepLoop, StepRecord, episode_oracles
 from app.engine.trace.film import FILM_FPS
-from app.engine.judge.episodes import EpisodeEndings
 from app.engine.judge.oracles import Finding, GenericOracles
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.target import TargetProcess
 from app.engine.play.scriptlint import say_once, target_warnings
-from app.engine.play.targetspec import ResolvedTarget, TargetSpec, Timing, hinted_action, resolve_target
-from app.engine.tester_abilities import DECLARED
+from app.engine.play.targetspec import ResolvedTarget, TargetSpec, resolve_target
 from app.engine.testers import make_tester
-from app.engine.testers.base import Decision, Tester, TesterContext, Verdict
+from app.engine.testers.base import Tester, Verdict
 
 
 
@@ -341,7 +339,7 @@ class Session:
         play.stop(self._flush_logs)
         self._start_target(play)
         timing = play.spec.timing
-        oracles = _oracles(play, timing, before=oracles)
+        oracles = episode_oracles(play, before=oracles)
         obs = play.settle(self._settle_cap(play.spec), timing.quiet_ms / 1000)
         for finding in _check_start(tester, play, oracles, obs):
             self._record(finding)
@@ -355,12 +353,12 @@ class Session:
         timing = spec.timing
         cap_static = self._settle_cap(spec)
         quiet_s = timing.quiet_ms / 1000
-        oracles = _oracles(play, timing)
+        oracles = episode_oracles(play)
         obs = play.settle(cap_static, quiet_s)
         for finding in _check_start(tester, play, oracles, obs):
             if self._ends_episode(spec, finding):
                 self._new_episode(play, finding)
-                oracles = _oracles(play, timing)
+                oracles = episode_oracles(play)
                 obs = play.settle(cap_static, quiet_s)
                 oracles.check_start(obs)
                 break
@@ -372,132 +370,19 @@ class Session:
         clock = GameClock(_Signals(play), freeze)
         started_at = time.monotonic()
         try:
-            self._play_steps(spec, tester, play, oracles, obs, clock, slice_s, started_at)
+            StepLoop(self, spec, tester, play, oracles, obs, clock, slice_s, started_at).run()
         finally:
             clock.close()
             self._played_s = time.monotonic() - started_at
             self._captured += play.observer.captured if play.observer is not None else 0
 
-    def _play_steps(self, spec: TargetSpec, tester: Tester, play: Player, oracles: GenericOracles,
-                    obs: Observation, clock: GameClock, slice_s: float, started_at: float) -> None:
-        cfg = self.config
-        timing = spec.timing
-        cap_static = self._settle_cap(spec)
-        cap_animated = min(cap_static, timing.animated_cap_ms / 1000)
-        react_s, quiet_s = timing.react_ms / 1000, timing.quiet_ms / 1000
-        rng = random.Random(cfg.seed)
-        endings = EpisodeEndings()
-        ctx = TesterContext(spec, cfg.seed, cfg.max_steps, rng, (obs.frame.width, obs.frame.height),
-                            duration_s=cfg.duration_s, target=play)
-        tester.begin(ctx, obs)
-        for finding in _tester_findings(tester):
-            self._record(finding)
-            if finding.fatal:
-                return
-        while self.steps < cfg.max_steps:
-            if cfg.duration_s is not None and time.monotonic() - started_at >= cfg.duration_s:
-                return
-            clock.stop()  # a game waits while the tester (or a paused human) thinks
-            human = self.control.checkpoint()
-            target, observer, executor = play.target, play.observer, play.executor
-            assert target is not None and observer is not None and executor is not None
-            self._follow_window(play)
-            started = time.time()
-            t0 = time.monotonic()
-            declared = DECLARED.get(cfg.tester)
-            if human is not None and declared is not None and not declared.takes_over:
-                # differential play: the references would never get the person's input
-                self._record(Finding("refused", f"a take-over action was refused ({declared.no_take_over}); "
-                                     "the run goes on", self.steps))
-                continue
-            if human is not None:
-                try:
-                    decision = Decision(action_from_dict(human), "human take-over")
-                except ActionParseError as exc:
-                    # A person's input the engine cannot perform says nothing about the program: noted, not judged.
-                    self._record(Finding("refused", f"a take-over action was refused ({exc}); the run goes on",
-                                         self.steps))
-                    continue
-                actor = "human"
-            else:
-                wants = getattr(tester, "wants_restart", None)  # a tester returning to a cell it archived
-                if wants is not None and wants():
-                    oracles, obs = self._restart_for_tester(tester, play, oracles)
-                    target, observer, executor = play.target, play.observer, play.executor
-                    assert target is not None and observer is not None and executor is not None
-                decision = tester.decide(self.steps, obs)
-                actor = "tester"
-            decide_ms = (time.monotonic() - t0) * 1000.0
-            clock.run()
-            before = obs.frame
-            if not oracles.animated and not isinstance(decision.action, (Finish, Wait)):
-                # What changed while the tester thought changed by itself (a caret, a clock):
-                # learn it, and compare the action's effect with the window as it is now.
-                now = observer.capture()
-                if not now.same_as(before):
-                    oracles.note_idle(before, now)
-                    before = now
-            call = action_to_call(decision.action)
-            # A declared key pressed while a dialog or popup of the program is open goes to that
-            # window: it says nothing about whether the main window answers it.
-            covered = call in oracles.declared_keys and ctx.windows is not None and bool(ctx.windows.others())
-            result = executor.execute(decision.action)
-            if isinstance(decision.action, Finish):
-                self._commit_step(actor, decision, result.outcome, before, obs, started, decide_ms, result.act_ms, [])
-                return
-            if play.lockstep:
-                # On the frame gate: the game plays its frames after the input and stands still.
-                after = play.look(before, play.look_s())
-            elif clock.enabled:
-                # The game runs for its slice of time after the action, then is looked at.
-                after = observer.settle(before, cap_s=slice_s, quiet_s=2 * slice_s + 1, inside=False)
-            else:
-                cap = cap_animated if oracles.animated else cap_static
-                after = observer.settle(before, cap_s=cap, quiet_s=quiet_s, react_s=react_s,
-                                        moving_s=cap_animated)
-            findings = oracles.check_step(self.steps, decision.action.name, before, after, action_key=call,
-                                          covered=covered, control=decision.control)
-            if not isinstance(decision.action, Wait):
-                endings.note_input(call, before)
-            endings.note_frame(before)
-            endings.note_frame(after.frame)
-            if self._film is not None:
-                findings += self._film.glitches(self.steps)
-            tester.observe(self.steps, before, decision, after, result.outcome)
-            findings += _tester_findings(tester)
-            if result.outcome == "refused":
-                findings.insert(0, Finding("refused", result.message, self.steps))
-            episode_end = next((f for f in findings if self._ends_episode(spec, f)), None)
-            if episode_end is not None:
-                # One end, however many saw it (the oracles, and a tester that plays a reference beside).
-                # Episodes that end alike say the inputs changed nothing, unless a reference played beside
-                # says what the inputs should change (differential play: it ends alike there too).
-                alike = endings.end(self.steps) if not getattr(tester, "lockstep", False) else []
-                findings = [f for f in findings if not self._ends_episode(spec, f)] + alike
-            self._commit_step(actor, decision, result.outcome, before, after, started, decide_ms, result.act_ms,
-                              findings)
-            self._flush_logs(target, final=False)
-            self.control.step_done()
-            obs = after
-            if episode_end is not None and not any(f.fatal for f in findings):
-                self._captured += observer.captured
-                self._new_episode(play, episode_end)
-                oracles = _oracles(play, timing, before=oracles)
-                obs = play.settle(cap_static, quiet_s)
-                for finding in oracles.check_start(obs):
-                    self._record(finding)
-                    if finding.fatal:
-                        return
-                continue
-            if any(f.fatal for f in findings):
-                return
-
     @staticmethod
     def _ends_episode(spec: TargetSpec, finding: Finding) -> bool:
         return spec.exit_ok and finding.kind == "exit" and finding.evidence.get("code") == 0
 
-    def _commit_step(self, actor: str, decision: Decision, outcome: str, before: Any, after: Observation,
-                     started: float, decide_ms: float, act_ms: float, findings: list[Finding]) -> None:
+    def _commit_step(self, step: StepRecord) -> None:
+        """Store a played step (its pictures, findings and coverage) in one transaction, then tell listeners."""
+        decision, after, findings = step.decision, step.after, step.findings
         assert self.run_id is not None
         idx = self.steps
         if self._film is not None:
@@ -505,18 +390,18 @@ class Session:
         lines = self._coverage.lines(self._play.target.inside if self._play is not None and self._play.target
                                      is not None else None) if self._coverage is not None else {}
         with self.store.transaction():
-            h_before = self.store.put_frame(before.width, before.height, before.bgrx)
+            h_before = self.store.put_frame(step.before.width, step.before.height, step.before.bgrx)
             h_after = self.store.put_frame(after.frame.width, after.frame.height, after.frame.bgrx)
             self.store.add_step(self.run_id, idx, {
-                "actor": actor, "action": action_to_dict(decision.action), "outcome": outcome,
+                "actor": step.actor, "action": action_to_dict(decision.action), "outcome": step.outcome,
                 "rationale": decision.rationale, "frame_before": h_before, "frame_after": h_after,
                 "changed_bbox": list(after.changed_bbox) if after.changed_bbox else None,
                 "settle_ms": round(after.settle_ms, 2), "settled": int(after.settled),
                 "busy_ms": _rounded(after.busy_ms), "waited_ms": _rounded(after.waited_ms),
-                "decide_ms": round(decide_ms, 2), "act_ms": round(act_ms, 2),
+                "decide_ms": round(step.decide_ms, 2), "act_ms": round(step.act_ms, 2),
                 "tokens_in": decision.tokens_in, "tokens_out": decision.tokens_out,
                 "findings": [f.kind for f in findings] or None,
-                "started_at": started, "ended_at": time.time(),
+                "started_at": step.started, "ended_at": time.time(),
             }, [f.row() for f in findings])
             if self._coverage is not None:
                 self._coverage.record(idx, lines)
@@ -525,7 +410,7 @@ class Session:
         recorded = getattr(self.tester, "step_recorded", None)  # testers that add to the row (a reference frame)
         if recorded is not None:
             recorded(idx)
-        self.bus.publish(StepRecorded(self.run_id, idx, action_to_dict(decision.action), outcome, h_after,
+        self.bus.publish(StepRecorded(self.run_id, idx, action_to_dict(decision.action), step.outcome, h_after,
                                       after.changed_bbox, after.settle_ms))
         for f in findings:
             self.bus.publish(FindingRaised(self.run_id, f.step, f.kind, f.message))
@@ -571,20 +456,6 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 
-def _oracles(play: Player, timing: Timing, before: GenericOracles | None = None) -> GenericOracles:
-    """The generic oracles of one episode; what earlier episodes learnt about answers is kept."""
-    assert play.target is not None and play.observer is not None
-    spec = play.spec
-    declared = tuple(action_to_call(hinted_action(k)) for k in spec.keys) if spec.kind == "app" else ()
-    # The player's pause: on a frame gate, the oracles' waits are frames the program plays.
-    oracles = GenericOracles(play.target, play.observer, sleep=play.pause, timing=timing, declared_keys=declared)
-    if before is not None:
-        oracles.answering, oracles.pressed_on = before.answering, before.pressed_on
-        oracles.visible_answers = before.visible_answers
-        oracles.declared_keys = before.declared_keys
-    return oracles
-
-
 def _check_start(tester: Tester, play: Player, oracles: GenericOracles, obs: Observation) -> list[Finding]:
     """The oracles' start-up watch.  A tester that plays from the first frame (the script tester: a scripted key
     must land at the frame the case means) keeps a gated game standing still meanwhile: the watch plays no frames
@@ -596,12 +467,6 @@ def _check_start(tester: Tester, play: Player, oracles: GenericOracles, obs: Obs
         return oracles.check_start(obs)
     finally:
         oracles.sleep = play.pause
-
-
-def _tester_findings(tester: Tester) -> list[Finding]:
-    """Findings a tester raises itself (differential play's ``diverged``), if it raises any."""
-    take = getattr(tester, "take_findings", None)
-    return list(take()) if take is not None else []
 
 
 class _Signals:

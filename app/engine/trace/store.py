@@ -566,10 +566,11 @@ class TrajectoryStore:
         if outer:
             self.conn.execute("BEGIN")
         try:
-            mark = RunListMark(*self.conn.execute(
+            runs, steps, judgments = self.conn.execute(
                 "SELECT coalesce((SELECT max(id) FROM runs), 0), coalesce((SELECT max(id) FROM steps), 0), "
-                "coalesce((SELECT max(id) FROM judgments), 0)").fetchone(),
-                tuple(r for (r,) in self.conn.execute("SELECT id FROM runs WHERE ended_at IS NULL")))
+                "coalesce((SELECT max(id) FROM judgments), 0)").fetchone()
+            mark = RunListMark(runs, steps, judgments,
+                               tuple(r for (r,) in self.conn.execute("SELECT id FROM runs WHERE ended_at IS NULL")))
             if since is None:
                 return self._run_rows(RUN_LIST_SQL, []), mark
             return self._run_rows(RUN_CHANGES_SQL, [since.runs, json.dumps(since.open), since.steps,
