@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.engine.judge.episodes import EpisodeEndings
 from app.engine.judge.oracles import Finding, GenericOracles
@@ -34,7 +34,38 @@ from app.engine.tester_abilities import DECLARED
 from app.engine.testers.base import Decision, Tester, TesterContext
 
 if TYPE_CHECKING:
-    from app.engine.session import Session
+    from app.engine.play.control import RunControl
+    from app.engine.play.target import TargetProcess
+    from app.engine.run_film import RunFilm
+
+
+class Session(Protocol):
+    """What the step loop asks of the run it plays (:class:`app.engine.session.Session`): its settings and
+    count, and how it records, restarts and follows the program."""
+
+    config: Any
+    control: RunControl
+    steps: int
+    _film: RunFilm | None
+    _captured: int
+
+    def _settle_cap(self, spec: TargetSpec) -> float: ...
+
+    def _record(self, finding: Finding) -> None: ...
+
+    def _commit_step(self, step: StepRecord) -> None: ...
+
+    def _flush_logs(self, target: TargetProcess, final: bool = True) -> None: ...
+
+    def _follow_window(self, play: Player) -> None: ...
+
+    def _restart_for_tester(self, tester: Tester, play: Player,
+                            oracles: GenericOracles) -> tuple[GenericOracles, Observation]: ...
+
+    def _new_episode(self, play: Player, finding: Finding) -> None: ...
+
+    @staticmethod
+    def _ends_episode(spec: TargetSpec, finding: Finding) -> bool: ...
 
 
 @dataclass
