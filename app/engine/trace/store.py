@@ -11,42 +11,48 @@ arrive as one sentence (:mod:`app.engine.trace.sqlite_faults`).  Judgments are a
 undo is a new row, and the effective verdict is derived from the rows.
 The schema version lives in ``PRAGMA user_version``; :data:`MIGRATIONS` brings
 older files forward.
+
+This module owns the connection, the schema and the runs; the other groups of
+tables are repositories of their own that :class:`TrajectoryStore` is made of
+(:mod:`.store_base`): steps, frames, findings and coverage
+(:mod:`.store_steps`), films, logs and model calls (:mod:`.store_media`),
+judgments (:mod:`.store_judgments`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import io
 import json
 import sqlite3
 import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable
 
-import numpy as np
 import psutil
 import sqlite_utils
-from PIL import Image
 
 from app.engine.errors import StoreError
 from app.engine.trace import coverage as coverage_sql
 from app.engine.trace import repair_plays as plays_sql
-from app.engine.trace.coverage import FileCoverage
 from app.engine.trace.repair_plays import RepairPlay
 from app.engine.trace.disk_reserve import DiskReserve
+from app.engine.trace.store_base import _pk
+from app.engine.trace.store_judgments import JudgmentsRepository
+from app.engine.trace.store_media import MAX_LOG_LINE_CHARS, MediaRepository
+from app.engine.trace.store_steps import (PNG_COMPRESS_LEVEL, StepsRepository, StoredFrame, frame_digest,
+                                          image_digest)
 from app.engine.trace.sqlite_faults import BUSY, FOREIGN, FULL, READONLY, GuardedConnection, StoreFault, fault_for
+
+__all__ = ["MAX_LOG_LINE_CHARS", "PNG_COMPRESS_LEVEL", "RunListMark", "StoredFrame", "TrajectoryStore", "frame_digest",
+           "image_digest"]
+"""The repositories' names most callers know from here (the store's parts live in ``store_*.py``)."""
 
 BUSY_TIMEOUT_S = 10.0
 """How long a write waits for another process's write lock before it gives up with a sentence."""
 CORE_TABLES = frozenset({"runs", "steps", "frames", "findings", "judgments", "target_logs"})
 """Tables every PlayCoder database has since schema 1; a file without them belongs to another program."""
-MAX_LOG_LINE_CHARS = 64 * 1024
-"""A target's output line is kept up to this long (a program can print megabytes without a newline)."""
-PNG_COMPRESS_LEVEL = 1
-"""Fast PNG: frames are written inside the step loop (see benchmark/engine_speed.py)."""
 
 
 def _migration_1(db: sqlite_utils.Database) -> None:
@@ -321,54 +327,7 @@ class RunListMark:
     its row and adds no id anywhere (a run that ended between two reads was once missed for good)."""
 
 
-@dataclass(frozen=True)
-class StoredFrame:
-    sha256: str
-    width: int
-    height: int
-    format: str
-    data: bytes
-
-    def image(self) -> Image.Image:
-        return Image.open(io.BytesIO(self.data)).convert("RGB")
-
-
-def frame_digest(width: int, height: int, pixels: bytes, mode: str = "BGRX") -> str:
-    """Content address of a picture: sha256 of ``"WxH:"`` and its pixels as B, G, R, 0 (4 bytes each, row by row).
-
-    ``pixels`` are raw in ``mode`` (``BGRX`` as captured, or ``RGB``).  The X byte of a
-    capture is whatever the X server left there, so it is zeroed, not hashed: equal
-    pictures share one row, and a PNG (which cannot keep that byte) can be checked
-    against its address (:func:`image_digest`).
-    """
-    if mode != "BGRX" or len(pixels) != width * height * 4:
-        return image_digest(Image.frombuffer("RGB", (width, height), pixels, "raw", mode, 0, 1))
-    h = hashlib.sha256(f"{width}x{height}:".encode())
-    h.update(_zero_x(pixels))
-    return h.hexdigest()
-
-
-DIGEST_ROWS = 256
-"""Rows hashed at a time by :func:`image_digest`, so a large picture is never copied whole."""
-
-
-def image_digest(image: Image.Image) -> str:
-    """:func:`frame_digest` of a decoded picture (any mode; alpha is dropped, as a capture's X byte is)."""
-    rgb = image if image.mode == "RGB" else image.convert("RGB")
-    width, height = rgb.size
-    h = hashlib.sha256(f"{width}x{height}:".encode())
-    for top in range(0, height, DIGEST_ROWS):
-        h.update(_zero_x(rgb.crop((0, top, width, min(height, top + DIGEST_ROWS))).tobytes("raw", "BGRX")))
-    return h.hexdigest()
-
-
-def _zero_x(bgrx: bytes) -> bytes:
-    """The pixels with every fourth byte (X) set to 0; little-endian words make it byte-order proof."""
-    words = np.frombuffer(bgrx, dtype="<u4") & np.uint32(0x00FFFFFF)
-    return words.astype("<u4", copy=False).tobytes()
-
-
-class TrajectoryStore:
+class TrajectoryStore(StepsRepository, MediaRepository, JudgmentsRepository):
     """Read and write the PlayCoder database.  One writer process, many readers."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
@@ -471,10 +430,6 @@ class TrajectoryStore:
     @property
     def schema_version(self) -> int:
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
-
-    def transaction(self) -> Any:
-        """Context manager: BEGIN IMMEDIATE … COMMIT, or ROLLBACK on error."""
-        return _Transaction(self.conn)
 
     def close(self) -> None:
         self.conn.close()
@@ -605,264 +560,6 @@ class TrajectoryStore:
         ``every`` SQLite VM steps.  For cancellable work on a connection of its own; a write rolls back whole."""
         self.conn.set_progress_handler(lambda: 1 if stop() else 0, every)
 
-    # -- frames and steps ------------------------------------------------------
-    def put_frame(self, width: int, height: int, pixels: bytes, *, mode: str = "BGRX") -> str:
-        """Store raw pixels once; returns the content hash.  Must run inside a transaction."""
-        digest = frame_digest(width, height, pixels, mode)
-        if self.conn.execute("SELECT 1 FROM frames WHERE sha256 = ?", [digest]).fetchone() is None:
-            image = Image.frombuffer("RGB", (width, height), pixels, "raw", mode, 0, 1)
-            buf = io.BytesIO()
-            image.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
-            self.conn.execute(
-                "INSERT INTO frames (sha256, width, height, format, data) VALUES (?, ?, ?, 'png', ?)",
-                [digest, width, height, buf.getvalue()],
-            )
-        return digest
-
-    def put_image(self, image: Image.Image) -> str:
-        rgb = image.convert("RGB")
-        with self.transaction():
-            return self.put_frame(rgb.width, rgb.height, rgb.tobytes(), mode="RGB")
-
-    def frame(self, sha256: str) -> StoredFrame | None:
-        row = self.conn.execute(
-            "SELECT sha256, width, height, format, data FROM frames WHERE sha256 = ?", [sha256]
-        ).fetchone()
-        return StoredFrame(*row) if row else None
-
-    def add_step(
-        self, run_id: int, idx: int, step: dict[str, Any], findings: Iterable[dict[str, Any]] = ()
-    ) -> None:
-        """Commit one step and its findings together."""
-        row = dict(step, run_id=run_id, idx=idx)
-        for key in ("action", "changed_bbox", "findings"):
-            if key in row and not isinstance(row[key], (str, type(None))):
-                row[key] = json.dumps(row[key])
-        with self.transaction():
-            self.db.table("steps").insert(row)
-            for finding in findings:
-                self._insert_finding(run_id, finding)
-
-    def set_step_reference(self, run_id: int, idx: int, sha256: str) -> None:
-        """Record the reference program's frame after step ``idx`` (a stored frame's address).
-
-        Differential play learns it as the step is observed, before the session commits the
-        step, so it is written afterwards in a short transaction of its own."""
-        with self.transaction():
-            cur = self.conn.execute("UPDATE steps SET frame_reference = ? WHERE run_id = ? AND idx = ?",
-                                    [sha256, run_id, idx])
-            if cur.rowcount == 0:
-                raise StoreError(f"There is no step {idx} of run {run_id} in {self.path} to give a reference frame; "
-                                 "record the step first.")
-
-    def has_reference_frames(self, run_id: int) -> bool:
-        """Does any step of the run carry a reference frame (a differential run)?"""
-        return self.conn.execute("SELECT 1 FROM steps WHERE run_id = ? AND frame_reference IS NOT NULL LIMIT 1",
-                                 [run_id]).fetchone() is not None
-
-    # -- coverage (app.engine.trace.coverage) -------------------------------------------------
-    def add_coverage(self, run_id: int, step: int, by_file: dict[str, list[int]]) -> None:
-        """Record the lines of the program's own files the run reached first at ``step`` (START_STEP: start-up)."""
-        with self.transaction():
-            coverage_sql.add(self.conn, run_id, step, by_file)
-
-    def set_coverage_files(self, run_id: int, by_file: Mapping[str, Iterable[int]]) -> None:
-        """Record each own file's executable lines (what the run's coverage is counted against)."""
-        with self.transaction():
-            coverage_sql.set_files(self.conn, run_id, by_file)
-
-    def step_coverage(self, run_id: int, step: int) -> dict[str, list[int]]:
-        """The lines the run reached for the first time at step ``step``, per file ({}: none, or no coverage
-        recorded for the run)."""
-        return coverage_sql.of_step(self.conn, run_id, step)
-
-    def run_coverage(self, run_id: int) -> list[FileCoverage]:
-        """Each own file of the run with its executable lines and those reached ([]: no coverage)."""
-        return coverage_sql.of_run(self.conn, run_id)
-
-    def coverage_steps(self, run_id: int) -> dict[int, dict[str, list[int]]]:
-        """Each step's first-reached lines per file, for the whole run in one read ({}: no coverage)."""
-        return coverage_sql.by_step(self.conn, run_id)
-
-    def coverage_by_step(self, run_id: int) -> dict[int, int]:
-        """How many lines each step ran first (-1: the start-up), for the steps that ran any."""
-        return coverage_sql.lines_by_step(self.conn, run_id)
-
-    def add_finding(self, run_id: int, finding: dict[str, Any]) -> None:
-        with self.transaction():
-            self._insert_finding(run_id, finding)
-
-    def _insert_finding(self, run_id: int, finding: dict[str, Any]) -> None:
-        row = dict(finding, run_id=run_id)
-        if not isinstance(row.get("evidence"), (str, type(None))):
-            row["evidence"] = json.dumps(row["evidence"])
-        self.db.table("findings").insert(row)
-
-    def step_count(self, run_id: int) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM steps WHERE run_id = ?", [run_id]).fetchone()[0])
-
-    def steps(self, run_id: int, offset: int = 0, limit: int = -1) -> list[dict[str, Any]]:
-        return self._decode_steps(
-            self.db.query("SELECT * FROM steps WHERE run_id = ? ORDER BY idx LIMIT ? OFFSET ?", [run_id, limit, offset])
-        )
-
-    @staticmethod
-    def _decode_steps(rows: Iterator[dict[str, Any]]) -> list[dict[str, Any]]:
-        out = list(rows)
-        for row in out:
-            for key in ("action", "changed_bbox", "findings"):
-                if row.get(key):
-                    row[key] = json.loads(row[key])
-        return out
-
-    def step(self, run_id: int, idx: int) -> dict[str, Any] | None:
-        rows = self._decode_steps(self.db.query("SELECT * FROM steps WHERE run_id = ? AND idx = ?", [run_id, idx]))
-        return rows[0] if rows else None
-
-    def findings(self, run_id: int) -> list[dict[str, Any]]:
-        rows = list(self.db.query("SELECT * FROM findings WHERE run_id = ? ORDER BY id", [run_id]))
-        for row in rows:
-            if row.get("evidence"):
-                try:
-                    row["evidence"] = json.loads(row["evidence"])
-                except ValueError:
-                    pass
-        return rows
-
-    # -- films ----------------------------------------------------------------------------
-    @property
-    def films_dir(self) -> Path:
-        """Where this database's films live: ``<database>.films/`` beside the file."""
-        return self.path.with_name(self.path.name + ".films")
-
-    def add_film(self, run_id: int, *, seq: int, file: str, codec: str, width: int, height: int, t0: float) -> int:
-        """Register a film segment as it starts (its file name inside :attr:`films_dir`)."""
-        with self.transaction():
-            return _pk(self.db.table("films").insert(
-                {"run_id": run_id, "seq": seq, "file": file, "codec": codec, "width": width, "height": height,
-                 "t0": t0}).last_pk)
-
-    def finish_film(self, film_id: int, *, t1: float, frames: int, size: int) -> None:
-        with self.transaction():
-            self.conn.execute("UPDATE films SET t1 = ?, frames = ?, bytes = ? WHERE id = ?", [t1, frames, size, film_id])
-
-    def films(self, run_id: int) -> list[dict[str, Any]]:
-        """A run's film segments in order (none for a run recorded without a film)."""
-        return list(self.db.query("SELECT * FROM films WHERE run_id = ? ORDER BY seq", [run_id]))
-
-    def step_times(self, run_id: int) -> list[tuple[int, float, float, bool]]:
-        """Every step's (idx, started_at, ended_at, has findings), in order: the marks of a time axis."""
-        return [(int(i), float(a), float(b), bool(f)) for i, a, b, f in self.conn.execute(
-            "SELECT idx, started_at, ended_at, findings IS NOT NULL FROM steps WHERE run_id = ? ORDER BY idx",
-            [run_id])]
-
-    # -- target logs -------------------------------------------------------------
-    def add_logs(self, run_id: int, lines: list[tuple[str, float, str]]) -> None:
-        """Record the target's output lines; a line past :data:`MAX_LOG_LINE_CHARS` keeps its head and says so."""
-        if not lines:
-            return
-        with self.transaction():
-            self.conn.executemany(
-                "INSERT INTO target_logs (run_id, stream, t, text) VALUES (?, ?, ?, ?)",
-                [(run_id, stream, t, _log_text(text)) for stream, t, text in lines],
-            )
-
-    def logs(self, run_id: int, t0: float | None = None, t1: float | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT stream, t, text FROM target_logs WHERE run_id = ?"
-        args: list[Any] = [run_id]
-        if t0 is not None:
-            sql += " AND t >= ?"
-            args.append(t0)
-        if t1 is not None:
-            sql += " AND t <= ?"
-            args.append(t1)
-        return list(self.db.query(sql + " ORDER BY t, id", args))
-
-    # -- model calls -------------------------------------------------------------
-    def llm_calls(self, run_id: int, step: int | None = None) -> list[dict[str, Any]]:
-        """The recorded model calls (one row per attempt) of a run, or of one of its steps; oldest first."""
-        if step is None:
-            return list(self.db.query("SELECT * FROM llm_calls WHERE run_id = ? ORDER BY id", [run_id]))
-        return list(self.db.query("SELECT * FROM llm_calls WHERE run_id = ? AND step = ? ORDER BY id", [run_id, step]))
-
-    def llm_usage(self, run_id: int) -> dict[str, Any]:
-        """Totals over a run's model calls: ``calls``, ``tokens_in``, ``tokens_out``, ``cost`` (None when no
-        call had a known price), ``priced`` (calls with a cost) and ``estimated`` (calls whose tokens were counted
-        locally because the provider sent no usage)."""
-        row = self.conn.execute(
-            "SELECT count(*), coalesce(sum(tokens_in), 0), coalesce(sum(tokens_out), 0), sum(cost), count(cost), "
-            "coalesce(sum(tokens_estimated), 0) FROM llm_calls WHERE run_id = ?", [run_id]).fetchone()
-        return {"calls": int(row[0]), "tokens_in": int(row[1]), "tokens_out": int(row[2]),
-                "cost": None if row[3] is None else float(row[3]), "priced": int(row[4]), "estimated": int(row[5])}
-
-    # -- judgments -------------------------------------------------------------
-    def add_judgment(
-        self,
-        run_id: int,
-        *,
-        source: str,
-        author: str,
-        verdict: str | None,
-        note: str = "",
-        criterion: str | None = None,
-        undoes: int | None = None,
-    ) -> int:
-        self.run(run_id)
-        with self.transaction():
-            return _pk(
-                self.db.table("judgments")
-                .insert(
-                    {
-                        "run_id": run_id,
-                        "source": source,
-                        "author": author,
-                        "verdict": verdict,
-                        "criterion": criterion,
-                        "note": note,
-                        "undoes": undoes,
-                        "at": time.time(),
-                    }
-                )
-                .last_pk
-            )
-
-    def judgments(self, run_id: int) -> list[dict[str, Any]]:
-        return list(self.db.query("SELECT * FROM judgments WHERE run_id = ? ORDER BY id", [run_id]))
-
-    def active_judgments(self, run_id: int, criterion: str | None = None) -> list[dict[str, Any]]:
-        """Judgments still in force: every row minus those an undo row cancelled (and the undo rows)."""
-        rows = [r for r in self.judgments(run_id) if r["criterion"] == criterion]
-        undone = {r["undoes"] for r in rows if r["undoes"] is not None}
-        return [r for r in rows if r["undoes"] is None and r["id"] not in undone]
-
-    def effective_verdict(self, run_id: int, criterion: str | None = None, tester_verdict: str | None = None) -> str | None:
-        """The latest human override in force, else the tester's verdict."""
-        active = self.active_judgments(run_id, criterion)
-        humans = [r for r in active if r["source"] == "human"]
-        if humans:
-            return str(humans[-1]["verdict"])
-        testers = [r for r in active if r["source"] == "tester"]
-        if testers:
-            return str(testers[-1]["verdict"])
-        return tester_verdict
-
-    def undo_last_override(self, run_id: int, author: str, criterion: str | None = None) -> int | None:
-        """Append an undo for the newest human override in force; None when there is none."""
-        humans = [r for r in self.active_judgments(run_id, criterion) if r["source"] == "human"]
-        if not humans:
-            return None
-        return self.add_judgment(
-            run_id, source="human", author=author, verdict=None, criterion=criterion,
-            note="undo of the latest override", undoes=humans[-1]["id"],
-        )
-
-
-def _log_text(text: str) -> str:
-    if len(text) <= MAX_LOG_LINE_CHARS:
-        return text
-    return f"{text[:MAX_LOG_LINE_CHARS]} … [{len(text) - MAX_LOG_LINE_CHARS} more characters not kept]"
-
-
 def _mark_interrupted(row: dict[str, Any]) -> dict[str, Any]:
     """A 'running' run whose engine process is gone was interrupted (killed, machine crash)."""
     pid = row.get("engine_pid")
@@ -878,43 +575,5 @@ def _mark_interrupted(row: dict[str, Any]) -> dict[str, Any]:
         if not alive:
             row["status"] = "interrupted"
     return row
-
-
-def _pk(value: Any) -> int:
-    if value is None:
-        raise StoreError("the database did not return a row id; check that the file is writable.")
-    return int(value)
-
-
-class _Transaction:
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.outer = False
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.outer = not self.conn.in_transaction
-        if self.outer:
-            self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if not self.outer:
-            return
-        if exc_type is None:
-            try:
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self._rollback()  # a failed COMMIT (full disk) leaves the transaction open
-                raise
-        else:
-            self._rollback()
-
-    def _rollback(self) -> None:
-        """Roll back if SQLite has not already (it does by itself on a full disk); never mask the first error."""
-        if self.conn.in_transaction:
-            try:
-                self.conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
 
 
