@@ -103,27 +103,36 @@ def test_a_window_off_its_screen_is_said_not_an_internal_error():
     assert sentence is not None and "could not be captured" in sentence and "playcoder.toml" in sentence
 
 
-@needs_xvfb
-def test_a_refused_take_over_does_not_fail_the_program(tmp_path):
-    db = tmp_path / "take.db"
-    proc = subprocess.Popen([*CLI, "test", str(TARGETS / "probe_tk"), "--events", "-", "--db", str(db),
-                             "--max-steps", "4", "--json"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+def _take_over(args: list[str], db: Path, acts: list[str], timeout: float) -> tuple[dict, list[dict], list[str]]:
+    """Run ``playcoder test ARGS --events -`` with take-over ``acts`` on its stdin: the summary, the findings and
+    each step's actor."""
+    proc = subprocess.Popen([*CLI, "test", *args, "--events", "-", "--db", str(db), "--json"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write('act {"action": "drag", "x": 5, "y": 5, "x2": -40, "y2": 9000}\n')
-        proc.stdin.write('act {"action": "drag", "x": 5, "y": 5, "x2": "far", "y2": 1}\n')
+        proc.stdin.writelines(f"act {act}\n" for act in acts)
         proc.stdin.flush()
         lines = list(proc.stdout)  # stdin stays open: its end would stop the run
-        proc.wait(60)
+        proc.wait(timeout)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     summary = json.loads(lines[-1])
-    assert summary["verdict"] == "pass", summary
     store = TrajectoryStore(db, readonly=True)
-    kinds = [f["kind"] for f in store.findings(summary["run_id"])]
+    try:
+        return summary, store.findings(summary["run_id"]), [s["actor"] for s in store.steps(summary["run_id"])]
+    finally:
+        store.close()
+
+
+@needs_xvfb
+def test_a_refused_take_over_does_not_fail_the_program(tmp_path):
+    summary, findings, _ = _take_over([str(TARGETS / "probe_tk"), "--max-steps", "4"], tmp_path / "take.db", [
+        '{"action": "drag", "x": 5, "y": 5, "x2": -40, "y2": 9000}',
+        '{"action": "drag", "x": 5, "y": 5, "x2": "far", "y2": 1}'], 60)
+    assert summary["verdict"] == "pass", summary
+    kinds = [f["kind"] for f in findings]
     assert kinds.count("refused") == 2 and "error" not in kinds
 
 
@@ -131,26 +140,11 @@ def test_a_refused_take_over_does_not_fail_the_program(tmp_path):
 def test_a_take_over_of_a_differential_run_is_refused_not_played_on_the_candidate_alone(tmp_path):
     """The references play only the tester's inputs: a person's click would reach the candidate alone and make
     every later comparison false, so the engine refuses it (the workbench does not offer it either)."""
-    db = tmp_path / "diff.db"
     probe = str(TARGETS / "probe_tk")
-    proc = subprocess.Popen([*CLI, "test", probe, "--tester", "differential", "--reference", probe, "--no-script",
-                             "--events", "-", "--db", str(db), "--max-steps", "3", "--json"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    try:
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write('act {"action": "click", "x": 5, "y": 5}\n')
-        proc.stdin.flush()
-        lines = list(proc.stdout)  # stdin stays open: its end would stop the run
-        proc.wait(120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    summary = json.loads(lines[-1])
-    store = TrajectoryStore(db, readonly=True)
-    refused = [f["message"] for f in store.findings(summary["run_id"]) if f["kind"] == "refused"]
-    actors = [s.get("actor") for s in store.steps(summary["run_id"])]
-    store.close()
+    summary, findings, actors = _take_over([probe, "--tester", "differential", "--reference", probe, "--no-script",
+                                            "--max-steps", "3"], tmp_path / "diff.db",
+                                           ['{"action": "click", "x": 5, "y": 5}'], 120)
+    refused = [f["message"] for f in findings if f["kind"] == "refused"]
     assert summary["verdict"] == "pass", summary
     assert len(refused) == 1 and "differential" in refused[0], refused
     assert "human" not in actors, actors
