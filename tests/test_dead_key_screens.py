@@ -10,6 +10,7 @@ import numpy as np
 
 from app.engine.judge.oracles import GenericOracles, _Input
 from app.engine.play.observer import Frame, Observation
+from oracle_support import RunningTarget
 
 W, H = 120, 80
 
@@ -48,22 +49,9 @@ def test_five_screens_with_different_content_are_five():
     assert [(f.kind, f.step, f.evidence["screens"]) for f in found] == [("no-response", 4, 5)]
 
 
-class _Running:
-    """A target that is alive and prints nothing."""
-
-    def lines(self, start: int = 0) -> list:
-        return []
-
-    def read_since(self, since: int) -> tuple[list, int]:
-        return [], since
-
-    def alive(self) -> bool:
-        return True
-
-
 def _play_delete(covered: bool, monkeypatch) -> list:
     o = oracles()
-    o.target = _Running()  # type: ignore[assignment]
+    o.target = RunningTarget()  # type: ignore[assignment]
     monkeypatch.setattr(o, "_check_unresponsive", lambda step: [])  # no repaint probe without a display
     found = []
     for step, rows in enumerate(range(6)):

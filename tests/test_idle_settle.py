@@ -3,11 +3,13 @@
 The waiting rules are checked on a scripted probe (no X needed); the rest on real programs under
 Xvfb: the three-button Tk program (reactions at once, 150 ms and 400 ms later by ``after``, and a
 dot blinking by a repeating ``after``), the same program written in Tcl for wish (nothing inside
-answers: pixel settling), and a Tk program whose loop hangs (a freeze known from inside).
+answers: pixel settling), a Tk program whose loop hangs (a freeze known from inside) and one whose loop
+is away drawing new pictures for 4 s (busy, not frozen).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -33,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DELAYS_TK = ROOT / "benchmark" / "targets" / "delays_tk"
 DELAYS_WISH = ROOT / "tests" / "targets" / "delays_wish"
 FREEZE_TK = ROOT / "tests" / "targets" / "freeze_tk"
+FLASH_TK = ROOT / "tests" / "targets" / "flash_tk"
 BUTTONS = ((80, 32), (240, 32), (400, 32))
 LABELS = ((24, 62, 136, 99), (185, 62, 297, 99), (345, 62, 457, 99))
 """The three buttons (now, 150 ms, 400 ms) and each one's count, in both delay programs."""
@@ -215,8 +218,12 @@ def test_the_run_says_how_it_settled(tmp_path: Path, monkeypatch: pytest.MonkeyP
     store.close()
 
 
-def test_a_loop_that_does_not_come_back_is_a_freeze_known_from_inside() -> None:
-    spec = load_spec(FREEZE_TK)
+@contextlib.contextmanager
+def _clicked_into_a_busy_loop(folder: Path, at: tuple[int, int]) -> Iterator[tuple[Player, GenericOracles,
+                                                                                 Observation, Observation]]:
+    """Start ``folder``'s program, click ``at`` (a button whose handler keeps the loop away) and settle: the
+    player, its oracles, and the observations before and after (the loop said busy from inside)."""
+    spec = load_spec(folder)
     display = start_xvfb(spec.size)
     player = Player(spec, display, 0, time.sleep)
     try:
@@ -225,13 +232,28 @@ def test_a_loop_that_does_not_come_back_is_a_freeze_known_from_inside() -> None:
         assert player.target.inside.wait_hello(5.0)
         oracles = GenericOracles(player.target, player.observer, timing=spec.timing)
         before = player.settle(1.0, 0.08)
-        player.executor.execute(Click(150, 90))  # "Go": the handler never returns
+        player.executor.execute(Click(*at))
         after = player.observer.settle(before.frame, cap_s=0.5, quiet_s=0.08)
         assert after.how == "inside" and after.busy
-        findings = oracles.check_step(0, "click", before.frame, after)
-        freeze = [f for f in findings if f.kind == "freeze"]
-        assert freeze and freeze[0].fatal and freeze[0].evidence["idle_probe"] is False
-        assert "asked from inside" in freeze[0].message
+        yield player, oracles, before, after
     finally:
         player.stop()
         display.close()
+
+
+def test_a_loop_that_does_not_come_back_is_a_freeze_known_from_inside() -> None:
+    with _clicked_into_a_busy_loop(FREEZE_TK, (150, 90)) as (_, oracles, before, after):  # "Go": never returns
+        findings = oracles.check_step(0, "click", before.frame, after)
+    freeze = [f for f in findings if f.kind == "freeze"]
+    assert freeze and freeze[0].fatal and freeze[0].evidence["idle_probe"] is False
+    assert "asked from inside" in freeze[0].message
+
+
+def test_a_handler_that_keeps_drawing_longer_than_freeze_s_is_no_freeze() -> None:
+    """A loop that is away but keeps drawing new pictures runs (busy, not frozen)."""
+    with _clicked_into_a_busy_loop(FLASH_TK, (150, 160)) as (player, oracles, before, after):  # 4 s of flashes
+        t0 = time.monotonic()
+        findings = oracles.check_step(0, "click", before.frame, after)
+        assert not [f for f in findings if f.kind == "freeze"], findings
+        assert time.monotonic() - t0 >= 2.0  # it waited for the loop (freeze_s is 1.5 s), and the loop came back
+        assert player.target is not None and player.target.alive()

@@ -19,6 +19,7 @@ from app.engine.judge.oracles import GenericOracles
 from app.engine.play.observer import Frame, Observation
 
 from conftest import ROOT, TARGETS, needs_xvfb
+from oracle_support import RunningTarget
 
 W, H = 120, 80
 
@@ -33,20 +34,8 @@ def screen(dots: int = 0, ball: int | None = None) -> Frame:
     return Frame(W, H, arr.tobytes(), 0.0)
 
 
-class _Running:
-    """A target that is alive and prints nothing."""
-
-    inside = None
-
-    def read_since(self, since: int) -> tuple[list, int]:
-        return [], since
-
-    def alive(self) -> bool:
-        return True
-
-
 def oracles(monkeypatch) -> GenericOracles:
-    o = GenericOracles(target=_Running(), observer=None)  # type: ignore[arg-type]
+    o = GenericOracles(target=RunningTarget(), observer=None)  # type: ignore[arg-type]
     monkeypatch.setattr(o, "learn_idle", lambda frame, s: 0.0)  # nothing changes by itself
     monkeypatch.setattr(o, "_loop_alive", lambda: True)  # its loop answers: no freeze
     monkeypatch.setattr(o, "_check_unresponsive", lambda step: [])
@@ -129,7 +118,7 @@ def test_a_game_that_ended_by_itself_is_an_end_screen(monkeypatch):
     assert found == []
 
 
-class _Quitting(_Running):
+class _Quitting(RunningTarget):
     """A program whose window went one colour and whose process ends a moment later (code 0)."""
 
     returncode = 0

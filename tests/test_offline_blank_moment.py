@@ -7,6 +7,7 @@ import numpy as np
 
 from app.engine.judge.oracles import BLANK_CONFIRM_S, GenericOracles
 from app.engine.play.observer import Frame
+from oracle_support import RunningTarget
 
 W, H = 120, 80
 
@@ -19,18 +20,6 @@ def drawn() -> Frame:
     arr = np.zeros((H, W, 4), np.uint8)
     arr[10:40, 10:60, :3] = 200
     return Frame(W, H, arr.tobytes(), 0.0)
-
-
-class _Running:
-    """A target that is alive, prints nothing and has no X window to ask about."""
-
-    inside = None
-
-    def read_since(self, since: int) -> tuple[list, int]:
-        return [], since
-
-    def alive(self) -> bool:
-        return True
 
 
 class _Screens:
@@ -46,7 +35,7 @@ class _Screens:
 
 
 def _oracles(observer: _Screens, slept: list[float]) -> GenericOracles:
-    return GenericOracles(target=_Running(), observer=observer, sleep=slept.append)  # type: ignore[arg-type]
+    return GenericOracles(target=RunningTarget(), observer=observer, sleep=slept.append)  # type: ignore[arg-type]
 
 
 def test_one_colour_for_a_moment_is_no_blank() -> None:
