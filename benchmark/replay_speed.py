@@ -39,7 +39,7 @@ from app.engine.play.actions import Finish  # noqa: E402
 from app.engine.play.idle_settle import SETTLE_ENV  # noqa: E402
 from app.engine.play.observer import Frame, Observation  # noqa: E402
 from app.engine.session import RunConfig, Session  # noqa: E402
-from app.engine.testers.base import Decision, TesterContext, Verdict  # noqa: E402
+from app.engine.testers.base import Decision, TesterBase, TesterContext, Verdict  # noqa: E402
 from app.engine.testers.explore.archive import Cell, Step, picture_key  # noqa: E402
 from app.engine.testers.explore.explorer import Explorer  # noqa: E402
 from app.engine.testers.explore.returns import Returner  # noqa: E402
@@ -50,7 +50,7 @@ TARGET_S = 2.0
 """Issue 27: a 30-step prefix of a Tk app replays in this long at most."""
 
 
-class ReturnOnly:
+class ReturnOnly(TesterBase):
     """A tester that only returns: asks for a restart, replays the cell's prefix, then finishes."""
 
     name = "replay"
@@ -123,7 +123,7 @@ def record(target: str, steps: int, seed: int, store: TrajectoryStore, film_fps:
 def replay(target: str, cell: Cell, seed: int, store: TrajectoryStore, film_fps: int | None) -> dict[str, Any]:
     tester = ReturnOnly(cell)
     result = Session(RunConfig(target=target, max_steps=len(cell.prefix) + 1, seed=seed, film_fps=film_fps), store,
-                     tester=tester).run()  # type: ignore[arg-type]
+                     tester=tester).run()
     if result.status != "completed" or result.run_id is None or not tester.arrived_at:
         raise SystemExit(f"replaying {target} failed: {result.error or result.reason}")
     rows = [s for s in store.steps(result.run_id) if s["action"].get("action") != "finish"]

@@ -19,6 +19,7 @@ from app.views.model.database import Database  # noqa: E402
 from app.engine.judge.oracles import Finding  # noqa: E402
 from app.engine.judge.verdict import Evidence, decide  # noqa: E402
 from app.engine.session import RunConfig, Session  # noqa: E402
+from app.engine.testers.base import TesterBase  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.browser.run_browser_view import RunBrowserView  # noqa: E402
 from app.views.run.run_view import RunView  # noqa: E402
@@ -142,12 +143,12 @@ def test_the_open_run_follows_a_run_finished_elsewhere(qtbot, tmp_path, isolated
 
 
 def test_a_stopped_run_is_judged_on_what_was_seen_and_says_so(tmp_path):
-    class Tester:
+    class Tester(TesterBase):
         def verdict(self, findings, steps):
             return decide(Evidence(findings, steps, judges_criteria=False, scope="over 3 screens"))
 
     store = TrajectoryStore(tmp_path / "runs.db")
-    session = Session(RunConfig("x"), store, tester=Tester())  # type: ignore[arg-type]
+    session = Session(RunConfig("x"), store, tester=Tester())
     session.run_id = store.create_run(target="x", tester="offline")
     session.steps = 59
     result = session._finish("stopped", "")
@@ -156,13 +157,13 @@ def test_a_stopped_run_is_judged_on_what_was_seen_and_says_so(tmp_path):
     run = store.run(session.run_id)
     assert run["status"] == "stopped" and run["verdict"] == "pass" and "run stopped" in run["reason"]
 
-    crashed = Session(RunConfig("x"), store, tester=Tester())  # type: ignore[arg-type]
+    crashed = Session(RunConfig("x"), store, tester=Tester())
     crashed.run_id = store.create_run(target="x", tester="offline")
     crashed.steps = 4
     crashed.findings = [Finding("crash", "the program died", 3)]
     assert crashed._finish("stopped", "").verdict == "fail"
 
-    nothing = Session(RunConfig("x"), store, tester=Tester())  # type: ignore[arg-type]
+    nothing = Session(RunConfig("x"), store, tester=Tester())
     nothing.run_id = store.create_run(target="x", tester="offline")
     assert nothing._finish("stopped", "").verdict == "error"  # no step seen: no verdict recorded
     assert store.run(nothing.run_id)["verdict"] is None

@@ -152,23 +152,17 @@ class Session:
             )
             self._film = RunFilm(self.store, self.run_id, self._film_fps(), timing)
             self._coverage = RunCoverage(self.store, self.run_id)
-            attach = getattr(tester, "attach", None)  # testers that record (LLM calls) or cancel (retries)
-            if attach is not None:
-                attach(self.store, self.run_id, self.control)
+            tester.attach(self.store, self.run_id, self.control)  # testers that record (LLM calls) or cancel (retries)
             self.bus.publish(RunStarted(self.run_id, spec.label, cfg.tester, cfg.display, str(self.store.path)))
-            prepare = getattr(tester, "prepare", None)  # a tester with programs of its own starts them meanwhile
-            if prepare is not None:
-                prepare(spec, cfg.seed)
+            tester.prepare(spec, cfg.seed)  # a tester with programs of its own starts them meanwhile
             # The private screen is the declared size: a full-screen program gets exactly `size`.
             screen = spec.size if cfg.display == ISOLATED else DEFAULT_SCREEN
             display = open_display(cfg.display, screen)
             # A tester that plays other programs beside the candidate in lockstep (differential play)
             # puts the candidate on a frame gate too.
             play = self._play = Player(spec, display, cfg.seed, self.control.sleep, hold=self.control.hold,
-                                       gated=bool(getattr(tester, "lockstep", False)
-                                                  or getattr(tester, "gated", False)
-                                                  or (spec.frame_gate and getattr(tester, "from_first_frame",
-                                                                                  False))))
+                                       gated=tester.lockstep or tester.gated
+                                       or (spec.frame_gate and tester.from_first_frame))
             self._start_target(play)
             self._loop(spec, tester, play)
             status = "completed"
@@ -188,9 +182,8 @@ class Session:
             steps: list[Callable[[], None]] = []
             if self._film is not None:
                 steps.append(self._close_film)
-            tester_close = getattr(self.tester, "close", None)  # testers that run programs of their own
-            if tester_close is not None:
-                steps.append(tester_close)
+            if self.tester is not None:
+                steps.append(self.tester.close)  # testers that run programs of their own stop them
             if self._play is not None:
                 steps.append(functools.partial(self._play.close, self._flush_logs))
             if display is not None:
@@ -343,9 +336,7 @@ class Session:
         obs = play.settle(self._settle_cap(play.spec), timing.quiet_ms / 1000)
         for finding in _check_start(tester, play, oracles, obs):
             self._record(finding)
-        restarted = getattr(tester, "restarted", None)
-        if restarted is not None:
-            restarted(obs)
+        tester.restarted(obs)
         return oracles, obs
 
     # -- the loop ----------------------------------------------------------------
@@ -407,9 +398,8 @@ class Session:
                 self._coverage.record(idx, lines)
         self.steps += 1
         self.findings.extend(findings)
-        recorded = getattr(self.tester, "step_recorded", None)  # testers that add to the row (a reference frame)
-        if recorded is not None:
-            recorded(idx)
+        if self.tester is not None:
+            self.tester.step_recorded(idx)  # testers that add to the row (a reference frame)
         self.bus.publish(StepRecorded(self.run_id, idx, action_to_dict(decision.action), step.outcome, h_after,
                                       after.changed_bbox, after.settle_ms))
         for f in findings:
@@ -460,7 +450,7 @@ def _check_start(tester: Tester, play: Player, oracles: GenericOracles, obs: Obs
     """The oracles' start-up watch.  A tester that plays from the first frame (the script tester: a scripted key
     must land at the frame the case means) keeps a gated game standing still meanwhile: the watch plays no frames
     (a snake must not reach the wall before the first key)."""
-    if not (getattr(tester, "from_first_frame", False) and play.lockstep):
+    if not (tester.from_first_frame and play.lockstep):
         return oracles.check_start(obs)
     oracles.sleep = play.sleep
     try:

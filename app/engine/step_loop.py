@@ -122,7 +122,7 @@ class StepLoop:
     def run(self) -> None:
         session, cfg = self.session, self.session.config
         self.tester.begin(self.ctx, self.obs)
-        for finding in tester_findings(self.tester):
+        for finding in self.tester.take_findings():
             session._record(finding)
             if finding.fatal:
                 return
@@ -189,8 +189,7 @@ class StepLoop:
                                         session.steps))
                 return None
             return _Decided("human", decision, started, (time.monotonic() - t0) * 1000.0)
-        wants = getattr(self.tester, "wants_restart", None)  # a tester returning to a cell it archived
-        if wants is not None and wants():
+        if self.tester.wants_restart():  # a tester returning to a cell it archived
             self.oracles, self.obs = session._restart_for_tester(self.tester, self.play, self.oracles)
         decision = self.tester.decide(session.steps, self.obs)
         return _Decided("tester", decision, started, (time.monotonic() - t0) * 1000.0)
@@ -235,13 +234,13 @@ class StepLoop:
         if session._film is not None:
             findings += session._film.glitches(session.steps)
         self.tester.observe(session.steps, before, decision, after, outcome)
-        findings += tester_findings(self.tester)
+        findings += self.tester.take_findings()
         episode_end = next((f for f in findings if session._ends_episode(spec, f)), None)
         if episode_end is not None:
             # One end, however many saw it (the oracles, and a tester that plays a reference beside).
             # Episodes that end alike say the inputs changed nothing, unless a reference played beside
             # says what the inputs should change (differential play: it ends alike there too).
-            alike = self.endings.end(session.steps) if not getattr(self.tester, "lockstep", False) else []
+            alike = self.endings.end(session.steps) if not self.tester.lockstep else []
             findings = [f for f in findings if not session._ends_episode(spec, f)] + alike
         return findings, episode_end
 
@@ -258,12 +257,6 @@ class StepLoop:
             if finding.fatal:
                 return False
         return True
-
-
-def tester_findings(tester: Tester) -> list[Finding]:
-    """Findings a tester raises itself (differential play's ``diverged``), if it raises any."""
-    take = getattr(tester, "take_findings", None)
-    return list(take()) if take is not None else []
 
 
 def episode_oracles(play: Player, before: GenericOracles | None = None) -> GenericOracles:

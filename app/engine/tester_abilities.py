@@ -31,7 +31,8 @@ class TesterAbilities:
     needs_model: bool = False
     """Asks a model provider: needs a provider, a model and a key."""
     plays_reference: bool = False
-    """Plays a reference program beside the candidate, input for input."""
+    """Plays a reference program beside the candidate, input for input: what the tester class declares as
+    :attr:`~app.engine.testers.base.TesterBase.lockstep` (tests/test_tester_declarations.py says they agree)."""
 
 
 DECLARED: dict[str, TesterAbilities] = {a.name: a for a in (

@@ -1,4 +1,10 @@
-"""The tester protocol the session loop talks to.
+"""What the session loop asks of a tester: :class:`TesterBase`, which every tester inherits.
+
+A tester *declares* what it can do (class attributes: :attr:`TesterBase.lockstep`,
+:attr:`TesterBase.gated`, :attr:`TesterBase.from_first_frame`) and overrides the hooks it
+needs; the others are no-ops here, so the session calls every hook and reads every
+declaration directly instead of probing a tester for them.  The workbench's view of the
+same abilities is :mod:`app.engine.tester_abilities` (a test says the two agree).
 
 ``Verdict`` is the verdict rule's outcome (:mod:`app.engine.judge.verdict`), re-exported here.
 """
@@ -7,7 +13,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import InitVar, dataclass
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable
 
 from app.engine.play.actions import Action
 from app.engine.play.observer import Frame, Observation
@@ -15,6 +21,10 @@ from app.engine.judge.oracles import Finding
 from app.engine.judge.verdict import Verdict
 from app.engine.play.targetspec import TargetSpec
 from app.engine.play.xwidgets import TargetLike, TargetWindows, Widget
+
+if TYPE_CHECKING:
+    from app.engine.play.control import RunControl
+    from app.engine.trace.store import TrajectoryStore
 
 
 @dataclass(frozen=True)
@@ -56,16 +66,62 @@ class TesterContext:
             self.widgets = self.widgets or self.windows.widgets
 
 
-class Tester(Protocol):
+class TesterBase:
+    """A tester: it decides each step's action from what the window shows, and gives the run's verdict.
+
+    Subclasses implement :meth:`begin`, :meth:`decide`, :meth:`observe` and :meth:`verdict`, set
+    :attr:`name`, declare what they do (the class attributes below) and override the hooks they use."""
+
     name: str
+    """The tester's name, as ``--tester`` and :data:`app.engine.testers.TESTERS` spell it."""
+    lockstep: bool = False
+    """Plays a reference program beside the candidate, input for input: the session puts the candidate on a
+    frame gate, and episodes that end alike are not a finding (the reference says what the inputs change)."""
+    gated: bool = False
+    """Needs a game on the frame gate for itself (a scout that replays inputs at the same frames)."""
+    from_first_frame: bool = False
+    """Plays a game from its first frame: a game is put on the frame gate when its target asks for one, and
+    stands still there during the oracles' start-up watch."""
 
-    def begin(self, ctx: TesterContext, first: Observation) -> None: ...
+    def begin(self, ctx: TesterContext, first: Observation) -> None:
+        raise NotImplementedError
 
-    def decide(self, step: int, obs: Observation) -> Decision: ...
+    def decide(self, step: int, obs: Observation) -> Decision:
+        raise NotImplementedError
 
-    def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None: ...
+    def observe(self, step: int, before: Frame, decision: Decision, after: Observation, outcome: str) -> None:
+        raise NotImplementedError
 
     def verdict(self, findings: list[Finding], steps: int) -> Verdict:
         """The run's verdict: the tester's findings and criterion judgments through
         :func:`app.engine.judge.verdict.decide`, never its own arithmetic."""
-        ...
+        raise NotImplementedError
+
+    # -- hooks: no-ops unless a tester needs them ---------------------------------
+    def attach(self, store: TrajectoryStore, run_id: int, control: RunControl | None = None) -> None:
+        """Called once the run row exists: a tester that records (model calls, evidence frames) or cancels
+        (retries, with the run's control) keeps them."""
+
+    def prepare(self, spec: TargetSpec, seed: int) -> None:
+        """Called before the candidate starts: a tester with programs of its own starts them meanwhile."""
+
+    def wants_restart(self) -> bool:
+        """Asked before each decision: restart the program first (a return to a state, a case that restarts)."""
+        return False
+
+    def restarted(self, obs: Observation) -> None:
+        """Called after the session restarted the program for :meth:`wants_restart`; ``obs`` is its first look."""
+
+    def step_recorded(self, step: int) -> None:
+        """Called once step ``step`` is committed: a tester that adds to its row (a reference's frame) does."""
+
+    def take_findings(self) -> list[Finding]:
+        """Findings the tester raised itself since the last call (differential play's ``diverged``)."""
+        return []
+
+    def close(self) -> None:
+        """Called at the end of every run, whatever ended it: stop what the tester started."""
+
+
+Tester = TesterBase
+"""The name type hints use for a tester."""

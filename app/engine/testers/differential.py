@@ -56,7 +56,7 @@ from app.engine.play.gate import GATE_ENDED
 from app.engine.play.observer import Frame, Observation
 from app.engine.play.player import Player, stop_programs
 from app.engine.play.targetspec import ResolvedTarget
-from app.engine.testers.base import Decision, TesterContext
+from app.engine.testers.base import Decision, TesterBase, TesterContext
 from app.engine.testers.differential_references import EPISODE_END_S, stderr_lines, wait_ended
 from app.engine.testers.differential_screens import NOISE_WATCH_S
 from app.engine.testers.differential_widgets import WidgetComparison
@@ -69,7 +69,7 @@ CLOCK_STEP_S = 0.5
 """How far the programs' Python clocks move on at each step (the same for all three, whatever the wall clock)."""
 
 
-class DifferentialTester(WidgetComparison):
+class DifferentialTester(WidgetComparison, TesterBase):
     name = "differential"
     lockstep = True
     """The session puts the candidate on a frame gate (a game is then played in lockstep with the references)."""
@@ -346,9 +346,7 @@ class DifferentialTester(WidgetComparison):
 
     def close(self) -> None:
         """Stop the reference programs and their displays (the session calls this at the end of a run)."""
-        close_explorer = getattr(self.explorer, "close", None)
-        if close_explorer is not None:
-            close_explorer()
+        self.explorer.close()
         starting, self._starting = self._starting, None
         if starting is not None:  # the run ended before (or while) the references started: let them finish
             self._cancelled = True

@@ -51,7 +51,7 @@ from app.engine.judge.oracles import Finding
 from app.engine.judge.verdict import Evidence, decide, is_answer
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.targetspec import Criterion
-from app.engine.testers.base import Decision, TesterContext, Verdict
+from app.engine.testers.base import Decision, TesterBase, TesterContext, Verdict
 from app.engine.testers.llm_returns import LLMReturns, chosen_return, on_gate
 from app.engine.testers.marks import Mark, chosen_mark, controls_marked, draw_marks
 
@@ -89,7 +89,7 @@ class _Entry:
     human: bool
 
 
-class LLMTester:
+class LLMTester(TesterBase):
     name = "llm"
 
     def __init__(self, settings: LLMSettings, client: LLMClient | None = None, prompts: Prompts | None = None) -> None:

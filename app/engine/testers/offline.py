@@ -35,7 +35,7 @@ from app.engine.play.targetspec import hinted_action
 from app.engine.play.xwidgets import TopLevel, Widget
 from app.engine.judge.oracles import Finding
 from app.engine.judge.verdict import Evidence, decide
-from app.engine.testers.base import Decision, TesterContext, Verdict
+from app.engine.testers.base import Decision, TesterBase, TesterContext, Verdict
 
 GLYPH_BG_SHARE = 0.2
 """A detected blob whose box is at least this much window background is a glyph, not a button
@@ -299,7 +299,7 @@ class _DialogState:
     close_sent: bool = False
 
 
-class OfflineExplorer:
+class OfflineExplorer(TesterBase):
     name = "offline"
 
     def __init__(self, click_widgets: bool = True, second_clicks: bool = False) -> None:

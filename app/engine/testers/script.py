@@ -45,7 +45,7 @@ from app.engine.judge import verdict as rule
 from app.engine.play.scriptspec import Expectation, ScriptCase
 from app.engine.play.targetspec import TargetSpec
 from app.engine.testers.live_reference import LiveReference
-from app.engine.testers.base import Decision, TesterContext, Verdict
+from app.engine.testers.base import Decision, TesterBase, TesterContext, Verdict
 
 POLL_S = 0.15
 """Wait between re-measurements of a 'within' expectation (plus the session's settle time)."""
@@ -93,7 +93,7 @@ class _Plan:
     skipped: dict[int, str] = field(default_factory=dict)       # case -> why it is not played
 
 
-class ScriptTester:
+class ScriptTester(TesterBase):
     name = "script"
     from_first_frame = True
     """A target that declares ``frame_gate = true`` is a pygame game played on the frame gate from its first
