@@ -13,19 +13,16 @@ import ast
 from pathlib import Path
 
 import pytest
-from test_views_support import PROBE, isolated_settings, make_synthetic_run, window  # noqa: F401
+from test_views_support import isolated_settings, make_synthetic_run, paused_live_run, window  # noqa: F401
 
 from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtGui import QColor, QImage  # noqa: E402
 
 from app.engine.tester_abilities import DECLARED, UNKNOWN, abilities  # noqa: E402
 from app.engine.testers import TESTERS  # noqa: E402
 from app.engine.trace.repair_plays import REPAIR_KIND  # noqa: E402
 from app.views.live.live_run import PAUSED, RUNNING, LiveRun  # noqa: E402
 from app.views.live.new_run_dialog import NewRunDialog  # noqa: E402
-from app.views.live.run_request import RunRequest  # noqa: E402
 from app.views.model.run_offers import NOT_PAUSED, live_offers, run_offers  # noqa: E402
-from app.views.run.run_header_view import LIVE_PAGE  # noqa: E402
 
 VIEWS = Path(__file__).resolve().parents[1] / "app" / "views"
 
@@ -81,17 +78,7 @@ def test_no_view_tests_a_tester_name():
 @pytest.fixture
 def live_window(window, tmp_path):
     def start(tester: str):
-        assert window.open_database(tmp_path / "offers.db")
-        live = LiveRun(RunRequest(str(PROBE), tester=tester), tmp_path / "offers.db", window)
-        window.live = live
-        live.sig_state_changed.connect(window._on_live_state_changed)
-        live.attach_view(window.run_view.live)
-        live._set_state(PAUSED)
-        image = QImage(320, 200, QImage.Format.Format_RGB32)
-        image.fill(QColor("#336699"))
-        window.run_view.live.show_frame(image)
-        window.run_view.show_page(LIVE_PAGE)
-        return live
+        return paused_live_run(window, tmp_path / "offers.db", tester)
 
     made: list[LiveRun] = []
     yield lambda tester: made.append(start(tester)) or made[-1]

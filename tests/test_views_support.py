@@ -147,6 +147,28 @@ def window(qtbot, isolated_settings):
     win.close()
 
 
+def paused_live_run(win, db: Path, tester: str = "offline"):
+    """A live run of the probe on ``win``, shown paused with a blue frame, without starting its engine (the
+    take-over and offers tests act on the paused view); the caller shuts it down."""
+    from PySide6.QtGui import QColor, QImage
+
+    from app.views.live.live_run import PAUSED, LiveRun
+    from app.views.live.run_request import RunRequest
+    from app.views.run.run_header_view import LIVE_PAGE
+
+    assert win.open_database(db)
+    live = LiveRun(RunRequest(str(PROBE), tester=tester), db, win)
+    win.live = live
+    live.sig_state_changed.connect(win._on_live_state_changed)
+    live.attach_view(win.run_view.live)
+    live._set_state(PAUSED)
+    image = QImage(320, 200, QImage.Format.Format_RGB32)
+    image.fill(QColor("#336699"))
+    win.run_view.live.show_frame(image)
+    win.run_view.show_page(LIVE_PAGE)
+    return live
+
+
 def png_bytes(image: Image.Image) -> bytes:
     buf = io.BytesIO()
     image.save(buf, format="PNG")

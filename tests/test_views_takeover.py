@@ -9,14 +9,11 @@ the paused state; the engine process is not needed to see where a key goes.
 from __future__ import annotations
 
 import pytest
-from test_views_support import PROBE, isolated_settings  # noqa: F401
+from test_views_support import isolated_settings, paused_live_run  # noqa: F401
 
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QColor, QImage  # noqa: E402
 
-from app.views.live.live_run import PAUSED, RUNNING, LiveRun  # noqa: E402
-from app.views.live.run_request import RunRequest  # noqa: E402
-from app.views.run.run_header_view import LIVE_PAGE  # noqa: E402
+from app.views.live.live_run import PAUSED, RUNNING  # noqa: E402
 from app.views.shell.main_window import MainWindow  # noqa: E402
 
 
@@ -30,16 +27,7 @@ def paused(qtbot, tmp_path, isolated_settings):
     win.show()
     qtbot.waitExposed(win)
     win.activateWindow()
-    assert win.open_database(tmp_path / "takeover.db")
-    live = LiveRun(RunRequest(str(PROBE)), tmp_path / "takeover.db", win)
-    win.live = live
-    live.sig_state_changed.connect(win._on_live_state_changed)
-    live.attach_view(win.run_view.live)
-    live._set_state(PAUSED)
-    image = QImage(320, 200, QImage.Format.Format_RGB32)
-    image.fill(QColor("#336699"))
-    win.run_view.live.show_frame(image)
-    win.run_view.show_page(LIVE_PAGE)
+    live = paused_live_run(win, tmp_path / "takeover.db")
     yield win, live
     live.shutdown()
     win.close()
