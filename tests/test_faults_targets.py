@@ -1,6 +1,6 @@
 """Hostile targets that aim at the engine rather than the machine (the sandbox suite covers escapes).
 
-A window that grows past its screen, output floods of binary junk with
+A window that grows past its screen (a little: the screen follows it; far: one sentence), output floods of binary junk with
 megabyte lines and no newline, a program that stops itself: each run ends
 with a sentence or a verdict, leaves no process behind, and records
 something that exports and imports again.  The targets are written by the test.
@@ -80,6 +80,19 @@ def test_a_window_that_grows_past_its_screen_is_one_sentence(tmp_path: Path) -> 
     store = TrajectoryStore(db, readonly=True)
     assert [r["status"] for r in store.runs()] == ["error"]
     store.close()
+
+
+def test_a_window_that_grows_a_little_gets_its_screen_grown(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    report = play(ROOT / "tests" / "targets" / "outgrow_tk", db, 6)
+    assert report["code"] == 0, report
+    store = TrajectoryStore(db, readonly=True)
+    (run,) = store.runs()
+    notes = [f["message"] for f in store.findings(run["id"]) if f["kind"] == "screen"]
+    store.close()
+    assert run["status"] == "completed" and run["verdict"] == "pass", run
+    assert notes == ["the program's window grew to 352×260 at (0, 0), past its 320×240 screen; the screen grew to "
+                     "352×260 to follow it"], notes
 
 
 def test_an_output_flood_is_recorded_bounded_and_travels(tmp_path: Path) -> None:

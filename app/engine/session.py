@@ -116,6 +116,8 @@ class Session:
         self._play: Player | None = None
         self._played_s = 0.0
         self._captured = 0
+        self._screen_grew = False
+        """The window grew past its private screen and the screen followed it (said once, as a ``screen`` note)."""
         self._film: RunFilm | None = None
         self._coverage: RunCoverage | None = None
         self.control.on_change(self._on_control_changed)
@@ -303,6 +305,14 @@ class Session:
         new = play.target.refresh_geometry()
         if new is None or new == old:
             return
+        grown = play.display.size
+        if new.x >= 0 and new.y >= 0 and play.display.fit(new.x + new.width, new.y + new.height) \
+                and not self._screen_grew:
+            self._screen_grew = True  # said once: a window that keeps growing would say it every step
+            w, h = play.display.size
+            self._record(Finding("screen", f"the program's window grew to {new.width}×{new.height} at ({new.x}, "
+                                           f"{new.y}), past its {grown[0]}×{grown[1]} screen; the screen grew to "
+                                           f"{w}×{h} to follow it", self.steps))
         if old is None or new.id != old.id:
             self.bus.publish(WindowFound(self.run_id, play.display.name, new.id, new.width, new.height, new.method,
                                          new.x, new.y))

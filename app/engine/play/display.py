@@ -19,6 +19,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from Xlib import display as xdisplay
+from Xlib.ext import randr
+
 from app.engine.errors import DisplayError
 
 ISOLATED = "isolated"
@@ -30,6 +33,10 @@ _PR_SET_PDEATHSIG = 1
 XVFB_MEMORY_MB = 2048
 """Address space of a private X server: a program that makes it hold pixmaps gets BadAlloc past this (issue 24)."""
 _MB = 1024 * 1024
+SCREEN_HEADROOM = 2
+"""A private Xvfb's framebuffer is this many times the declared size (at most MAX_FRAMEBUFFER a side): room for
+a window that grows while it is played (a label widened by a long sum) to grow its screen into."""
+MAX_FRAMEBUFFER = 4096
 
 
 _PRCTL = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)  # resolved here: no dlopen in a forked child
@@ -85,11 +92,28 @@ class XDisplay:
     mode: str
     size: tuple[int, int]
     process: subprocess.Popen[bytes] | None = None
+    framebuffer: tuple[int, int] | None = None
+    """The most a private screen can grow to (RandR); None: it stays ``size``."""
     _closed: bool = field(default=False, repr=False)
 
     @property
     def isolated(self) -> bool:
         return self.mode == ISOLATED
+
+    def fit(self, right: int, bottom: int) -> bool:
+        """Grow the screen so that it reaches ``right`` × ``bottom`` (a window's far corner), if its framebuffer
+        has room; True when it grew (``size`` then says the new size).  Never shrinks it."""
+        if self.framebuffer is None or self.process is None:
+            return False
+        w, h = max(self.size[0], right), max(self.size[1], bottom)
+        if (w, h) == self.size or w > self.framebuffer[0] or h > self.framebuffer[1]:
+            return False
+        try:
+            set_screen_size(self.name, (w, h))
+        except Exception:  # no RandR after all, or the server is going away: the window stays uncapturable
+            return False
+        self.size = (w, h)
+        return True
 
     def close(self) -> None:
         if self._closed:
@@ -106,7 +130,23 @@ class XDisplay:
 
 
 def start_xvfb(size: tuple[int, int] = DEFAULT_SCREEN, depth: int = 24) -> XDisplay:
-    """Start a private Xvfb on a free display number (``-displayfd``)."""
+    """Start a private Xvfb on a free display number (``-displayfd``) whose screen is ``size``, on a framebuffer
+    with headroom; an X server whose screen cannot be set (no RandR) is started again at exactly ``size``."""
+    framebuffer = (min(MAX_FRAMEBUFFER, max(size[0], SCREEN_HEADROOM * size[0])),
+                   min(MAX_FRAMEBUFFER, max(size[1], SCREEN_HEADROOM * size[1])))
+    if framebuffer != size:
+        display = _start_xvfb(framebuffer, depth)
+        try:
+            set_screen_size(display.name, size, centre_pointer=True)
+        except Exception:
+            display.close()
+        else:
+            display.size, display.framebuffer = size, framebuffer
+            return display
+    return _start_xvfb(size, depth)
+
+
+def _start_xvfb(size: tuple[int, int], depth: int) -> XDisplay:
     binary = shutil.which("Xvfb")
     if binary is None:
         raise DisplayError(
@@ -137,6 +177,47 @@ def start_xvfb(size: tuple[int, int] = DEFAULT_SCREEN, depth: int = 24) -> XDisp
     finally:
         os.close(read_fd)
     return XDisplay(name=f":{number}", mode=ISOLATED, size=size, process=proc)
+
+
+def set_screen_size(name: str, size: tuple[int, int], *, centre_pointer: bool = False) -> None:
+    """Make the screen of X display ``name`` exactly ``size`` (within its framebuffer), through RandR: its one
+    output shows a mode of that size (so a full-screen program sizes itself to it) and the root window is that
+    big.  ``centre_pointer``: put the pointer mid-screen, where Xvfb puts it (a screen shrunk at start leaves it
+    in a corner, which a desktop run takes for pyautogui's failsafe).  Raises when the server cannot (no RandR,
+    a size past its framebuffer)."""
+    w, h = size
+    conn = xdisplay.Display(name)
+    errors: list[object] = []
+    conn.set_error_handler(lambda err, request=None: errors.append(err))
+    try:
+        screen = conn.screen()
+        root = screen.root
+        mm = (max(1, w * screen.width_in_mms // screen.width_in_pixels),
+              max(1, h * screen.height_in_mms // screen.height_in_pixels))
+        res = randr.get_screen_resources(root)
+        crtc, output = res.crtcs[0], res.outputs[0]
+        now = root.get_geometry()
+        if w > now.width or h > now.height:  # the screen first holds the new mode, then fits it
+            randr.set_screen_size(root, max(w, now.width), max(h, now.height), mm[0], mm[1])
+        mode = next((m.id for m in res.modes if (m.width, m.height) == (w, h)), None)
+        if mode is None:
+            label = f"{w}x{h}"
+            mode = randr.create_mode(root, {
+                "id": 0, "width": w, "height": h, "dot_clock": 0, "h_sync_start": 0, "h_sync_end": 0, "h_total": 0,
+                "h_skew": 0, "v_sync_start": 0, "v_sync_end": 0, "v_total": 0, "name_length": len(label), "flags": 0,
+            }, label).mode
+            randr.add_output_mode(conn, output, mode)
+        randr.set_crtc_config(conn, crtc, res.config_timestamp, 0, 0, mode, randr.Rotate_0, [output])
+        randr.set_screen_size(root, w, h, mm[0], mm[1])
+        if centre_pointer:
+            root.warp_pointer(w // 2, h // 2)
+        got = root.get_geometry()  # a round trip: the errors of the calls above have come back by now
+        if errors:
+            raise DisplayError(f"the X server refused a {w}×{h} screen: {errors[0]}")
+        if (got.width, got.height) != (w, h):
+            raise DisplayError(f"the X server kept its screen at {got.width}×{got.height}")
+    finally:
+        conn.close()
 
 
 def _read_display_number(fd: int, proc: subprocess.Popen[bytes]) -> int:

@@ -158,6 +158,7 @@ class VisualObserver:
         the window's own pixels: :class:`~app.engine.play.desktop.DesktopCapture`).
         """
         self._source = source
+        self._display_name = display_name
         try:
             self._mss = mss.MSS(display=display_name)
         except Exception as exc:  # mss raises its own ScreenShotError family
@@ -191,7 +192,15 @@ class VisualObserver:
                 frame = Frame(*self._source.grab(), time.time())
             else:
                 left, top, width, height = self._region()
-                shot = self._mss.grab({"left": left, "top": top, "width": width, "height": height})
+                box = {"left": left, "top": top, "width": width, "height": height}
+                try:
+                    shot = self._mss.grab(box)
+                except mss.exception.ScreenShotError:
+                    # mss sizes its shared-memory buffer to the screen it opened on: a screen grown since
+                    # (display.XDisplay.fit) needs a new one; a box that lies off the screen fails again
+                    self._mss.close()
+                    self._mss = mss.MSS(display=self._display_name)
+                    shot = self._mss.grab(box)
                 frame = Frame(shot.width, shot.height, bytes(shot.raw), time.time())
             self.frames.append(frame)
             self.captured += 1

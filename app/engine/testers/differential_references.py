@@ -234,7 +234,7 @@ class ReferenceRuns:
 
 def follow_window(player: Player) -> bool:
     """Re-read a reference's window as the session does the candidate's (a window resized or moved is
-    captured where it is now); True when it changed."""
+    captured where it is now, and its screen grows to hold a window grown past it); True when it changed."""
     target = player.target
     if target is None or player.lockstep:
         return False
@@ -243,6 +243,8 @@ def follow_window(player: Player) -> bool:
         new = target.refresh_geometry()
     except Exception:  # a window going away: the run finds out from the process
         return False
+    if new is not None and new.x >= 0 and new.y >= 0:
+        player.display.fit(new.x + new.width, new.y + new.height)  # grown past its screen: the screen follows
     return new is not None and new != old
 
 
