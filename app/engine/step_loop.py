@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from app.engine.judge.covered import covered as is_covered
 from app.engine.judge.episodes import EpisodeEndings
 from app.engine.judge.oracles import Finding, GenericOracles
 from app.engine.play.actions import ActionParseError, Finish, Wait, action_from_dict, action_to_call
@@ -145,10 +146,10 @@ class StepLoop:
         decision = decided.decision
         before = self._before(decision)
         call = action_to_call(decision.action)
-        # A declared key pressed while a dialog or popup of the program is open goes to that
-        # window: it says nothing about whether the main window answers it.
+        # An input another window of the program had (a dialog out of sight, or any open window for a
+        # declared key) says nothing about whether the main window answers it (judge/covered.py).
         windows = self.ctx.windows
-        covered = call in self.oracles.declared_keys and windows is not None and bool(windows.others())
+        covered = windows is not None and is_covered(call in self.oracles.declared_keys, windows.toplevels())
         assert self.play.executor is not None
         result = self.play.executor.execute(decision.action)
         if isinstance(decision.action, Finish):

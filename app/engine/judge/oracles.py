@@ -190,9 +190,8 @@ class GenericOracles:
     def check_step(self, step: int, action_name: str, before: Frame, obs: Observation,
                    action_key: str | None = None, covered: bool = False, control: str | None = None) -> list[Finding]:
         """Judge one step.  ``action_key`` tells inputs apart (e.g. ``click(10, 20)``); default the name.
-        ``covered``: another window of the program (a dialog, a popup) had the keys when the input was
-        sent, so it is no evidence about a declared key of the main window.  ``control``: the control the input
-        reached when it is shared with other inputs (they are spent together)."""
+        ``covered``: another window of the program may have had the input (:mod:`.covered`): unanswered, it is
+        no evidence of dead input.  ``control``: the control the input reached when it is shared with others."""
         self._step = step
         findings = self._common(obs.frame, step)
         if not findings and obs.busy and sees_loop(self.target.inside):
@@ -223,8 +222,10 @@ class GenericOracles:
                               screen_key(before), obs.how == "inside" and obs.settled and not obs.ticking)
                 if control:
                     self.control_of[item.action] = control
-                self.recent.append(item)
-                if self._answered(item):
+                answered = self._answered(item)
+                if answered or not covered:
+                    self.recent.append(item)
+                if answered:
                     self._motion_ended = False
                     self._answered_step, self._drift = step, None
                     self.answering.setdefault(item.screen, {})[item.action] = item.step
@@ -282,8 +283,7 @@ class GenericOracles:
             # different inputs count once each has been tried twice (the tester went round its options).
             return []
         if any(self._answered(i) for i in items):
-            # Answers that are all small may be self-changing pixels not yet learnt (a caret
-            # that did not blink during the start probe).
+            # Answers that are all small may be self-changing pixels not yet learnt (a caret that did not blink).
             union = np.zeros((frame.height, frame.width), dtype=bool)
             for i in items:
                 if i.change is None or i.change.shape != union.shape:
@@ -348,10 +348,7 @@ class GenericOracles:
         idle = self.idle
         if idle is not None and idle.shape == mask.shape:
             mask = mask & ~idle
-        if int(mask.sum()) < SCREEN_MIN_PX:
-            return False
-        ys, xs = np.nonzero(mask)
-        return bool(xs.max() - xs.min() >= SCREEN_MIN_SIDE and ys.max() - ys.min() >= SCREEN_MIN_SIDE)
+        return _sizeable(mask)
 
     def _check_dead_key(self, step: int, item: _Input, before: Frame) -> list[Finding]:
         """A key the app declares it answers that changed nothing on any of many still screens.
