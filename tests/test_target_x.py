@@ -100,3 +100,24 @@ def test_display_close_leaves_no_xvfb():
     assert psutil.pid_exists(pid)
     display.close()
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+@pytest.mark.parametrize("size", [(320, 420), (699, 740), (1280, 800)])
+def test_a_private_screen_measures_as_an_xvfb_started_at_its_size(size):
+    """The screen is set by RandR on a bigger framebuffer (room to grow); its millimetres, which toolkits size
+    their fonts from, must be those of an Xvfb started at exactly that size (one off made Tk's digits taller)."""
+    from Xlib import display as xdisplay
+
+    from app.engine.play.display import _start_xvfb
+
+    def measured(disp) -> tuple[int, int, int, int]:
+        conn = xdisplay.Display(disp.name)
+        try:
+            s = conn.screen()
+            return s.width_in_pixels, s.height_in_pixels, s.width_in_mms, s.height_in_mms
+        finally:
+            conn.close()
+
+    with start_xvfb(size) as grown, _start_xvfb(size, 24) as plain:
+        assert grown.framebuffer is not None and grown.framebuffer != size  # it can grow
+        assert measured(grown) == measured(plain)

@@ -192,8 +192,8 @@ def set_screen_size(name: str, size: tuple[int, int], *, centre_pointer: bool = 
     try:
         screen = conn.screen()
         root = screen.root
-        mm = (max(1, w * screen.width_in_mms // screen.width_in_pixels),
-              max(1, h * screen.height_in_mms // screen.height_in_pixels))
+        mm = (_mm(w, screen.width_in_pixels, screen.width_in_mms), _mm(h, screen.height_in_pixels,
+                                                                       screen.height_in_mms))
         res = randr.get_screen_resources(root)
         crtc, output = res.crtcs[0], res.outputs[0]
         now = root.get_geometry()
@@ -218,6 +218,15 @@ def set_screen_size(name: str, size: tuple[int, int], *, centre_pointer: bool = 
             raise DisplayError(f"the X server kept its screen at {got.width}×{got.height}")
     finally:
         conn.close()
+
+
+def _mm(pixels: int, server_pixels: int, server_mm: int) -> int:
+    """The millimetres Xvfb itself gives a screen of ``pixels`` at the server's resolution (its rounding:
+    ``(px * 254 + dpi * 5) // (dpi * 10)``).  Toolkits size fonts from them (Xft takes its DPI from the
+    height), so a screen set by RandR must measure exactly as one Xvfb started at that size: one millimetre
+    off made a Tk calculator's digits a pixel taller and its committed reference pictures no longer match."""
+    dpi = max(1, round(server_pixels * 25.4 / max(1, server_mm)))
+    return max(1, (pixels * 254 + dpi * 5) // (dpi * 10))
 
 
 def _read_display_number(fd: int, proc: subprocess.Popen[bytes]) -> int:
