@@ -6,13 +6,21 @@ answers them; the offline tester called such a program unresponsive."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
+import pytest
+from Xlib import X
 
 from app.engine.judge.covered import covered, out_of_sight
 from app.engine.judge.oracles import GenericOracles
+from app.engine.play.actions import Click
+from app.engine.play.executor import make_executor
 from app.engine.play.observer import Frame, Observation
-from app.engine.play.targetspec import Timing
-from app.engine.play.xwidgets import TopLevel
+from app.engine.play.target import TargetProcess
+from app.engine.play.targetspec import Timing, load_spec
+from app.engine.play.xwidgets import TargetWindows, TopLevel
+from conftest import TARGETS, needs_xvfb
 from oracle_support import RunningTarget
 
 MAIN = TopLevel(1, 0, 0, 700, 740, "main")
@@ -62,3 +70,40 @@ def _play(covered_inputs: bool, monkeypatch) -> list:
 def test_inputs_a_hidden_dialog_had_are_no_evidence_of_dead_input(monkeypatch):
     assert [f.kind for f in _play(False, monkeypatch)] == ["no-response"]
     assert _play(True, monkeypatch) == []
+
+
+@pytest.mark.xvfb
+@needs_xvfb
+def test_a_modal_dialog_lowered_under_the_main_window_covers_every_input(xvfb):
+    """On a real Tk program: its modal dialog in sight covers only declared keys; lowered under the main
+    window (as stacking left idle-shell's Save As under an editor), it covers every input."""
+    target = TargetProcess(load_spec(TARGETS / "modal_tk"), xvfb)
+    try:
+        target.wait_for_window()
+        time.sleep(0.4)
+        target.refresh_geometry()
+        windows = TargetWindows(target)
+        win = target.window
+        assert win is not None
+        opener = max(windows.widgets(), key=lambda w: w.y0)  # "Leaderboard", packed last
+        executor = make_executor(xvfb.name, True, win.id, lambda: (win.x, win.y, win.width, win.height), xvfb.size)
+        try:
+            executor.execute(Click(*opener.center))
+        finally:
+            executor.close()
+        deadline = time.monotonic() + 3.0
+        while not windows.others() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        tops = windows.toplevels()
+        assert [t.kind for t in tops] == ["main", "dialog"]
+        assert not covered(False, tops) and covered(True, tops)
+        conn = target.xconn()
+        conn.create_resource_object("window", win.id).configure(stack_mode=X.Above)
+        conn.sync()
+        time.sleep(0.1)
+        tops = windows.toplevels()
+        assert [t.kind for t in tops] == ["dialog", "main"]
+        assert covered(False, tops)
+    finally:
+        target.shutdown()
