@@ -95,6 +95,16 @@ def test_a_window_that_grows_a_little_gets_its_screen_grown(tmp_path: Path) -> N
                      "352×260 to follow it"], notes
 
 
+def test_differential_play_grows_every_screen_a_window_outgrows(tmp_path: Path) -> None:
+    """The candidate's, both references' and the paced check's windows grow past their screens alike."""
+    folder = str(ROOT / "tests" / "targets" / "outgrow_tk")
+    out = subprocess.run([sys.executable, "-m", "app", "test", folder, "--tester", "differential", "--reference",
+                          folder, "--max-steps", "4", "--json", "--db", str(tmp_path / "runs.db")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=180)
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["verdict"] == "pass" and "could not be made" not in summary["reason"], summary
+
+
 def test_an_output_flood_is_recorded_bounded_and_travels(tmp_path: Path) -> None:
     db = tmp_path / "runs.db"
     report = play(target(tmp_path, "flood", "Flood", FLOODS), db, 4)

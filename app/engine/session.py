@@ -306,8 +306,7 @@ class Session:
         if new is None or new == old:
             return
         grown = play.display.size
-        if new.x >= 0 and new.y >= 0 and play.display.fit(new.x + new.width, new.y + new.height) \
-                and not self._screen_grew:
+        if play.display.hold(new) and not self._screen_grew:
             self._screen_grew = True  # said once: a window that keeps growing would say it every step
             w, h = play.display.size
             self._record(Finding("screen", f"the program's window grew to {new.width}×{new.height} at ({new.x}, "

@@ -17,12 +17,15 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from Xlib import display as xdisplay
 from Xlib.ext import randr
 
 from app.engine.errors import DisplayError
+
+if TYPE_CHECKING:
+    from app.engine.play.target import WindowInfo
 
 ISOLATED = "isolated"
 DESKTOP = "desktop"
@@ -99,6 +102,14 @@ class XDisplay:
     @property
     def isolated(self) -> bool:
         return self.mode == ISOLATED
+
+    def hold(self, window: WindowInfo | None) -> bool:
+        """Grow the screen to hold a window followed while it is played (grown past the screen's right or bottom
+        edge), as far as :meth:`fit` can; True when it grew.  A window moved left of or above the origin stays
+        out of it."""
+        if window is None or window.x < 0 or window.y < 0:
+            return False
+        return self.fit(window.x + window.width, window.y + window.height)
 
     def fit(self, right: int, bottom: int) -> bool:
         """Grow the screen so that it reaches ``right`` × ``bottom`` (a window's far corner), if its framebuffer

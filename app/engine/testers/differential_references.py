@@ -243,8 +243,7 @@ def follow_window(player: Player) -> bool:
         new = target.refresh_geometry()
     except Exception:  # a window going away: the run finds out from the process
         return False
-    if new is not None and new.x >= 0 and new.y >= 0:
-        player.display.fit(new.x + new.width, new.y + new.height)  # grown past its screen: the screen follows
+    player.display.hold(new)  # grown past its screen: the screen follows
     return new is not None and new != old
 
 
