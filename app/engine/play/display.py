@@ -17,15 +17,12 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from Xlib import display as xdisplay
 from Xlib.ext import randr
 
 from app.engine.errors import DisplayError
-
-if TYPE_CHECKING:
-    from app.engine.play.target import WindowInfo
 
 ISOLATED = "isolated"
 DESKTOP = "desktop"
@@ -87,6 +84,19 @@ def stop_process(proc: subprocess.Popen[Any], *, grace_s: float = 2.0, group: bo
         return proc.wait(grace_s)
 
 
+class _Box(Protocol):
+    """Where a window is (a target's ``WindowInfo``)."""
+
+    @property
+    def x(self) -> int: ...
+    @property
+    def y(self) -> int: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+
+
 @dataclass
 class XDisplay:
     """An X display a run plays on.  ``name`` is a DISPLAY string such as ``:7``."""
@@ -103,7 +113,7 @@ class XDisplay:
     def isolated(self) -> bool:
         return self.mode == ISOLATED
 
-    def hold(self, window: WindowInfo | None) -> bool:
+    def hold(self, window: _Box | None) -> bool:
         """Grow the screen to hold a window followed while it is played (grown past the screen's right or bottom
         edge), as far as :meth:`fit` can; True when it grew.  A window moved left of or above the origin stays
         out of it."""
