@@ -27,7 +27,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable, Iterator, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 import mss
 import numpy as np
@@ -139,6 +139,21 @@ class FrameSource(Protocol):
     def close(self) -> None: ...
 
 
+def _grab(grabber: Any, box: dict[str, int]) -> Any:
+    """``grabber.grab(box)``; mss's XCB backend asserts on a reply that never came (an X server that died
+    mid-capture): that is the X server gone, said as mss says it (ScreenShotError), not an engine bug."""
+    try:
+        return grabber.grab(box)
+    except AssertionError as exc:
+        raise mss.exception.ScreenShotError(f"the X server gave no answer to a capture ({exc!r})") from exc
+
+
+def _past(box: dict[str, int], screen: dict[str, int]) -> bool:
+    """``box`` reaches past the right or bottom edge of ``screen`` (mss's whole-screen monitor)."""
+    return (box["left"] + box["width"] > screen["left"] + screen["width"]
+            or box["top"] + box["height"] > screen["top"] + screen["height"])
+
+
 FrameTap = Callable[["Frame", bool], None]
 """Receives every capture (and whether the engine had drawn over the window then), on the capturing thread."""
 
@@ -161,6 +176,8 @@ class VisualObserver:
         self._display_name = display_name
         try:
             self._mss = mss.MSS(display=display_name)
+            self._screen = dict(self._mss.monitors[0])
+            """The screen as mss opened it (a capture past it needs mss opened again, on a grown screen)."""
         except Exception as exc:  # mss raises its own ScreenShotError family
             raise DisplayError(f"cannot capture X display {display_name} ({exc}); check that it is running.") from exc
         self._region = region
@@ -194,13 +211,17 @@ class VisualObserver:
                 left, top, width, height = self._region()
                 box = {"left": left, "top": top, "width": width, "height": height}
                 try:
-                    shot = self._mss.grab(box)
+                    shot = _grab(self._mss, box)
                 except mss.exception.ScreenShotError:
                     # mss sizes its shared-memory buffer to the screen it opened on: a screen grown since
-                    # (display.XDisplay.fit) needs a new one; a box that lies off the screen fails again
+                    # (display.XDisplay.fit) needs a new one.  Only then: a box on the screen mss knows failed
+                    # for another reason (an X server that died), and a dead connection is not to be touched.
+                    if not _past(box, self._screen):
+                        raise
                     self._mss.close()
                     self._mss = mss.MSS(display=self._display_name)
-                    shot = self._mss.grab(box)
+                    self._screen = dict(self._mss.monitors[0])
+                    shot = _grab(self._mss, box)
                 frame = Frame(shot.width, shot.height, bytes(shot.raw), time.time())
             self.frames.append(frame)
             self.captured += 1
