@@ -84,8 +84,8 @@ def stop_process(proc: subprocess.Popen[Any], *, grace_s: float = 2.0, group: bo
         return proc.wait(grace_s)
 
 
-class _Box(Protocol):
-    """Where a window is (a target's ``WindowInfo``)."""
+class WindowBox(Protocol):
+    """Where a window is (a target's ``WindowInfo``): what the screen must hold, what a view of it reads."""
 
     @property
     def x(self) -> int: ...
@@ -113,7 +113,7 @@ class XDisplay:
     def isolated(self) -> bool:
         return self.mode == ISOLATED
 
-    def hold(self, window: _Box | None) -> bool:
+    def hold(self, window: WindowBox | None) -> bool:
         """Grow the screen to hold a window followed while it is played (grown past the screen's right or bottom
         edge), as far as :meth:`fit` can; True when it grew.  A window moved left of or above the origin stays
         out of it."""

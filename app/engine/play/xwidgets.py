@@ -29,6 +29,8 @@ from Xlib.ext import res as xres
 from Xlib.protocol import event as xevent
 from Xlib.xobject.drawable import Window
 
+from app.engine.play.display import WindowBox
+
 MIN_WIDGET_PX = 4
 """Narrower or lower windows are borders and separators, not widgets."""
 WRAPPER_SHARE = 0.97
@@ -376,17 +378,9 @@ def close_window(conn: xdisplay.Display, window_id: int) -> bool:
 
 
 # -- one target's view -------------------------------------------------------------
-class _WindowLike(Protocol):
+class _WindowLike(WindowBox, Protocol):
     @property
     def id(self) -> int: ...
-    @property
-    def x(self) -> int: ...
-    @property
-    def y(self) -> int: ...
-    @property
-    def width(self) -> int: ...
-    @property
-    def height(self) -> int: ...
 
 
 class TargetLike(Protocol):
