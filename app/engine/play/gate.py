@@ -99,9 +99,10 @@ class FrameGate:
             self.clock_s += seconds
             struct.pack_into("d", self._clock, 0, self.clock_s)
 
-    def engage(self, alive: Callable[[], bool] = lambda: True) -> bool:
-        """After the program's window appeared: is it on the gate, standing at its first frame?"""
-        if not self._wait_byte(HELLO_S, hello=True):
+    def engage(self, alive: Callable[[], bool] = lambda: True, hello_s: float = HELLO_S) -> bool:
+        """After the program's window appeared: is it on the gate, standing at its first frame?  (``hello_s``:
+        how long it has to say hello; longer for a program with no window to wait for.)"""
+        if not self._wait_byte(hello_s, hello=True):
             self.release()
             return False
         end = time.monotonic() + FIRST_FRAME_S

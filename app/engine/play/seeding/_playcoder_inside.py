@@ -272,6 +272,10 @@ def _qt_adapter(binding: str) -> Callable[[Inside, ModuleType], Any]:
     return make
 
 
+TRACER: Optional[Tracer] = None
+"""The program's tracer once started (a forked branch of a game reads what it ran: _playcoder_fork)."""
+
+
 def start(after_import: Callable[[str, Callable[[ModuleType], None]], Any]) -> None:
     """Open the channel named by PLAYCODER_INSIDE, start tracing and serving, say hello.
 
@@ -287,7 +291,8 @@ def start(after_import: Callable[[str, Callable[[ModuleType], None]], Any]) -> N
     for fd in (req_fd, evt_fd):
         os.set_inheritable(fd, False)  # programs the game starts do not inherit the channel
     channel = Channel(req_fd, evt_fd)
-    tracer = Tracer(os.getcwd())
+    global TRACER
+    tracer = TRACER = Tracer(os.getcwd())
     inside = Inside(channel, tracer)
 
     def forget_in_child() -> None:  # a forked child must not hold the engine's pipes open

@@ -361,6 +361,14 @@ def _open_gate(raw: str) -> _FrameGate | None:
     os.set_inheritable(write_fd, False)
     gate = _FrameGate(read_fd, write_fd)
     sys.meta_path.insert(0, _AfterImport("pygame.time", _gate_on_import(gate)))
+    fork = os.environ.pop("PLAYCODER_FORK", "")
+    if fork.isdigit():  # a scout of the survival search: the engine may fork it at a frame
+        try:
+            import _playcoder_fork
+
+            _playcoder_fork.install(gate, int(fork))
+        except Exception:
+            pass
     return gate
 
 

@@ -40,7 +40,11 @@ Step = tuple[int, Action]
 
 def thumbnail(frame: Frame, size: tuple[int, int] = THUMB, levels: int = LEVELS) -> bytes:
     """The frame as a tiny grey picture of few levels: what a cell looks like."""
-    arr = frame.array()[..., :3].astype(np.float32).mean(axis=2)
+    return thumbnail_grey(frame.array()[..., :3].astype(np.float32).mean(axis=2), size, levels)
+
+
+def thumbnail_grey(arr: np.ndarray, size: tuple[int, int] = THUMB, levels: int = LEVELS) -> bytes:
+    """:func:`thumbnail` of a picture's grey levels (a picture already shrunk, as a forked scout sends it)."""
     h, w = arr.shape
     tw, th = size
     ys = (np.arange(th + 1) * h) // th

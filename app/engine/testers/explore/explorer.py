@@ -37,7 +37,7 @@ from app.engine.testers.explore.forms import Plan, entry_plans, list_plans, shor
 from app.engine.testers.explore.keys_from_code import ReadInputs, inputs_from_target
 from app.engine.testers.explore.pairs import Pairs
 from app.engine.testers.explore.returns import Returner
-from app.engine.testers.explore.scout_pool import ScoutPool
+from app.engine.testers.explore.fork_scout import FORK_EVALS, FORK_LOOK_BUDGET_S, ForkScouts
 from app.engine.testers.explore.survival import SurvivalSearch, standing_still
 from app.engine.testers.offline import BURST_TAPS, LIST_MIN_H, SURFACE_SHARE, OfflineExplorer, _View
 
@@ -98,7 +98,7 @@ class Explorer(OfflineExplorer):
         self._chose_view = False
         """The last decision was the offline explorer's, on the view it looked at (its widgets are current)."""
         self.survival: SurvivalSearch | None = None
-        self.scout: ScoutPool | None = None
+        self.scout: ForkScouts | None = None
         self.since_new = 0
         self.survival_tick = 0
         self.survival_s = 0.0
@@ -357,10 +357,12 @@ class Explorer(OfflineExplorer):
 
     def _new_search(self) -> SurvivalSearch:
         assert self.ctx is not None
-        self.scout = ScoutPool(self.ctx.spec, self.ctx.seed)
+        # Branches forked from a copy that follows the game: a look tries many plans for the cost of their frames.
+        self.scout = ForkScouts(self.ctx.spec, self.ctx.seed)
         keys: list[Action] = [k for k in self.keys if isinstance(k, Press)]
         self.survival = SurvivalSearch(self.scout, keys, self.ctx.rng, look_s=self._player().look_s(),
-                                       hold_s=self.ctx.spec.timing.hold_ms / 1000)
+                                       hold_s=self.ctx.spec.timing.hold_ms / 1000, max_evals=FORK_EVALS,
+                                       look_budget_s=FORK_LOOK_BUDGET_S)
         return self.survival
 
     def _start_plan(self, obs: Observation) -> Decision | None:

@@ -114,11 +114,7 @@ class Seat:
 
     scout: Scout
     played: list[Step] = field(default_factory=list)
-    prev: np.ndarray | None = None
-    moved: list[np.ndarray] = field(default_factory=list)
-    """The blocks that changed at the last few looks."""
-    window: list[tuple[int, int]] = field(default_factory=list)
-    """(new, moved) blocks at the last looks."""
+    still: Stillness = field(default_factory=lambda: Stillness())
     dead: bool = False
 
     def can_reach(self, inputs: list[Step]) -> bool:
@@ -129,7 +125,7 @@ class Seat:
 
     def restart(self) -> None:
         self.scout.restart()
-        self.played, self.prev, self.moved, self.window, self.dead = [], None, [], [], False
+        self.played, self.still, self.dead = [], Stillness(), False
 
     def play_to(self, inputs: list[Step], frame: int) -> None:
         """Send the inputs not yet played whose frame is at most ``frame``, each at its frame; then play up to
@@ -148,15 +144,30 @@ class Seat:
         if not self.scout.alive():
             return None
         shot = self.scout.capture()
-        blocks = _blocks(shot)
+        self.dead = self.still.stands(_blocks(shot), stand, memory)
+        return None if self.dead else shot
+
+
+@dataclass
+class Stillness:
+    """Whether a branch's pictures stand still, look after look (its blocks' grey levels)."""
+
+    prev: np.ndarray | None = None
+    moved: list[np.ndarray] = field(default_factory=list)
+    """The blocks that changed at the last few looks."""
+    window: list[tuple[int, int]] = field(default_factory=list)
+    """(new, moved) blocks at the last looks."""
+
+    def stands(self, blocks: np.ndarray, stand: int, memory: int) -> bool:
+        """Has the branch stood still over the last ``stand`` looks (:func:`stands`, against what moved within
+        the last ``memory`` looks), this look's blocks included?"""
         if self.prev is not None and self.prev.shape == blocks.shape:
             moved = np.abs(blocks - self.prev) > BLOCK_CHANGE
             self.window = [*self.window[-(stand - 1):], motion(moved, self.moved)] if stand > 1 \
                 else [motion(moved, self.moved)]
             self.moved = [*self.moved[-(memory - 1):], moved] if memory > 1 else [moved]
         self.prev = blocks
-        self.dead = len(self.window) >= stand and stands(self.window, blocks.size)
-        return None if self.dead else shot
+        return len(self.window) >= stand and stands(self.window, blocks.size)
 
 
 def _blocks(frame: Frame) -> np.ndarray:
@@ -204,6 +215,42 @@ class Scouts:
 
     def close(self) -> None:
         """Stop every scout."""
+
+    def play(self, inputs: list[Step], plan: Plan, marks: list[int], stand: int, memory: int) -> Played | None:
+        """Play ``plan`` after the game's ``inputs`` on a scout, looking at each frame of ``marks``; None when no
+        scout is ready (the game does not wait for one)."""
+        full = _full(inputs, plan)
+        seat = self.seat(full, plan[0][0])
+        if seat is None:
+            return None
+        seat.play_to(full, plan[0][0])
+        played = Played(replayed=seat.scout.new_lines())  # what the replay ran is not this plan's
+        for mark in marks:
+            if mark <= seat.scout.frames:  # a scout already past here (it played this plan before) lived to it
+                played.lived += 1
+                continue
+            seat.play_to(full, mark)
+            shot = seat.look(stand, memory)
+            if shot is None:
+                break
+            played.lived += 1
+            played.pictures.append(thumbnail(shot))
+        played.lines = seat.scout.new_lines() if seat.scout.alive() else set()
+        return played
+
+
+@dataclass
+class Played:
+    """What a plan played on a scout showed."""
+
+    lived: int = 0
+    """Marks the branch lived through (the program running, its picture still moving)."""
+    pictures: list[bytes] = field(default_factory=list)
+    """Thumbnails at the marks it lived through."""
+    lines: set[tuple[str, int]] = field(default_factory=set)
+    """Lines of the program the plan ran."""
+    replayed: set[tuple[str, int]] = field(default_factory=set)
+    """Lines a scout ran replaying the game's inputs before the plan (not the plan's)."""
 
 
 class OneScout(Scouts):
@@ -417,36 +464,25 @@ class SurvivalSearch:
     def _play(self, inputs: list[Step], plan: Plan, end: int) -> Branch | None:
         """Play ``plan`` after ``inputs`` on a scout, looking every :data:`LOOK_EVERY_S` up to the horizon."""
         self.branches += 1
-        full = _full(inputs, plan)
         frame = plan[0][0]
-        seat = self.scouts.seat(full, frame)
-        if seat is None:
-            return None
-        seat.play_to(full, frame)
-        self.lines_seen |= seat.scout.new_lines()  # what the replay ran is not this plan's
         fps = self.scouts.fps() or 60
         every = max(1, round(LOOK_EVERY_S * fps))
         stand, memory = max(2, math.ceil(STAND_S * fps / every)), math.ceil(MEMORY_S * fps / every)
         end = max(end, self._plan_end(plan))  # the scout stands where the game will after the plan's last step
         # (no look within half a look's time of the last one: a frame apart, a moving game looks still)
         marks = list(range(frame + every, end - every // 2, every)) + [end]
-        lived, pictures = 0, 0
-        for mark in marks:
-            if mark <= seat.scout.frames:  # a scout already past here (it played this plan before) lived to it
-                lived += 1
-                continue
-            seat.play_to(full, mark)
-            shot = seat.look(stand, memory)
-            if shot is None:
-                break
-            lived += 1
-            thumb = thumbnail(shot)
+        played = self.scouts.play(inputs, plan, marks, stand, memory)
+        if played is None:
+            return None
+        self.lines_seen |= played.replayed
+        pictures = 0
+        for thumb in played.pictures:
             if thumb not in self.seen:
                 self.seen.add(thumb)
                 pictures += 1
-        lines = seat.scout.new_lines() - self.lines_seen if seat.scout.alive() else set()
+        lines = played.lines - self.lines_seen
         self.lines_seen |= lines
-        return Branch(plan[0][1], lived, len(lines), pictures, tuple(plan), len(marks), lived * every)
+        return Branch(plan[0][1], played.lived, len(lines), pictures, tuple(plan), len(marks), played.lived * every)
 
 
 def standing_still(change: BBox | None, before: BBox | None, frame: Frame) -> bool:

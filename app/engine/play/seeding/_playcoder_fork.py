@@ -1,0 +1,262 @@
+"""A gated pygame game that the engine can fork at a frame: the survival search's scouts, inside the program.
+
+Loaded by the seeding ``sitecustomize`` when PLAYCODER_FORK names an inherited
+socket (a ``SOCK_SEQPACKET`` end) beside the frame gate.  The engine starts
+such a copy of the game on SDL's dummy video driver (no X server: a forked
+child cannot share an X connection) and keeps it at the game's frame, sending
+the game's inputs as events on this socket while the copy stands on its gate
+(the *trunk*).  To look ahead, it asks the trunk to fork: the child (a
+*branch*) leaves the gate, plays a plan of inputs frame by frame at full speed
+on the game's clock, sends a small picture of the display at the frames asked
+for, and at the end the program's lines it ran that the trunk never had; then
+it ends.  The trunk stands where it was.  A look ahead then costs the frames
+of the plan, not a start of the program and a replay of the whole game.
+
+Messages from the engine are JSON objects:
+
+- ``{"op": "events", "events": [EVENT, ...]}``: post these now (the trunk
+  stands at the frame the game had them at);
+- ``{"op": "fork", "id": N, "events": {"OFFSET": [EVENT, ...]}, "marks":
+  [FRAMES, ...], "end": FRAMES, "timeout": S, "scale": K}``: a branch.
+
+An EVENT is ``["key", NAME, DOWN, TEXT]`` (a pygame key name),
+``["button", X, Y, BUTTON, DOWN]`` or ``["move", X, Y]``.  A branch answers
+``{"id": N, "mark": FRAMES, "w": W, "h": H}`` followed by a newline and the
+display shrunk by ``scale`` as RGB bytes; then ``{"id": N, "end": FRAMES,
+"alive": BOOL, "lines": [[FILE, LINE], ...]}``.  A branch that ends (the game
+quit, or raised) answers its end with ``"alive": false``; one that hangs is
+ended by an alarm after ``timeout`` seconds.  Nothing here may break the
+game: every error leaves it as it was.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import signal
+import sys
+from typing import Any, Optional
+
+_STATE: dict[str, Any] = {"held": set(), "buttons": set(), "pos": (0, 0), "patched": False, "children": []}
+
+
+def _pygame() -> Any:
+    return sys.modules.get("pygame")
+
+
+def _patch(pg: Any) -> None:
+    """Key and button state read by polling shows what the engine holds down (SDL's own state knows no
+    posted event)."""
+    if _STATE["patched"]:
+        return
+    _STATE["patched"] = True
+    real_keys, real_mouse, real_pos = pg.key.get_pressed, pg.mouse.get_pressed, pg.mouse.get_pos
+    held, buttons = _STATE["held"], _STATE["buttons"]
+
+    class Pressed:
+        def __init__(self, real: Any) -> None:
+            self.real = real
+
+        def __getitem__(self, key: int) -> bool:
+            return key in held or bool(self.real[key])
+
+        def __len__(self) -> int:
+            return len(self.real)
+
+        def __iter__(self) -> Any:
+            return iter(self.real)
+
+    def get_pressed() -> Any:
+        return Pressed(real_keys()) if held else real_keys()
+
+    def mouse_pressed(num_buttons: int = 3) -> Any:
+        real = tuple(real_mouse(num_buttons))
+        return tuple(bool(b) or (i + 1) in buttons for i, b in enumerate(real))
+
+    def mouse_pos() -> Any:
+        return _STATE["pos"] if _STATE.get("moved") else real_pos()
+
+    pg.key.get_pressed = get_pressed
+    pg.mouse.get_pressed = mouse_pressed
+    pg.mouse.get_pos = mouse_pos
+
+
+def _post(events: list[Any]) -> None:
+    pg = _pygame()
+    if pg is None:
+        return
+    _patch(pg)
+    for ev in events:
+        try:
+            if ev[0] == "key":
+                _, name, down, text = ev
+                code = pg.key.key_code(name)
+                if down:
+                    _STATE["held"].add(code)
+                    pg.event.post(pg.event.Event(pg.KEYDOWN, key=code, mod=0, unicode=text, scancode=0))
+                else:
+                    _STATE["held"].discard(code)
+                    pg.event.post(pg.event.Event(pg.KEYUP, key=code, mod=0, unicode=text, scancode=0))
+            elif ev[0] == "move":
+                _STATE["pos"], _STATE["moved"] = (int(ev[1]), int(ev[2])), True
+                pg.event.post(pg.event.Event(pg.MOUSEMOTION, pos=_STATE["pos"], rel=(0, 0), buttons=(0, 0, 0)))
+            elif ev[0] == "button":
+                _, x, y, button, down = ev
+                _STATE["pos"], _STATE["moved"] = (int(x), int(y)), True
+                (_STATE["buttons"].add if down else _STATE["buttons"].discard)(int(button))
+                kind = pg.MOUSEBUTTONDOWN if down else pg.MOUSEBUTTONUP
+                pg.event.post(pg.event.Event(kind, pos=_STATE["pos"], button=int(button)))
+        except Exception:
+            pass
+
+
+class _Branch:
+    """A forked child playing one plan."""
+
+    def __init__(self, sock: int, msg: dict[str, Any]) -> None:
+        self.sock = sock
+        self.id = int(msg["id"])
+        self.events = {int(k): v for k, v in msg.get("events", {}).items()}
+        self.marks = set(int(m) for m in msg.get("marks", []))
+        self.end = int(msg["end"])
+        self.scale = max(1, int(msg.get("scale", 8)))
+        self.frames = 0
+
+    def begin(self, timeout: float) -> None:
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            os.close(null)
+        except OSError:
+            pass
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(max(1, int(timeout + 0.999)))
+        tracer = _tracer()
+        if tracer is not None:
+            tracer.take()  # what the trunk ran is not this branch's
+        atexit.register(self.ended)
+        _post(self.events.pop(0, []))
+
+    def frame(self) -> None:
+        self.frames += 1
+        _post(self.events.pop(self.frames, []))
+        if self.frames in self.marks:
+            self.picture()
+        if self.frames >= self.end:
+            self.finish(True)
+
+    def picture(self) -> None:
+        pg = _pygame()
+        try:
+            surface = pg.display.get_surface()
+            w, h = surface.get_size()
+            size = (max(1, w // self.scale), max(1, h // self.scale))
+            try:
+                small = pg.transform.smoothscale(surface, size)
+            except Exception:
+                small = pg.transform.scale(surface, size)
+            data = pg.image.tobytes(small, "RGB")
+            head = {"id": self.id, "mark": self.frames, "w": size[0], "h": size[1]}
+            os.write(self.sock, json.dumps(head).encode() + b"\n" + data)
+        except Exception:
+            pass
+
+    def finish(self, alive: bool) -> None:
+        lines: list[list[Any]] = []
+        tracer = _tracer()
+        if tracer is not None:
+            try:
+                lines = [[f, n] for f, ns in tracer.take().items() for n in sorted(ns)]
+            except Exception:
+                lines = []
+        try:
+            os.write(self.sock, json.dumps({"id": self.id, "end": self.frames, "alive": alive,
+                                            "lines": lines[:5000]}).encode())
+        except OSError:
+            pass
+        os._exit(0)
+
+    def ended(self) -> None:
+        """The program ended (it quit, or raised) before the plan's end."""
+        self.finish(False)
+
+
+def _tracer() -> Optional[Any]:
+    inside = sys.modules.get("_playcoder_inside")
+    return getattr(inside, "TRACER", None) if inside is not None else None
+
+
+def install(gate: Any, sock: int) -> None:
+    """Take over ``gate.frame``: the trunk reads the engine's messages while it stands; a branch plays free."""
+    os.set_inheritable(sock, False)
+    os.set_blocking(sock, False)
+    branch: list[Optional[_Branch]] = [None]
+
+    def drain() -> bool:
+        """Apply the engine's messages; True in a branch just forked (it must not read any more)."""
+        for pid in list(_STATE["children"]):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    _STATE["children"].remove(pid)
+            except ChildProcessError:
+                _STATE["children"].remove(pid)
+        while True:
+            try:
+                data = os.read(sock, 1 << 20)  # one packet
+            except (BlockingIOError, InterruptedError):
+                return False
+            except OSError:
+                return False
+            if not data:
+                return False
+            try:
+                msg = json.loads(data)
+            except ValueError:
+                continue
+            if msg.get("op") == "events":
+                _post(msg.get("events", []))
+            elif msg.get("op") == "fork":
+                pid = os.fork()
+                if pid == 0:
+                    child = _Branch(sock, msg)
+                    for fd in (gate.read_fd, gate.write_fd):
+                        try:
+                            os.close(fd)
+                        except OSError:
+                            pass
+                    gate.held = lambda: True
+                    gate._read = lambda: 0
+                    gate.credit = 1 << 30
+                    branch[0] = child
+                    child.begin(float(msg.get("timeout", 10)))
+                    return True
+                _STATE["children"].append(pid)
+
+    def frame(fps: float) -> None:
+        if branch[0] is not None:
+            branch[0].frame()
+            return
+        if not gate.open:
+            return
+        try:
+            if drain():
+                return
+            if gate.credit == 0:
+                gate.credit = gate._read()
+                if gate.credit == 0:
+                    os.write(gate.write_fd, bytes([max(1, min(255, round(fps or 60)))]))
+                    while gate.credit == 0 and gate.open:
+                        select.select([gate.read_fd, sock], [], [])
+                        if drain():
+                            return
+                        gate.credit = gate._read()
+            if gate.credit:
+                gate.credit -= 1
+        except OSError:
+            gate.open = False
+
+    gate.frame = frame
+

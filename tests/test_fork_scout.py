@@ -1,0 +1,128 @@
+"""Forked scouts: a copy of the game follows it on the dummy video driver and forks a branch per plan."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import psutil
+import pytest
+
+from app.engine.play.actions import Click, Press, Tap, Type
+from app.engine.play.targetspec import resolve_target
+from app.engine.testers.explore.fork_scout import ForkScouts, OutOfStep, Schedule, pygame_key
+from app.engine.testers.explore.survival import NOTHING, SurvivalSearch
+
+from conftest import TARGETS, needs_xvfb
+
+
+def test_keys_are_named_as_pygame_names_them():
+    assert pygame_key("space") == ("space", " ")
+    assert pygame_key("Left") == ("left", "")
+    assert pygame_key("enter") == ("return", "\r")
+    assert pygame_key("a") == ("a", "a")
+    assert pygame_key("esc") == ("escape", "")
+
+
+def test_an_input_spans_the_frames_the_executor_plays_it_in():
+    s = Schedule(fps=30, hold_s=0.1)
+    assert s.of(Press("space")) == [(0, [["key", "space", True, " "]]), (3, [["key", "space", False, " "]])]
+    taps = s.of(Tap("Up", times=2))
+    assert [at for at, _ in taps] == [0, 2, 5, 7]  # held 50 ms (2 frames), the next 100 ms (3 frames) later
+    click = s.of(Click(10, 20))
+    downs = [at for at, evs in click if evs[0][0] == "button" and evs[0][4]]
+    ups = [at for at, evs in click if evs[0][0] == "button" and not evs[0][4]]
+    assert click[0] == (0, [["move", 11, 20]]) and downs == [2] and ups == [5]
+    with pytest.raises(OutOfStep):
+        s.of(Type("hello"))
+    plan = s.plan([(30, Press("space")), (38, NOTHING), (46, Press("space"))])
+    assert sorted(plan) == [0, 3, 16, 19]
+
+
+@pytest.fixture
+def survive():
+    resolved = resolve_target(str(TARGETS / "survive_pg"))
+    scouts = ForkScouts(resolved.spec, seed=0)
+    yield scouts
+    scouts.close()
+    resolved.cleanup()
+
+
+MARKS = [8, 11, 14, 17, 20, 23, 26, 29, 32]
+
+
+@pytest.mark.xvfb
+@needs_xvfb
+def test_a_branch_plays_its_plan_and_the_trunk_stands_where_it_was(survive):
+    survive.warm([], 0)
+    assert survive.gated and survive.fps() == 30
+    nothing = survive.play([], [(5, NOTHING)], MARKS, 4, 12)
+    space = survive.play([], [(5, Press("space"))], MARKS, 4, 12)
+    again = survive.play([], [(5, NOTHING)], MARKS, 4, 12)
+    assert nothing is not None and space is not None and again is not None
+    assert space.pictures != nothing.pictures, "space lifts the ball in its branch"
+    assert again.pictures == nothing.pictures, "a branch leaves the trunk as it was: the same plan, the same future"
+    assert survive.restarts == 1 and survive.forks == 3 and survive.lost == 0
+
+
+@pytest.mark.xvfb
+@needs_xvfb
+def test_the_trunk_follows_the_games_inputs_and_restarts_with_the_game(survive):
+    survive.warm([], 0)
+    followed = survive.play([(5, Press("space"))], [(20, NOTHING)], [23, 26, 29], 4, 12)
+    fresh = ForkScouts(survive.spec, seed=0)
+    try:
+        branched = fresh.play([], [(5, Press("space")), (13, NOTHING), (20, NOTHING)], [23, 26, 29], 4, 12)
+    finally:
+        fresh.close()
+    assert followed is not None and branched is not None
+    assert followed.pictures == branched.pictures, "the game's input reaches the trunk at its frame, as in a branch"
+    assert survive.restarts == 1
+    again = survive.play([], [(3, NOTHING)], [6, 9], 4, 12)  # the game restarted: the trunk does too
+    assert again is not None and survive.restarts == 2
+
+
+@pytest.mark.xvfb
+@needs_xvfb
+def test_a_branch_whose_game_ends_lives_only_until_it_ends(survive):
+    survive.warm([], 0)
+    # Doing nothing, the ball reaches the floor near frame 25; the game waits 2 s (60 frames) and exits.
+    ended = survive.play([], [(0, NOTHING)], list(range(10, 160, 10)), 4, 12)
+    assert ended is not None and ended.lived < 8 and ended.lines == set()
+    assert survive.lost == 0, "a branch that ended said so"
+
+
+@pytest.mark.xvfb
+@needs_xvfb
+def test_the_search_on_forked_scouts_keeps_the_ball_up(survive):
+    search = SurvivalSearch(survive, [Press("space")], random.Random(1), horizon_s=1.5, max_evals=16)
+    t0 = time.monotonic()
+    action, why = search.choose([], 12) or (None, "")  # at frame 12 the ball falls: nothing lands it by 1.3 s
+    took = time.monotonic() - t0
+    nothing = next(b for b in search.last if all(a == NOTHING for _, a in b.plan))
+    best = max(search.last, key=lambda b: b.score)
+    assert best.lived > nothing.lived and Press("space") in [a for _, a in best.plan], why
+    assert len(search.last) >= 4 and took < 30, (len(search.last), took)
+
+
+@pytest.mark.xvfb
+@needs_xvfb
+def test_branches_leave_no_processes_behind(survive):
+    survive.warm([], 0)
+    for _ in range(5):
+        survive.play([], [(5, NOTHING)], [8, 11], 4, 12)
+    assert survive.target is not None
+    tree = psutil.Process(survive.target.pid)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # the trunk reaps its ended branches while it stands on its gate
+        survive.play([], [(5, NOTHING)], [8], 4, 12)
+        zombies = [p for p in tree.children(recursive=True) if p.status() == psutil.STATUS_ZOMBIE]
+        if len(zombies) <= 1:
+            break
+    assert len(zombies) <= 1, zombies
+    pid = survive.target.pid
+    survive.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and psutil.pid_exists(pid):
+        time.sleep(0.05)
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
