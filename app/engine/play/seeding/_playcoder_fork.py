@@ -23,7 +23,8 @@ An EVENT is ``["key", NAME, DOWN, TEXT]`` (a pygame key name),
 ``["button", X, Y, BUTTON, DOWN]`` or ``["move", X, Y]``.  A branch answers
 ``{"id": N, "mark": FRAMES, "w": W, "h": H}`` followed by a newline and the
 display shrunk by ``scale`` as RGB bytes; then ``{"id": N, "end": FRAMES,
-"alive": BOOL, "lines": [[FILE, LINE], ...]}``.  A branch that ends (the game
+"alive": BOOL, "lines": [[FILE, LINE], ...], "ran": [[FILE, LINE], ...]}`` (lines new to the
+trunk, and every line of the program's own files the branch ran).  A branch that ends (the game
 quit, or raised) answers its end with ``"alive": false``; one that hangs is
 ended by an alarm after ``timeout`` seconds.  Nothing here may break the
 game: every error leaves it as it was.
@@ -37,6 +38,7 @@ import os
 import select
 import signal
 import sys
+import threading
 from typing import Any, Optional
 
 _STATE: dict[str, Any] = {"held": set(), "buttons": set(), "pos": (0, 0), "patched": False, "children": []}
@@ -123,6 +125,7 @@ class _Branch:
         self.end = int(msg["end"])
         self.scale = max(1, int(msg.get("scale", 8)))
         self.frames = 0
+        self.ran: set[tuple[str, int]] = set()
 
     def begin(self, timeout: float) -> None:
         try:
@@ -136,9 +139,44 @@ class _Branch:
         signal.alarm(max(1, int(timeout + 0.999)))
         tracer = _tracer()
         if tracer is not None:
+            # A thread of the trunk's (the coverage answer) may have held the tracer's lock at the fork: the
+            # child has no such thread, so a lock copied held would never be let go.
+            tracer.lock = threading.Lock()
             tracer.take()  # what the trunk ran is not this branch's
+            self.trace(tracer)
         atexit.register(self.ended)
         _post(self.events.pop(0, []))
+
+    def trace(self, tracer: Any) -> None:
+        """Every line of the program's own files the branch runs, not only those new to the trunk: a branch
+        that runs lines few branches run (a snake eating) is told from one that only lives."""
+        ran, own = self.ran, tracer.own
+        prev = sys.gettrace()  # the coverage tracer before Python 3.12: it goes on seeing lines new to the trunk
+
+        def chained(before: Any, mine: bool) -> Any:
+            def local(frame: Any, event: str, arg: Any) -> Any:
+                nonlocal before
+                if before is not None:
+                    before = before(frame, event, arg)
+                if mine and event == "line":
+                    ran.add((frame.f_code.co_filename, frame.f_lineno))
+                return local
+            return local
+
+        def call(frame: Any, event: str, arg: Any) -> Any:
+            before = prev(frame, event, arg) if prev is not None else None
+            try:
+                mine = own(frame.f_code.co_filename) is not None
+            except Exception:
+                mine = False
+            return chained(before, mine) if mine or before is not None else None
+
+        frame = sys._getframe(1)
+        while frame is not None:  # the game's loop is running already: its frames are traced from here on
+            if own(frame.f_code.co_filename) is not None:
+                frame.f_trace = chained(frame.f_trace, True)
+            frame = frame.f_back
+        sys.settrace(call)
 
     def frame(self) -> None:
         self.frames += 1
@@ -160,7 +198,7 @@ class _Branch:
                 small = pg.transform.scale(surface, size)
             data = pg.image.tobytes(small, "RGB")
             head = {"id": self.id, "mark": self.frames, "w": size[0], "h": size[1]}
-            os.write(self.sock, json.dumps(head).encode() + b"\n" + data)
+            _send(self.sock, json.dumps(head).encode() + b"\n" + data)
         except Exception:
             pass
 
@@ -172,9 +210,16 @@ class _Branch:
                 lines = [[f, n] for f, ns in tracer.take().items() for n in sorted(ns)]
             except Exception:
                 lines = []
+        sys.settrace(None)
+        ran: list[list[Any]] = []
+        if tracer is not None:
+            for filename, line in self.ran:
+                rel = tracer.own(filename)
+                if rel is not None:
+                    ran.append([rel, line])
         try:
-            os.write(self.sock, json.dumps({"id": self.id, "end": self.frames, "alive": alive,
-                                            "lines": lines[:5000]}).encode())
+            _send(self.sock, json.dumps({"id": self.id, "end": self.frames, "alive": alive,
+                                            "lines": lines[:4000], "ran": ran[:4000]}).encode())
         except OSError:
             pass
         os._exit(0)
@@ -182,6 +227,17 @@ class _Branch:
     def ended(self) -> None:
         """The program ended (it quit, or raised) before the plan's end."""
         self.finish(False)
+
+
+def _send(sock: int, data: bytes) -> None:
+    """Write one packet, waiting while the socket is full (it is non-blocking: the trunk shares it, and branches
+    side by side can fill it faster than the engine reads)."""
+    while True:
+        try:
+            os.write(sock, data)
+            return
+        except (BlockingIOError, InterruptedError):
+            select.select([], [sock], [], 1.0)
 
 
 def _tracer() -> Optional[Any]:

@@ -37,7 +37,7 @@ from app.engine.testers.explore.forms import Plan, entry_plans, list_plans, shor
 from app.engine.testers.explore.keys_from_code import ReadInputs, inputs_from_target
 from app.engine.testers.explore.pairs import Pairs
 from app.engine.testers.explore.returns import Returner
-from app.engine.testers.explore.fork_scout import FORK_EVALS, FORK_LOOK_BUDGET_S, ForkScouts
+from app.engine.testers.explore.fork_scout import FORK_CHEAP_PLANS, FORK_EVALS, FORK_LOOK_BUDGET_S, ForkScouts
 from app.engine.testers.explore.survival import SurvivalSearch, standing_still
 from app.engine.testers.offline import BURST_TAPS, LIST_MIN_H, SURFACE_SHARE, OfflineExplorer, _View
 
@@ -362,7 +362,8 @@ class Explorer(OfflineExplorer):
         keys: list[Action] = [k for k in self.keys if isinstance(k, Press)]
         self.survival = SurvivalSearch(self.scout, keys, self.ctx.rng, look_s=self._player().look_s(),
                                        hold_s=self.ctx.spec.timing.hold_ms / 1000, max_evals=FORK_EVALS,
-                                       look_budget_s=FORK_LOOK_BUDGET_S)
+                                       look_budget_s=FORK_LOOK_BUDGET_S, cheap_plans=FORK_CHEAP_PLANS,
+                                       explore_plans=FORK_EVALS)
         return self.survival
 
     def _start_plan(self, obs: Observation) -> Decision | None:

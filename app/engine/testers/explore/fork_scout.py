@@ -48,9 +48,13 @@ START_S = 15.0
 """How long the trunk has to start and reach its first gated frame (no window to wait for)."""
 FORK_EVALS = 16
 """Plans a look may play (a branch costs its frames: ~10 ms for 2 s of a small game) ..."""
+FORK_CHEAP_PLANS = 8
+"""... and at least this many once one lives (the others may run code few plans run) ..."""
 FORK_LOOK_BUDGET_S = 1.5
 """... within this much wall time."""
 BRANCH_GRACE_S = 3.0
+PARALLEL = 4
+"""Branches played side by side at most (no more than the machine's cores)."""
 """On top of a plan's frames at 20 ms each: how long a branch may take before it is given up."""
 
 Event = list[object]
@@ -171,6 +175,7 @@ class ForkScouts(Scouts):
         self.forks = 0
         self.lost = 0
         """Branches that never said how they ended (given up after their time)."""
+        self.parallel = max(1, min(PARALLEL, len(os.sched_getaffinity(0))))
         self.gated = False
         """Was the trunk's last start on the frame gate (else its branches are not the game's future)?"""
 
@@ -246,57 +251,73 @@ class ForkScouts(Scouts):
         return self.gate.fps if self.gate is not None else 0.0
 
     def play(self, inputs: list[Step], plan: Plan, marks: list[int], stand: int, memory: int) -> Played | None:
-        frame = plan[0][0]
-        if not self._follow(inputs, frame) or self.gate is None:
-            return None
+        return self.play_many(inputs, [(plan, marks)], stand, memory)[0]
+
+    def play_many(self, inputs: list[Step], plans: list[tuple[Plan, list[int]]], stand: int,
+                  memory: int) -> list[Played | None]:
+        """Plans that start at the same frame, each in a branch of its own, side by side."""
+        frame = plans[0][0][0][0]
+        if any(plan[0][0] != frame for plan, _ in plans) or not self._follow(inputs, frame) or self.gate is None:
+            return [None]
         schedule = Schedule(self.gate.fps, self.spec.timing.hold_ms / 1000)
         try:
-            events = schedule.plan(plan)
+            events = [schedule.plan(plan) for plan, _ in plans]
         except OutOfStep:
-            return None
+            return [None]
         self._drain()
-        self.forks += 1
-        end = marks[-1] - frame
-        timeout = end * 0.02 + BRANCH_GRACE_S
-        self._send({"op": "fork", "id": self.forks, "events": {str(k): v for k, v in events.items()},
-                    "marks": [m - frame for m in marks], "end": end, "timeout": timeout, "scale": SCALE})
-        return self._collect(self.forks, [m - frame for m in marks], stand, memory, timeout)
+        waits: dict[int, tuple[list[int], float]] = {}
+        for (plan, marks), evs in zip(plans, events):
+            self.forks += 1
+            looks = [m - frame for m in marks]
+            timeout = looks[-1] * 0.02 * len(plans) + BRANCH_GRACE_S
+            self._send({"op": "fork", "id": self.forks, "events": {str(k): v for k, v in evs.items()},
+                        "marks": looks, "end": looks[-1], "timeout": timeout, "scale": SCALE})
+            waits[self.forks] = (looks, timeout)
+        got = self._collect(waits, stand, memory)
+        return [got[ident] for ident in waits]
 
-    def _collect(self, ident: int, marks: list[int], stand: int, memory: int, timeout: float) -> Played:
-        """The branch's pictures until it ends, dies (stands still) or is given up."""
+    def _collect(self, waits: dict[int, tuple[list[int], float]], stand: int, memory: int) -> dict[int, Played]:
+        """The branches' pictures until each ends, dies (stands still) or is given up."""
         assert self.gate is not None
-        played, still = Played(), Stillness()
-        deadline = time.monotonic() + timeout + 1.0
-        dead = False
-        while True:
+        played = {ident: Played() for ident in waits}
+        still = {ident: Stillness() for ident in waits}
+        dead: set[int] = set()
+        open_ = set(waits)
+        deadline = time.monotonic() + max(t for _, t in waits.values()) + 1.0
+        while open_:
             left = deadline - time.monotonic()
             ready, _, _ = select.select([self.gate.sock], [], [], max(0.0, left))
             if not ready:
-                self.lost += 1
-                return played
+                self.lost += len(open_)
+                break
             data = self.gate.sock.recv(1 << 20)
             head, _, body = data.partition(b"\n")
             try:
                 msg = json.loads(head)
             except ValueError:
                 continue
-            if msg.get("id") != ident:
+            ident = msg.get("id")
+            if ident not in open_:
                 continue  # an earlier branch's late word
+            got = played[ident]
             if "end" in msg:
-                if msg.get("alive") and not dead:
-                    played.lines = {(str(f), int(n)) for f, n in msg.get("lines", [])}
-                return played
-            if dead:
+                open_.discard(ident)
+                if msg.get("alive") and ident not in dead:
+                    got.lines = {(str(f), int(n)) for f, n in msg.get("lines", [])}
+                    got.ran = {(str(f), int(n)) for f, n in msg.get("ran", [])}
+                continue
+            if ident in dead:
                 continue
             w, h = int(msg["w"]), int(msg["h"])
             if len(body) != w * h * 3:
                 continue
             grey = np.frombuffer(body, dtype=np.uint8).reshape(h, w, 3).astype(np.float32).mean(axis=2)
-            if still.stands(grey, stand, memory):
-                dead = True  # the rest of its looks are not lived through
+            if still[ident].stands(grey, stand, memory):
+                dead.add(ident)  # the rest of its looks are not lived through
                 continue
-            played.lived += 1
-            played.pictures.append(thumbnail_grey(grey))
+            got.lived += 1
+            got.pictures.append(thumbnail_grey(grey))
+        return played
 
     def _drain(self) -> None:
         """Words of branches given up earlier are thrown away."""

@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -77,6 +78,12 @@ BLOCK = 8
 """Pictures are compared in blocks of this many pixels a side ..."""
 BLOCK_CHANGE = 2.0
 """... whose mean grey level changed by more than this."""
+RARE_SHARE = 0.2
+"""A line at most this share of the branches ran is rare: a branch that runs rare lines does what plans seldom
+do (the code behind eating, scoring, breaking a brick), which lines new to the program no longer tell once
+each has run.  (Rare-branch targeting, as FairFuzz does for a fuzzer.)"""
+RARE_AFTER = 8
+"""Branches counted before a line can be rare."""
 NOTHING: Action = Wait(0.0)
 Plan = list[tuple[int, Action]]
 """(gate frame, input) for each step of a plan; NOTHING sends nothing."""
@@ -216,6 +223,19 @@ class Scouts:
     def close(self) -> None:
         """Stop every scout."""
 
+    parallel = 1
+    """Plans played at once (forked branches run side by side; a scout plays one at a time)."""
+
+    def play_many(self, inputs: list[Step], plans: list[tuple[Plan, list[int]]], stand: int,
+                  memory: int) -> list[Played | None]:
+        """:meth:`play` for each (plan, marks), up to the first no scout was ready for."""
+        out: list[Played | None] = []
+        for plan, marks in plans:
+            out.append(self.play(inputs, plan, marks, stand, memory))
+            if out[-1] is None:
+                break
+        return out
+
     def play(self, inputs: list[Step], plan: Plan, marks: list[int], stand: int, memory: int) -> Played | None:
         """Play ``plan`` after the game's ``inputs`` on a scout, looking at each frame of ``marks``; None when no
         scout is ready (the game does not wait for one)."""
@@ -251,6 +271,8 @@ class Played:
     """Lines of the program the plan ran."""
     replayed: set[tuple[str, int]] = field(default_factory=set)
     """Lines a scout ran replaying the game's inputs before the plan (not the plan's)."""
+    ran: set[tuple[str, int]] = field(default_factory=set)
+    """Every line of the program's own files a branch that lived through its plan ran (forked scouts)."""
 
 
 class OneScout(Scouts):
@@ -285,10 +307,12 @@ class Branch:
     looks: int = 0
     died_after: int = 0
     """Frames after the plan's start the branch was last seen alive."""
+    rare: int = 0
+    """Lines it ran that few branches ran (a snake eating, a pipe passed), where a branch tells."""
 
     @property
-    def score(self) -> tuple[int, int, int]:
-        return (self.lived, self.lines, self.pictures)
+    def score(self) -> tuple[int, int, int, int]:
+        return (self.lived, self.lines, self.rare, self.pictures)
 
     @property
     def lives(self) -> bool:
@@ -301,13 +325,18 @@ class SurvivalSearch:
     def __init__(self, scouts: Scouts | Scout, alternatives: list[Action], rng: random.Random,
                  horizon_s: float = HORIZON_S, look_s: float = LOOK_S, hold_s: float = HOLD_S,
                  max_evals: int = MAX_EVALS, explore_every: int = EXPLORE_EVERY,
-                 look_budget_s: float = LOOK_BUDGET_S) -> None:
+                 look_budget_s: float = LOOK_BUDGET_S, cheap_plans: int = CHEAP_PLANS,
+                 explore_plans: int = EXPLORE_PLANS) -> None:
         self.scouts = scouts if isinstance(scouts, Scouts) else OneScout(scouts)
         self.rng = rng
         self.alternatives = [*[a for a in alternatives if not isinstance(a, Wait)][:MAX_ALTERNATIVES - 1], NOTHING]
         self.horizon_s, self.look_s, self.hold_s = horizon_s, look_s, hold_s
         self.max_evals, self.explore_every, self.look_budget_s = max_evals, explore_every, look_budget_s
+        self.cheap_plans, self.explore_plans = cheap_plans, explore_plans
         self.lines_seen: set[tuple[str, int]] = set()
+        self.ran_by: Counter[tuple[str, int]] = Counter()
+        """How many branches that lived ran each line (forked scouts say)."""
+        self.ran_branches = 0
         self.seen: set[bytes] = set()
         self.plan: Plan = []
         """The rest of the plan being followed (its first step is the next decision's)."""
@@ -351,7 +380,8 @@ class SurvivalSearch:
         # horizon may be past saving); one that died is looked at again at the next step.
         self.replan_below = max(1, len(self.plan) // 2) if best.lives else len(self.plan)
         why = "; ".join(f"{_plan_name(b.plan)}: lived {b.lived}/{b.looks}, {b.lines} new lines, "
-                        f"{b.pictures} new pictures" for b in self.last)
+                        + (f"{b.rare} rare lines, " if b.rare else "") + f"{b.pictures} new pictures"
+                        for b in self.last)
         action, _ = self._follow(inputs, "")
         ahead = _full(self.plan_base, self.plan)
         # The other scouts replay meanwhile to where the next look plays from (the step where the plan is left
@@ -417,35 +447,49 @@ class SurvivalSearch:
         if valid_plan:
             first.insert(0, ([a for _, a in self.plan] + [NOTHING] * steps)[:steps])
         novel = [[k] + [NOTHING] * (steps - 1) for k in keys]
+        novel += [self._wander(keys, steps) for _ in range(self.explore_plans)] if keys else []
         explore = (self.explore_every > 0 and self.looks % self.explore_every == 0) or self.stale
         branches: list[Branch] = []
         tried: set[tuple[Action, ...]] = set()
         t0 = time.monotonic()
+        width = max(1, self.scouts.parallel)
         while len(branches) < self.max_evals and (not branches or time.monotonic() - t0 < self.look_budget_s):
             best = max(branches, key=lambda b: (b.score, -branches.index(b))) if branches else None
             if best is not None and best.lives:
-                if len(branches) >= (EXPLORE_PLANS if explore else CHEAP_PLANS):
+                if len(branches) >= (self.explore_plans if explore else self.cheap_plans):
                     break
                 pool = novel
             else:
                 pool = first + (self._mends(best, keys) if best is not None else [])
-            actions = next((c for c in pool if tuple(c) not in tried), None)
-            if actions is None:
+            batch: list[list[Action]] = []
+            for actions in pool:  # as many plans as the scouts play at once (a forked branch each)
+                if len(batch) >= min(width, self.max_evals - len(branches)):
+                    break
+                if tuple(actions) not in tried:
+                    tried.add(tuple(actions))
+                    batch.append(actions)
+            if not batch:
                 break
-            tried.add(tuple(actions))
-            plan = self._schedule(actions, frame, end)
-            if best is not None and best.lives and not self.scouts.ready(_full(inputs, plan)):
+            plans = [self._schedule(actions, frame, end) for actions in batch]
+            if best is not None and best.lives and not all(self.scouts.ready(_full(inputs, p)) for p in plans):
                 break  # (a restart costs seconds: once a plan lives, only plans a warm scout can play)
-            branch = self._play(inputs, plan, end)
-            if branch is None:
+            played = self._play(inputs, plans, end)
+            if not played:
                 break  # no scout ready: the game does not wait for one
-            branches.append(branch)
+            branches.extend(played)
         self.last = branches
         if not branches:
             return None
         best = max(branches, key=lambda b: (b.score, -branches.index(b)))
-        self.stale = best.lines == 0 and best.pictures == 0
+        self.stale = best.lines == 0 and best.rare == 0 and best.pictures == 0
         return best
+
+    def _wander(self, keys: list[Action], steps: int) -> list[Action]:
+        """A random plan: two keys at two steps of its first half (a turn, then another: food off the row)."""
+        actions = [NOTHING] * steps
+        for j in self.rng.sample(range(max(1, steps // 2)), min(2, max(1, steps // 2))):
+            actions[j] = self.rng.choice(keys)
+        return actions
 
     def _mends(self, best: Branch, keys: list[Action]) -> list[list[Action]]:
         """The best plan with one step changed to a key, the steps just before its death first."""
@@ -461,28 +505,45 @@ class SurvivalSearch:
                         out.append([key if i == j else a for i, a in enumerate(actions)])
         return out
 
-    def _play(self, inputs: list[Step], plan: Plan, end: int) -> Branch | None:
-        """Play ``plan`` after ``inputs`` on a scout, looking every :data:`LOOK_EVERY_S` up to the horizon."""
-        self.branches += 1
-        frame = plan[0][0]
+    def _play(self, inputs: list[Step], plans: list[Plan], end: int) -> list[Branch]:
+        """Play ``plans`` after ``inputs`` on scouts, looking every :data:`LOOK_EVERY_S` up to the horizon (the
+        branches up to the first no scout was ready for)."""
         fps = self.scouts.fps() or 60
         every = max(1, round(LOOK_EVERY_S * fps))
         stand, memory = max(2, math.ceil(STAND_S * fps / every)), math.ceil(MEMORY_S * fps / every)
-        end = max(end, self._plan_end(plan))  # the scout stands where the game will after the plan's last step
-        # (no look within half a look's time of the last one: a frame apart, a moving game looks still)
-        marks = list(range(frame + every, end - every // 2, every)) + [end]
-        played = self.scouts.play(inputs, plan, marks, stand, memory)
-        if played is None:
-            return None
-        self.lines_seen |= played.replayed
-        pictures = 0
-        for thumb in played.pictures:
-            if thumb not in self.seen:
-                self.seen.add(thumb)
-                pictures += 1
-        lines = played.lines - self.lines_seen
-        self.lines_seen |= lines
-        return Branch(plan[0][1], played.lived, len(lines), pictures, tuple(plan), len(marks), played.lived * every)
+        marks: list[list[int]] = []
+        for plan in plans:
+            last = max(end, self._plan_end(plan))  # the scout stands where the game will after the plan's last step
+            # (no look within half a look's time of the last one: a frame apart, a moving game looks still)
+            marks.append(list(range(plan[0][0] + every, last - every // 2, every)) + [last])
+        branches: list[Branch] = []
+        for plan, looks, played in zip(plans, marks, self.scouts.play_many(inputs, list(zip(plans, marks)),
+                                                                           stand, memory)):
+            if played is None:
+                break
+            self.branches += 1
+            self.lines_seen |= played.replayed
+            pictures = 0
+            for thumb in played.pictures:
+                if thumb not in self.seen:
+                    self.seen.add(thumb)
+                    pictures += 1
+            lines = played.lines - self.lines_seen
+            self.lines_seen |= lines
+            branches.append(Branch(plan[0][1], played.lived, len(lines), pictures, tuple(plan), len(looks),
+                                   played.lived * every, self._rare(played.ran)))
+        return branches
+
+    def _rare(self, ran: set[tuple[str, int]]) -> int:
+        """Lines of ``ran`` that at most :data:`RARE_SHARE` of the branches before ran (none before
+        :data:`RARE_AFTER` branches: early, every line is rare); then ``ran`` is counted."""
+        if not ran:
+            return 0
+        n = self.ran_branches
+        rare = sum(1 for line in ran if self.ran_by[line] <= RARE_SHARE * n) if n >= RARE_AFTER else 0
+        self.ran_by.update(ran)
+        self.ran_branches += 1
+        return rare
 
 
 def standing_still(change: BBox | None, before: BBox | None, frame: Frame) -> bool:
