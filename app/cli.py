@@ -55,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="differential tester: play no [[script]] steps first, explore only (explore-only recall)")
     t.add_argument("--explorer", choices=["new", "old"], default=None,
                    help="offline and differential testers: 'old' explores as before issue 23 (for comparisons)")
+    t.add_argument("--survival", choices=["on", "off"], default=None,
+                   help="offline and differential testers: in a pygame game, play plans ahead on forked copies and "
+                        "keep the one that lives longest and runs new code (default: on for differential, off for "
+                        "offline, which then plays the game on its frame gate)")
     t.add_argument("--json", action="store_true", help="print one JSON summary as the last stdout line")
     t.add_argument("--events", choices=["-"], default=None,
                    help="'-': stream JSON-lines events on stdout, read pause/resume/step/stop on stdin")
@@ -203,6 +207,10 @@ def cmd_test(args: argparse.Namespace) -> int:
         if args.tester not in ("offline", "differential"):
             raise UserError("--explorer applies only to --tester offline and --tester differential.")
         llm_options = {**llm_options, "explorer": args.explorer}
+    if args.survival is not None:
+        if args.tester not in ("offline", "differential") or args.explorer == "old":
+            raise UserError("--survival applies only to --tester offline and --tester differential (new explorer).")
+        llm_options = {**llm_options, "survival": args.survival == "on"}
     max_steps = args.max_steps if args.max_steps is not None else (UNBOUNDED_STEPS if args.duration else 30)
     config = RunConfig(target=args.target, tester=args.tester, display=args.display,
                        max_steps=max_steps, seed=args.seed, tester_options=llm_options,

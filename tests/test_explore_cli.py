@@ -1,4 +1,4 @@
-"""`playcoder test --no-script` and `--explorer`: what they apply to, and what they set."""
+"""`playcoder test --no-script`, `--explorer` and `--survival`: what they apply to, and what they set."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ def test_no_script_applies_to_differential_play_only(capsys, tmp_path):
     assert "--no-script applies only to --tester differential" in capsys.readouterr().err
     assert main(["test", "calculator", "--tester", "script", "--explorer", "old", "--db", str(tmp_path / "r.db")]) == 2
     assert "--explorer applies only to" in capsys.readouterr().err
+    assert main(["test", "calculator", "--tester", "script", "--survival", "on", "--db", str(tmp_path / "r.db")]) == 2
+    assert "--survival applies only to" in capsys.readouterr().err
 
 
 def test_the_explorer_options_choose_what_plays():
@@ -21,5 +23,8 @@ def test_the_explorer_options_choose_what_plays():
     assert type(make_tester("offline", {"explorer": "old"})) is OfflineExplorer
     explore_only = DifferentialTester(reference="x", script=False)
     assert not explore_only.script and isinstance(explore_only.explorer, Explorer)
-    assert not explore_only.explorer.go_explore and not explore_only.explorer.use_survival
+    # Differential play looks ahead in games (branches of a private copy restart nothing); no returns.
+    assert not explore_only.explorer.go_explore and explore_only.explorer.use_survival
+    assert not DifferentialTester(reference="x", survival=False).explorer.use_survival
+    assert not make_tester("offline").use_survival and make_tester("offline", {"survival": True}).use_survival
     assert type(DifferentialTester(reference="x", explorer="old").explorer) is OfflineExplorer

@@ -75,7 +75,7 @@ class DifferentialTester(WidgetComparison, TesterBase):
     """The session puts the candidate on a frame gate (a game is then played in lockstep with the references)."""
 
     def __init__(self, reference: str | None = None, script: bool = True, explorer: str = "new",
-                 paced: bool = True) -> None:
+                 paced: bool = True, survival: bool = True) -> None:
         """``script``: play the reference's ``[[script]]`` steps first (``--no-script``: explore only);
         ``explorer``: "old" explores as before issue 23 (for comparisons); ``paced``: first watch both
         programs off the frame gate and off the pinned clocks (:mod:`app.engine.testers.paced`)."""
@@ -84,10 +84,11 @@ class DifferentialTester(WidgetComparison, TesterBase):
         self.paced = paced
         self.paced_note = ""
         self.ctx: TesterContext | None = None
-        # No returns and no survival search here: both restart the program, and the references would
-        # have to restart with it.  Keys read from the code, widgets from inside and tester plans remain.
+        # No returns here: a return restarts the program, and the references would have to restart with it.
+        # The survival search (``survival``) plays a game ahead on branches of a private copy that follows the
+        # candidate, so it restarts nothing: the references replay the inputs it chose.
         self.explorer = (OfflineExplorer(second_clicks=True) if explorer == "old"
-                         else Explorer(second_clicks=True, go_explore=False, survival=False))
+                         else Explorer(second_clicks=True, go_explore=False, survival=survival))
         self.resolved: ResolvedTarget | None = None
         self.displays: list[XDisplay] = []
         self.players: list[Player] = []

@@ -74,8 +74,8 @@ class Explorer(OfflineExplorer):
 
     def __init__(self, click_widgets: bool = True, second_clicks: bool = False, go_explore: bool = True,
                  survival: bool = False) -> None:
-        """``survival``: look ahead on a scout in moving games (off by default: on a busy 2-core machine a
-        look costs a restart of several seconds, more than it brings in a 40 s run; see benchmark/README)."""
+        """``survival``: look ahead on forked branches in moving games (:mod:`.fork_scout`).  Off by default for
+        the offline tester: it puts the game on the frame gate, where its own pace is not seen."""
         super().__init__(click_widgets=click_widgets, second_clicks=second_clicks)
         self.go_explore, self.use_survival = go_explore, survival
         self.gated = survival
