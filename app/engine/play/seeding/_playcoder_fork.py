@@ -163,7 +163,7 @@ class _Branch:
                 return local
             return local
 
-        def call(frame: Any, event: str, arg: Any) -> Any:
+        def call(frame: Any, event: Any, arg: Any) -> Any:
             before = prev(frame, event, arg) if prev is not None else None
             try:
                 mine = own(frame.f_code.co_filename) is not None
@@ -171,7 +171,7 @@ class _Branch:
                 mine = False
             return chained(before, mine) if mine or before is not None else None
 
-        frame = sys._getframe(1)
+        frame: Any = sys._getframe(1)
         while frame is not None:  # the game's loop is running already: its frames are traced from here on
             if own(frame.f_code.co_filename) is not None:
                 frame.f_trace = chained(frame.f_trace, True)

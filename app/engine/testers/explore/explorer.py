@@ -55,6 +55,9 @@ PLAN_EVERY = 8
 plans are a few actions each, and the buttons must keep their turns (a calculator's '=' within 24 steps)."""
 SURVIVAL_SHARE = 0.85
 """At most this share of the run's time goes to survival looks (a look may wait for a scout's restart)."""
+OWN_EVERY = 8
+"""Every this many steps of a moving game, the explorer's own input instead of survival's: a search that only
+keeps the game alive never sends the inputs it would die of, and those are inputs a player sends too."""
 QUIT_WORDS = ("quit", "exit", "close")
 """Menu items named so are not used (their shortcuts end the program) unless ending is declared."""
 INSIDE_WIDGET = {"entry": "entry", "text": "text", "list": "list"}
@@ -333,8 +336,8 @@ class Explorer(OfflineExplorer):
                 or not getattr(player, "lockstep", False) or self.returner.pending is not None):
             return None
         self.survival_tick += 1
-        if self.survival_s > SURVIVAL_SHARE * (time.monotonic() - self.began):
-            return None
+        if self.survival_tick % OWN_EVERY == 0 or self.survival_s > SURVIVAL_SHARE * (time.monotonic() - self.began):
+            return None  # the explorer's own input, from the state survival reached (Go-Explore's explore phase)
         t0 = time.monotonic()
         try:
             return self._look_ahead()

@@ -135,7 +135,7 @@ class Schedule:
             x, y = action.x, action.y
             button = 3 if isinstance(action, RightClick) else 1
             count = 2 if isinstance(action, DoubleClick) else 1
-            hold = self.hold_s if count == 1 else min(self.hold_s, DOUBLE_CLICK_HOLD_S)
+            held = self.hold_s if count == 1 else min(self.hold_s, DOUBLE_CLICK_HOLD_S)
             at = self.frames(PERSON_PACE.approach_s)
             out = [(0, [["move", x + 1, y]]), (at, [["move", x, y]])]
             at += self.frames(PERSON_PACE.move_settle_s)
@@ -143,7 +143,7 @@ class Schedule:
                 if i:
                     at += self.frames(DOUBLE_CLICK_GAP_S)
                 out.append((at, [["button", x, y, button, True]]))
-                at += self.frames(hold)
+                at += self.frames(held)
                 out.append((at, [["button", x, y, button, False]]))
             return out
         raise OutOfStep(f"a {action.name} cannot be sent to a forked scout")
