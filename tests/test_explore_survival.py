@@ -11,7 +11,7 @@ from app.engine.play.actions import Press, Wait
 from app.engine.play.observer import Frame
 from app.engine.play.targetspec import resolve_target
 from app.engine.testers.explore.scout_pool import ScoutPool
-from app.engine.testers.explore.survival import NOTHING, PlayerScout, Seat, SurvivalSearch, motion, stands
+from app.engine.testers.explore.survival import NOTHING, PlayerScout, Seat, Stillness, SurvivalSearch, motion, stands
 
 from conftest import TARGETS, needs_xvfb
 
@@ -250,3 +250,11 @@ def test_a_plan_ends_within_a_step_of_its_horizon():
     plan = search._schedule([Press("space")] * steps, 100, end)
     assert plan[-1][0] < end <= search._plan_end(plan) < end + 20
     assert [at for at, _ in plan] == [100, 120]
+
+
+def test_a_window_that_changes_size_starts_a_new_watch():
+    still = Stillness()
+    stood = [still.stands(np.zeros((60, 80)), 2, 4) for _ in range(3)]
+    assert stood[-1], "three looks at the same picture: it stands"
+    assert not still.stands(np.zeros((96, 128)), 2, 4), "a new size is a new picture, not one that stood still"
+    assert not still.stands(np.ones((96, 128)) * 50, 2, 4)

@@ -168,7 +168,9 @@ class Stillness:
     def stands(self, blocks: np.ndarray, stand: int, memory: int) -> bool:
         """Has the branch stood still over the last ``stand`` looks (:func:`stands`, against what moved within
         the last ``memory`` looks), this look's blocks included?"""
-        if self.prev is not None and self.prev.shape == blocks.shape:
+        if self.prev is not None and self.prev.shape != blocks.shape:
+            self.prev, self.moved, self.window = None, [], []  # the window changed size: a new picture
+        if self.prev is not None:
             moved = np.abs(blocks - self.prev) > BLOCK_CHANGE
             self.window = [*self.window[-(stand - 1):], motion(moved, self.moved)] if stand > 1 \
                 else [motion(moved, self.moved)]
