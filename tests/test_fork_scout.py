@@ -126,3 +126,23 @@ def test_branches_leave_no_processes_behind(survive):
     while time.monotonic() < deadline and psutil.pid_exists(pid):
         time.sleep(0.05)
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_failing_look_ahead_turns_survival_off_and_the_run_plays_on(monkeypatch):
+    from types import SimpleNamespace
+
+    from app.engine.testers.explore.explorer import Explorer
+
+    explorer = Explorer(survival=True)
+    explorer.ctx = SimpleNamespace(spec=SimpleNamespace(kind="game"))
+    explorer.began = time.monotonic()
+    monkeypatch.setattr(explorer, "_player", lambda: SimpleNamespace(lockstep=True))
+
+    def broken():
+        raise ValueError("operands could not be broadcast")
+
+    monkeypatch.setattr(explorer, "_look_ahead", broken)
+    decision = explorer._survive(SimpleNamespace(settled=False))
+    assert decision is not None and "survival search off for this run (ValueError" in decision.rationale
+    assert not explorer.use_survival
+    assert explorer._survive(SimpleNamespace(settled=False)) is None

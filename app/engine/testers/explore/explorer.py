@@ -341,6 +341,12 @@ class Explorer(OfflineExplorer):
         t0 = time.monotonic()
         try:
             return self._look_ahead()
+        except Exception as exc:  # an aid, never the run's end: the explorer plays on without it
+            self.use_survival = False
+            if self.scout is not None:
+                self.scout.close()
+            return Decision(Wait(0.0), f"survival search off for this run ({type(exc).__name__}: {exc}); "
+                                       "the explorer chooses from here")
         finally:
             self.survival_s += time.monotonic() - t0
 
