@@ -11,7 +11,8 @@ from app.engine.play.actions import Press, Wait
 from app.engine.play.observer import Frame
 from app.engine.play.targetspec import resolve_target
 from app.engine.testers.explore.scout_pool import ScoutPool
-from app.engine.testers.explore.survival import NOTHING, PlayerScout, Seat, Stillness, SurvivalSearch, motion, stands
+from app.engine.testers.explore.scouts import NOTHING, PlayerScout, Seat, Stillness, motion, stands
+from app.engine.testers.explore.survival import SurvivalSearch
 
 from conftest import TARGETS, needs_xvfb
 

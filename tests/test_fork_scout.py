@@ -11,7 +11,8 @@ import pytest
 from app.engine.play.actions import Click, Press, Tap, Type
 from app.engine.play.targetspec import resolve_target
 from app.engine.testers.explore.fork_scout import ForkScouts, OutOfStep, Schedule, pygame_key
-from app.engine.testers.explore.survival import NOTHING, SurvivalSearch
+from app.engine.testers.explore.scouts import NOTHING
+from app.engine.testers.explore.survival import SurvivalSearch
 
 from conftest import TARGETS, needs_xvfb
 

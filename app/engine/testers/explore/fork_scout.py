@@ -39,7 +39,7 @@ from app.engine.play.gate import FrameGate
 from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import TargetSpec
 from app.engine.testers.explore.archive import Step, thumbnail_grey
-from app.engine.testers.explore.survival import NOTHING, Plan, Played, Scouts, Stillness
+from app.engine.testers.explore.scouts import NOTHING, Plan, Played, Scouts, Stillness
 
 ENV = "PLAYCODER_FORK"
 SCALE = 8

@@ -19,7 +19,7 @@ from typing import Callable
 
 from app.engine.play.targetspec import TargetSpec
 from app.engine.testers.explore.archive import Step
-from app.engine.testers.explore.survival import PlayerScout, Scout, Scouts, Seat
+from app.engine.testers.explore.scouts import PlayerScout, Scout, Scouts, Seat
 
 WAIT_S = 5.0
 """A look waits this long at most for a warming scout to finish (a start and a replay on a busy machine).  The
