@@ -67,14 +67,15 @@ class CycleTree(QTreeWidget):
     def cycle_items(self) -> list[QTreeWidgetItem]:
         """Every cycle item (the one in progress too), in list order."""
         out: list[QTreeWidgetItem] = []
-        for i in range(self.topLevelItemCount()):
-            top = self.topLevelItem(i)
-            out.extend(top.child(j) for j in range(top.childCount()))
+        for top in self._tops():
+            out.extend(child for j in range(top.childCount()) if (child := top.child(j)) is not None)
         return out
 
+    def _tops(self) -> list[QTreeWidgetItem]:
+        return [top for i in range(self.topLevelItemCount()) if (top := self.topLevelItem(i)) is not None]
+
     def session_item(self, session_run: int) -> QTreeWidgetItem | None:
-        for i in range(self.topLevelItemCount()):
-            top = self.topLevelItem(i)
+        for top in self._tops():
             if top.data(0, SESSION_ROLE) == session_run:
                 return top
         return None
@@ -102,13 +103,16 @@ class CycleTree(QTreeWidget):
                 if item is not None:
                     was_current = self.currentItem() is item
                     parent = item.parent()
-                    parent.removeChild(item)
-                    if was_current and parent.childCount():
-                        self.setCurrentItem(parent.child(parent.childCount() - 1))
+                    if parent is not None:
+                        parent.removeChild(item)
+                        last = parent.child(parent.childCount() - 1) if parent.childCount() else None
+                        if was_current and last is not None:
+                            self.setCurrentItem(last)
                 return None
             if item is None or item.parent() is not top:
-                if item is not None:
-                    item.parent().removeChild(item)
+                old_parent = item.parent() if item is not None else None
+                if item is not None and old_parent is not None:
+                    old_parent.removeChild(item)
                 item = QTreeWidgetItem()
                 item.setData(0, CYCLE_ROLE, IN_PROGRESS)
                 top.addChild(item)

@@ -152,9 +152,9 @@ class ScrubView(QWidget):
             columns = max(1, int(band.width()))
             counts, _ = np.histogram(self._frames, bins=columns, range=(self.t0, self.t1))
             top = max(1, int(counts.max()))
-            for i in np.flatnonzero(counts):
-                h = max(2.0, BAND_HEIGHT * counts[i] / top)
-                p.fillRect(QRectF(band.left() + i, band.bottom() - h, 1, h), ACTIVITY)
+            for col in np.flatnonzero(counts).tolist():
+                h = max(2.0, BAND_HEIGHT * counts[col] / top)
+                p.fillRect(QRectF(band.left() + col, band.bottom() - h, 1, h), ACTIVITY)
         else:
             p.setPen(TICK)
             p.drawText(band, Qt.AlignmentFlag.AlignCenter, NO_FILM)
