@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import glob
+import os
 import random
 import time
 
 import psutil
 import pytest
 
+from app.engine.play import cgroup
 from app.engine.play.actions import Click, Press, Tap, Type
 from app.engine.play.targetspec import resolve_target
 from app.engine.testers.explore.fork_scout import ForkScouts, OutOfStep, Schedule, pygame_key
@@ -123,6 +126,8 @@ def test_branches_leave_no_processes_behind(survive):
     assert len(zombies) <= 1, zombies
     pid = survive.target.pid
     survive.close()
+    assert glob.glob(f"/sys/fs/cgroup/**/{cgroup.PREFIX}{os.getpid()}-*", recursive=True) == [], \
+        "the trunk's cgroup is removed with it"
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and psutil.pid_exists(pid):
         time.sleep(0.05)

@@ -53,9 +53,11 @@ FORK_CHEAP_PLANS = 8
 FORK_LOOK_BUDGET_S = 1.5
 """... within this much wall time."""
 BRANCH_GRACE_S = 3.0
+"""On top of a plan's frames at 20 ms each: how long a branch may take before it is given up."""
 PARALLEL = 4
 """Branches played side by side at most (no more than the machine's cores)."""
-"""On top of a plan's frames at 20 ms each: how long a branch may take before it is given up."""
+SEND_S = 5.0
+"""A message to the trunk that cannot be sent within this long fails (the search is then off for the run)."""
 
 Event = list[object]
 """What the program posts: ["key", NAME, DOWN, TEXT], ["button", X, Y, BUTTON, DOWN] or ["move", X, Y]."""
@@ -86,6 +88,7 @@ class ForkGate(FrameGate):
     def __init__(self) -> None:
         super().__init__()
         self.sock, self._child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock.settimeout(SEND_S)  # a copy that stops reading cannot hold the engine in a send
         self._child.set_inheritable(True)
 
     def env(self) -> dict[str, str]:
@@ -328,9 +331,9 @@ class ForkScouts(Scouts):
 
     def _stop(self) -> None:
         if self.target is not None:
-            self.target.sandboxed.kill()
+            self.target.sandboxed.kill()  # at once: the trunk's state is thrown away anyway
             with contextlib.suppress(Exception):
-                self.target.proc.wait(timeout=5)
+                self.target.shutdown()  # its run's cgroup, its gate and its channel go too
             self.target = None
         if self.gate is not None:
             self.gate.close()
