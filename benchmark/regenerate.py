@@ -112,8 +112,6 @@ NOT_REGENERATED: dict[str, str] = {
 """Results files no entry writes, with why."""
 
 STALE: dict[str, str] = {
-    "detect-script-references-5seeds": "measured on a tree with uncommitted changes (d428f2a7a625)",
-    "detect-long-offline": "measured on a tree with uncommitted changes (c944082b1204)",
     "detect-offline": "measured on a tree with uncommitted changes (b81b2888ab1a), before issues 23, 24 and 27",
     "corpus-differential-slice": "measured on a tree with uncommitted changes (1fc417abeb96)",
     "repair-offline-checked-jotter-brickout": "measured on a tree with uncommitted changes (090d9e1ad134)",
