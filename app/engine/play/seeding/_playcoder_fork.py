@@ -246,10 +246,10 @@ def _tracer() -> Optional[Any]:
 
 
 def install(gate: Any, sock: int) -> None:
-    """Take over ``gate.frame``: the trunk reads the engine's messages while it stands; a branch plays free."""
+    """The trunk reads the engine's messages beside its credits while it stands (``gate.side``); a branch
+    forked from it plays free (its ``gate.frame`` is the branch's)."""
     os.set_inheritable(sock, False)
     os.set_blocking(sock, False)
-    branch: list[Optional[_Branch]] = [None]
 
     def drain() -> bool:
         """Apply the engine's messages; True in a branch just forked (it must not read any more)."""
@@ -262,9 +262,7 @@ def install(gate: Any, sock: int) -> None:
         while True:
             try:
                 data = os.read(sock, 1 << 20)  # one packet
-            except (BlockingIOError, InterruptedError):
-                return False
-            except OSError:
+            except OSError:  # nothing more now (non-blocking), or the engine is gone
                 return False
             if not data:
                 return False
@@ -277,42 +275,23 @@ def install(gate: Any, sock: int) -> None:
             elif msg.get("op") == "fork":
                 pid = os.fork()
                 if pid == 0:
-                    child = _Branch(sock, msg)
-                    for fd in (gate.read_fd, gate.write_fd):
-                        try:
-                            os.close(fd)
-                        except OSError:
-                            pass
-                    gate.held = lambda: True
-                    gate._read = lambda: 0
-                    gate.credit = 1 << 30
-                    branch[0] = child
-                    child.begin(float(msg.get("timeout", 10)))
+                    branch(msg)
                     return True
                 _STATE["children"].append(pid)
 
-    def frame(fps: float) -> None:
-        if branch[0] is not None:
-            branch[0].frame()
-            return
-        if not gate.open:
-            return
-        try:
-            if drain():
-                return
-            if gate.credit == 0:
-                gate.credit = gate._read()
-                if gate.credit == 0:
-                    os.write(gate.write_fd, bytes([max(1, min(255, round(fps or 60)))]))
-                    while gate.credit == 0 and gate.open:
-                        select.select([gate.read_fd, sock], [], [])
-                        if drain():
-                            return
-                        gate.credit = gate._read()
-            if gate.credit:
-                gate.credit -= 1
-        except OSError:
-            gate.open = False
+    def branch(msg: dict[str, Any]) -> None:
+        child = _Branch(sock, msg)
+        for fd in (gate.read_fd, gate.write_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        gate.held = lambda: True
+        gate._read = lambda: 0
+        gate.side = lambda: False
+        gate.side_fd = -1
+        gate.frame = lambda fps: child.frame()
+        child.begin(float(msg.get("timeout", 10)))
 
-    gate.frame = frame
-
+    gate.side_fd = sock
+    gate.side = drain

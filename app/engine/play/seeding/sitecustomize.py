@@ -111,17 +111,29 @@ class _FrameGate:
         """Game time while the gate holds the program (set once pygame.time is gated), else None."""
         return None
 
+    side_fd = -1
+    """A second descriptor read while the program stands (a scout's messages: _playcoder_fork), or -1."""
+
+    def side(self) -> bool:
+        """Read what came on :attr:`side_fd`; True when this frame must end at once (a branch just forked)."""
+        return False
+
     def frame(self, fps: float) -> None:
         """End a frame: take one credit, or tell the engine we stand still (our fps) and wait for more."""
         if not self.open:
             return
         try:
+            if self.side():
+                return
             if self.credit == 0:
                 self.credit = self._read()
                 if self.credit == 0:
                     os.write(self.write_fd, bytes([max(1, min(255, round(fps or 60)))]))
+                    waits = [self.read_fd] + ([self.side_fd] if self.side_fd >= 0 else [])
                     while self.credit == 0 and self.open:
-                        select.select([self.read_fd], [], [])
+                        select.select(waits, [], [])
+                        if self.side():
+                            return
                         self.credit = self._read()
             if self.credit:
                 self.credit -= 1
