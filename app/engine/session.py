@@ -164,7 +164,8 @@ class Session:
             # puts the candidate on a frame gate too.
             play = self._play = Player(spec, display, cfg.seed, self.control.sleep, hold=self.control.hold,
                                        gated=tester.lockstep or tester.gated
-                                       or (spec.frame_gate and tester.from_first_frame))
+                                       or (spec.frame_gate and tester.from_first_frame),
+                                       steps_clock=tester.lockstep)
             self._start_target(play)
             self._loop(spec, tester, play)
             status = "completed"

@@ -45,6 +45,8 @@ from typing import Callable
 ENV = "PLAYCODER_FRAME_GATE"
 CLOCK_ENV = "PLAYCODER_CLOCK"
 """An inherited memfd of one double: the engine's time, which the program's Python clocks read."""
+TIMERS_ENV = "PLAYCODER_TIMERS_ON_CLOCK"
+"""``1``: the program's Tk timers are due by the engine's time too (the engine moves it on at every step)."""
 HELLO = 0
 """Written by the program when it imports pygame.time (must match the sitecustomize)."""
 HELLO_S = 0.3
@@ -64,7 +66,10 @@ CLOCK_SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | F_SEAL_FUTURE_WRITE | fc
 class FrameGate:
     """The engine's end of one program's gate (one per program start)."""
 
-    def __init__(self) -> None:
+    def __init__(self, timers_on_clock: bool = False) -> None:
+        """``timers_on_clock``: the engine moves the clock on at every step (lockstep play), so the program's Tk
+        timers may run on it: a Tk game then moves by the engine's steps, in step with its reference runs."""
+        self.timers_on_clock = timers_on_clock
         self._credit_r, self._credit_w = os.pipe()
         os.set_blocking(self._credit_w, False)  # a program that stops taking frames never blocks the engine
         self._ack_r, self._ack_w = os.pipe()
@@ -81,7 +86,8 @@ class FrameGate:
 
     # -- starting ------------------------------------------------------------------
     def env(self) -> dict[str, str]:
-        return {ENV: f"{self._credit_r},{self._ack_w}", CLOCK_ENV: str(self._clock_fd)}
+        return {ENV: f"{self._credit_r},{self._ack_w}", CLOCK_ENV: str(self._clock_fd),
+                **({TIMERS_ENV: "1"} if self.timers_on_clock else {})}
 
     def child_fds(self) -> tuple[int, ...]:
         """The ends the program inherits."""

@@ -27,14 +27,23 @@ from app.engine.play.target import TargetProcess, WindowInfo
 from app.engine.play.targetspec import TargetSpec, Timing
 
 
+CLOCK_FIRE_S = 2.0
+"""How long a Tk program on the engine's clock may take to run the timers a step made due (a busy one is
+left to finish them during the step: the step's settle waits for its loop anyway)."""
+
+
 class Player:
     """A program on a display; ``start`` (again after an exit) gives its window."""
 
     def __init__(self, spec: TargetSpec, display: XDisplay, seed: int,
-                 sleep: Callable[[float], None], hold: Hold | None = None, gated: bool = False) -> None:
+                 sleep: Callable[[float], None], hold: Hold | None = None, gated: bool = False,
+                 steps_clock: bool = False) -> None:
         """``hold``: on the user's desktop, how the run pauses when the target cannot be seen or
         reached (:meth:`RunControl.hold`); without it such a run ends with the reason as an error.
-        ``gated``: on a private display, put a pygame game on a frame gate (lockstep play)."""
+        ``gated``: on a private display, put a pygame game on a frame gate (lockstep play).  ``steps_clock``:
+        the tester moves the engine's clock on at every step (:meth:`advance_clock`), so a Tk program's timers
+        run on it too (differential play)."""
+        self.steps_clock = steps_clock
         self.hold = hold
         self.gated = gated and display.isolated
         self.gate: FrameGate | None = None
@@ -49,7 +58,7 @@ class Player:
 
     def start(self) -> WindowInfo:
         inside = settle_mode() != "pixels"  # PLAYCODER_SETTLE=pixels: the fallback for every program
-        gate = FrameGate() if self.gated else None
+        gate = FrameGate(timers_on_clock=self.steps_clock) if self.gated else None
         self.gate = None
         target = self.target = TargetProcess(self.spec, self.display, self.seed, gate=gate)
         win = target.wait_for_window()
@@ -134,9 +143,15 @@ class Player:
         return self.gate is not None and self.gate.active
 
     def advance_clock(self, seconds: float) -> None:
-        """Move on the time the program's Python clocks read (gated players; others read the machine's)."""
-        if self.gate is not None:
-            self.gate.advance_clock(seconds)
+        """Move on the time the program's Python clocks read (gated players; others read the machine's).  A Tk
+        program whose timers run on that time (``steps_clock``) fires those due before this returns: the input
+        that follows comes after them in every run, as in its reference runs."""
+        if self.gate is None:
+            return
+        self.gate.advance_clock(seconds)
+        target = self.target
+        if self.steps_clock and seconds > 0 and target is not None and target.inside.toolkit == "tk":
+            target.inside.idle(CLOCK_FIRE_S)  # its idle answer comes after the due timers ran and Tk painted
 
     @property
     def frames(self) -> int:

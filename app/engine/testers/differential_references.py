@@ -90,7 +90,7 @@ class ReferenceRuns:
             for _ in range(2):
                 display = open_display(ISOLATED, ref_spec.size)
                 self.displays.append(display)
-                self.players.append(Player(ref_spec, display, seed, time.sleep, gated=True))
+                self.players.append(Player(ref_spec, display, seed, time.sleep, gated=True, steps_clock=True))
             starts = [self.pool.submit(p.start) for p in self.players]
             for f in starts:
                 f.result()

@@ -260,7 +260,7 @@ def _on_import(inside: Inside, toolkit: str, make: Callable[[Inside, ModuleType]
 def _tk_adapter(inside: Inside, module: ModuleType) -> Any:
     import _playcoder_tk
 
-    return _playcoder_tk.TkAdapter(inside.channel, module)
+    return _playcoder_tk.TkAdapter(inside.channel, module, ENGINE_TIME)
 
 
 def _qt_adapter(binding: str) -> Callable[[Inside, ModuleType], Any]:
@@ -273,6 +273,8 @@ def _qt_adapter(binding: str) -> Callable[[Inside, ModuleType], Any]:
 
 
 TRACER: Optional[Tracer] = None
+ENGINE_TIME: Optional[Callable[[], float]] = None
+"""Set by the sitecustomize in lockstep play: the engine's time, which Tk's timers are then due by."""
 """The program's tracer once started (a forked branch of a game reads what it ran: _playcoder_fork)."""
 
 

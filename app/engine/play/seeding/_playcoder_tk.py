@@ -12,12 +12,26 @@ other event is ready, after its pending redraws).  ``Misc.after`` and
 ``after_cancel`` are wrapped to know the timers the program scheduled and
 when they are due; a callback that schedules itself again with the same delay
 (a caret blink, a clock) is marked repeating.
+
+In lockstep play (differential: a candidate beside its reference runs) the
+engine hands over its clock, and Tk's timers run on it: ``after(ms, f)`` is
+due ``ms`` after the engine's time of the call and fires on the Tk thread
+once the engine's time has passed it (a poll every :data:`POLL_MS`, and
+before every idle answer), in due order.  A turtle game on ``ontimer`` then
+moves by the engine's steps, not by the machine's pace, so the candidate
+and its references show the same moment of a moving game, as pygame games
+on the frame gate do.  Such timers are reported as repeating (the input may
+be answered at the next step) and never hold a step: the engine's time does
+not pass while a step settles.
 """
 
 from __future__ import annotations
 
 import collections
+import heapq
+import itertools
 import os
+import sys
 import tkinter.font  # noqa: F401  (the menu bar's label widths)
 import time
 from types import ModuleType
@@ -42,6 +56,20 @@ MENUBAR_PAD = 13
 CANVAS_ITEMS = 500
 """Canvas items looked at for bindings of their own."""
 CLICK_BINDINGS = ("<Button", "<ButtonRelease", "<Double", "<1>", "<Key", "<Return")
+POLL_MS = 5
+"""On the engine's clock: how often the Tk thread looks whether the engine's time has passed a timer."""
+MAX_FIRED = 10000
+"""Timers fired at one look at most (a callback that schedules itself at 1 ms cannot hold the Tk thread)."""
+
+
+def _report(widget: Any) -> None:
+    """An exception in a timer's callback, reported as Tk reports one (the program's own report, if it set one)."""
+    try:
+        widget._root().report_callback_exception(*sys.exc_info())
+    except Exception:
+        import traceback
+
+        traceback.print_exc()
 
 
 def _mono() -> float:
@@ -51,9 +79,19 @@ def _mono() -> float:
 class TkAdapter:
     """Answers ``widgets`` and ``idle`` for the program's Tk roots."""
 
-    def __init__(self, channel: Any, tkinter: ModuleType) -> None:
+    def __init__(self, channel: Any, tkinter: ModuleType, engine_time: Optional[Callable[[], float]] = None) -> None:
         self.channel = channel
         self.tkinter = tkinter
+        self.engine_time = engine_time
+        """The engine's time in lockstep play: then timers are due by it (:meth:`_after_on_clock`)."""
+        self.on_clock: list[tuple[float, int, str]] = []
+        """A heap of (due in engine seconds, order, id) of the timers on the engine's clock."""
+        self.on_clock_calls: dict[str, tuple[Any, Callable[..., Any], tuple[Any, ...]]] = {}
+        """id -> (widget, callback, args) of those not yet fired nor cancelled."""
+        self.order = itertools.count()
+        self.polling = False
+        self.due_now: Optional[float] = None
+        """While a timer on the engine's clock runs: its due time."""
         self.roots: list[Any] = []
         self.pending: "collections.deque[tuple[str, int]]" = collections.deque()
         self.wake_r, self.wake_w = os.pipe()
@@ -77,6 +115,9 @@ class TkAdapter:
                 root.tk.createfilehandler(adapter.wake_r, tk.READABLE, adapter._on_wake)
             except Exception:
                 pass
+            if adapter.engine_time is not None and not adapter.polling:
+                adapter.polling = True
+                adapter._poll(root, real_after)
 
         def destroy(root: Any) -> None:
             try:
@@ -88,9 +129,13 @@ class TkAdapter:
         def after(widget: Any, ms: Any, func: Any = None, *args: Any) -> Any:
             if func is None or not isinstance(ms, (int, float)):
                 return real_after(widget, ms, func, *args)
+            if adapter.engine_time is not None and ms > 0:
+                return adapter._after_on_clock(widget, float(ms), func, args)
             return adapter._after(real_after, widget, float(ms), func, args)
 
         def after_cancel(widget: Any, ident: Any) -> None:
+            if adapter.on_clock_calls.pop(str(ident), None) is not None:
+                return
             adapter.timers.pop(str(ident), None)
             real_cancel(widget, ident)
 
@@ -124,6 +169,59 @@ class TkAdapter:
         except Exception:
             pass
         return ident
+
+    # -- timers on the engine's clock (lockstep play) -----------------------------------
+    def _after_on_clock(self, widget: Any, delay: float, func: Any, args: tuple[Any, ...]) -> str:
+        assert self.engine_time is not None
+        n = next(self.order)
+        ident = f"after#playcoder{n}"
+        # Within a timer's callback the time is the timer's due time (events in order, as a simulation runs
+        # them): a 40 ms animation fires five times when the engine moves on 0.2 s, as it would have live.
+        now = self.due_now if self.due_now is not None else self.engine_time()
+        heapq.heappush(self.on_clock, (now + delay / 1000.0, n, ident))
+        self.on_clock_calls[ident] = (widget, func, args)
+        return ident
+
+    def _poll(self, root: Any, real_after: Callable[..., Any]) -> None:
+        """Fire what the engine's time has passed, then look again in :data:`POLL_MS` (a real Tk timer)."""
+        self._fire_due()
+        try:
+            real_after(root, POLL_MS, self._poll, root, real_after)
+        except Exception:
+            self.polling = False  # the root is gone: the next root starts polling again
+
+    def _fire_due(self) -> int:
+        """Call, in due order, the timers the engine's time has passed (and those they schedule that are due
+        too); how many ran."""
+        if self.engine_time is None:
+            return 0
+        now = self.engine_time() + 1e-9
+        fired = 0
+        while self.on_clock and self.on_clock[0][0] <= now and fired < MAX_FIRED:
+            due, _, ident = heapq.heappop(self.on_clock)
+            call = self.on_clock_calls.pop(ident, None)
+            if call is None:
+                continue  # cancelled
+            widget, func, args = call
+            fired += 1
+            self.firing.append((func, 0.0))
+            outer, self.due_now = self.due_now, due  # (a callback that calls update() may fire others)
+            try:
+                func(*args)
+            except Exception:
+                _report(widget)
+            finally:
+                self.firing.pop()
+                self.due_now = outer
+        return fired
+
+    def _next_on_clock_ms(self) -> Optional[float]:
+        """Engine milliseconds until the next timer on the engine's clock is due (None: none waits)."""
+        if self.engine_time is None:
+            return None
+        while self.on_clock and self.on_clock[0][2] not in self.on_clock_calls:
+            heapq.heappop(self.on_clock)
+        return max(0.0, (self.on_clock[0][0] - self.engine_time()) * 1000.0) if self.on_clock else None
 
     # -- requests (from the request thread) ------------------------------------------
     def ask(self, kind: str, ident: int) -> bool:
@@ -168,6 +266,11 @@ class TkAdapter:
                 self.channel.send({"type": "reply", "id": ident, kind: None})
 
     def _idle_reply(self, ident: int) -> None:
+        if self._fire_due():  # the engine's time passed a timer: it runs, and Tk paints it, before idle
+            root = self._root()
+            if root is not None:
+                root.after_idle(self._idle_reply, ident)
+                return
         now = _mono()
         for key, (due, _, _) in list(self.timers.items()):
             if due < now - STALE_TIMER_S:
@@ -175,11 +278,15 @@ class TkAdapter:
         once = [due for due, _, rep in self.timers.values() if not rep]
         again = [due for due, _, rep in self.timers.values() if rep]
         soonest = min(once) if once else min(again) if again else None
-        self.channel.send({
-            "type": "reply", "id": ident, "idle": True,
-            "next_timer_ms": None if soonest is None else max(0.0, (soonest - now) * 1000.0),
-            "repeating": not once and bool(again),
-        })
+        next_ms = None if soonest is None else max(0.0, (soonest - now) * 1000.0)
+        repeating = not once and bool(again)
+        clock_ms = self._next_on_clock_ms()
+        if clock_ms is not None and not once:
+            # A timer on the engine's clock fires at a later step, never within this one: like a repeating
+            # timer it holds no step, and the input may be answered when it fires.
+            next_ms, repeating = clock_ms if next_ms is None else min(next_ms, clock_ms), True
+        self.channel.send({"type": "reply", "id": ident, "idle": True, "next_timer_ms": next_ms,
+                           "repeating": repeating})
 
     def _widgets(self, root: Any) -> list[dict[str, Any]]:
         main = _main_window(root)

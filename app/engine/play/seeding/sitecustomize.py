@@ -170,6 +170,11 @@ class _EngineClock:
         self.wall_from: float | None = None
         self.wall_base = 0.0
 
+    def engine_seconds(self) -> float:
+        """The engine's time as it wrote it (no game time, no move to the wall clock): what Tk timers on the
+        engine's clock are due by (``_playcoder_tk``)."""
+        return float(struct.unpack_from("d", self.view, 0)[0])
+
     def now(self) -> float:
         if self.wall_from is not None:
             return self.wall_base + (self.real() - self.wall_from)
@@ -205,18 +210,20 @@ def _set_clocks(clock: _EngineClock) -> None:
     setattr(time, "time_ns", wall_ns)
 
 
-def _open_clock(raw: str, gate: _FrameGate | None) -> None:
+def _open_clock(raw: str, gate: _FrameGate | None) -> _EngineClock | None:
     try:
         fd = int(raw)
         view = mmap.mmap(fd, 8, prot=mmap.PROT_READ)
     except (ValueError, OSError):
-        return
+        return None
     os.environ.pop("PLAYCODER_CLOCK", None)
     try:
         os.close(fd)  # the mapping stays
     except OSError:
         pass
-    _set_clocks(_EngineClock(view, gate))
+    clock = _EngineClock(view, gate)
+    _set_clocks(clock)
+    return clock
 
 
 def _gate_pygame(module: ModuleType, gate: _FrameGate) -> None:
@@ -401,12 +408,14 @@ if _raw is not None and _raw.lstrip("-").isdigit():
 _gate = os.environ.get("PLAYCODER_FRAME_GATE")
 _frame_gate = _open_gate(_gate) if _gate else None
 _clock = os.environ.get("PLAYCODER_CLOCK")
-if _clock:
-    _open_clock(_clock, _frame_gate)
+_engine_clock = _open_clock(_clock, _frame_gate) if _clock else None
+_timers_on_clock = os.environ.pop("PLAYCODER_TIMERS_ON_CLOCK", "") == "1"
 if os.environ.get("PLAYCODER_INSIDE"):  # the engine's inside channel (app.engine.play.inside): never breaks the program
     try:
         import _playcoder_inside
 
+        if _engine_clock is not None and _timers_on_clock:  # lockstep play: Tk's timers run on the engine's time
+            _playcoder_inside.ENGINE_TIME = _engine_clock.engine_seconds
         _playcoder_inside.start(_AfterImport)
     except Exception:
         pass
