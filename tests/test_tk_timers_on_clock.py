@@ -101,3 +101,52 @@ def test_differential_play_compares_a_moving_tk_window_and_sees_a_motion_bug(tmp
     caught = _differential(fast, tmp_path / "fast.db")
     assert caught["verdict"] == "fail", caught
     assert "diverged at step" in caught["reason"] or "diverged at start" in caught["reason"], caught
+
+
+NESTED = r'''
+import json, sys, time, tkinter as tk
+sys.path.insert(0, sys.argv[1])
+import _playcoder_tk
+
+log, replies, clock = [], [], [0.0]
+
+
+class Channel:
+    def send(self, message):
+        replies.append((message, list(log)))
+
+
+adapter = _playcoder_tk.TkAdapter(Channel(), tk, lambda: clock[0])
+root = tk.Tk()
+
+
+def tick():
+    log.append("tick")
+    if len(log) == 1:
+        adapter.ask("idle", 1)  # the engine's question arrives while the first tick runs
+    root.update()  # turtle's update(): Tk's idle callbacks run here, within the tick
+    root.after(40, tick)
+    log.append("scheduled")
+
+
+root.after(40, tick)
+clock[0] = 0.1  # the engine moves on: the ticks due at 0.04 and 0.08 fire
+end = time.monotonic() + 5
+while not replies and time.monotonic() < end:
+    root.update()
+    time.sleep(0.005)
+print(json.dumps({"log": replies[0][1] if replies else None, "reply": replies[0][0] if replies else None}))
+'''
+
+
+def test_an_idle_question_asked_within_a_ticks_update_is_answered_after_the_due_ticks(xvfb):
+    """Turtle's update() runs idle callbacks within a tick: an idle answer given there would let the engine send
+    the next input before the tick has scheduled its successor, and the input would land between ticks in one run
+    and after them in another."""
+    seeding = ROOT / "app" / "engine" / "play" / "seeding"
+    proc = subprocess.run([sys.executable, "-c", NESTED, str(seeding)], capture_output=True, text=True, timeout=60,
+                          env={**__import__("os").environ, "DISPLAY": xvfb.name})
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["log"] == ["tick", "scheduled", "tick", "scheduled"], out
+    assert out["reply"]["idle"] is True and out["reply"]["repeating"] is True

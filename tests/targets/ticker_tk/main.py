@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A Tk animation on ``after`` (as turtle games on ``ontimer`` are): a block moves every TICK_MS and a label
-counts the ticks.  Space turns the block round.  Tests change STEP_PX in a copy (a motion bug)."""
+counts the ticks, and the tick calls ``update()`` before it schedules the next one (as freegames do).  Space
+turns the block round.  Tests change STEP_PX in a copy (a motion bug)."""
 
 import tkinter as tk
 
@@ -29,6 +30,7 @@ def tick():
         turn()
     canvas.move(block, state["dx"], 0)
     label.config(text="ticks %d" % state["ticks"])
+    root.update()  # as turtle's update() does: Tk's idle callbacks run here, within the tick
     root.after(TICK_MS, tick)
 
 

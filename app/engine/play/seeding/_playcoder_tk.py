@@ -92,6 +92,8 @@ class TkAdapter:
         self.polling = False
         self.due_now: Optional[float] = None
         """While a timer on the engine's clock runs: its due time."""
+        self.deferred: list[int] = []
+        """Idle questions that came while a timer's callback ran (answered after it)."""
         self.roots: list[Any] = []
         self.pending: "collections.deque[tuple[str, int]]" = collections.deque()
         self.wake_r, self.wake_w = os.pipe()
@@ -193,8 +195,8 @@ class TkAdapter:
     def _fire_due(self) -> int:
         """Call, in due order, the timers the engine's time has passed (and those they schedule that are due
         too); how many ran."""
-        if self.engine_time is None:
-            return 0
+        if self.engine_time is None or self.due_now is not None:
+            return 0  # (within a callback that calls update(): its own loop goes on once it has returned)
         now = self.engine_time() + 1e-9
         fired = 0
         while self.on_clock and self.on_clock[0][0] <= now and fired < MAX_FIRED:
@@ -205,7 +207,7 @@ class TkAdapter:
             widget, func, args = call
             fired += 1
             self.firing.append((func, 0.0))
-            outer, self.due_now = self.due_now, due  # (a callback that calls update() may fire others)
+            outer, self.due_now = self.due_now, due
             try:
                 func(*args)
             except Exception:
@@ -213,6 +215,12 @@ class TkAdapter:
             finally:
                 self.firing.pop()
                 self.due_now = outer
+        if self.deferred:  # idle was asked within a callback's update(): answered now that the callbacks ran
+            root = self._root()
+            waiting, self.deferred = self.deferred, []
+            for ident in waiting:
+                if root is not None:
+                    root.after_idle(self._idle_reply, ident)
         return fired
 
     def _next_on_clock_ms(self) -> Optional[float]:
@@ -266,6 +274,11 @@ class TkAdapter:
                 self.channel.send({"type": "reply", "id": ident, kind: None})
 
     def _idle_reply(self, ident: int) -> None:
+        if self.due_now is not None:
+            # Asked from within a timer's callback (turtle's update() runs idle callbacks): the callback has
+            # not returned (nor scheduled its next tick), so the program is not idle yet.
+            self.deferred.append(ident)
+            return
         if self._fire_due():  # the engine's time passed a timer: it runs, and Tk paints it, before idle
             root = self._root()
             if root is not None:
