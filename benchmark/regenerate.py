@@ -61,6 +61,8 @@ ENTRIES: tuple[Entry, ...] = (
             "--runs", "5", "--vary-seeds", "--max-steps", "40", minutes=45),
     _detect("detect-script-references-5seeds", "--tester", "script", "--types", "reference", "--runs", "5",
             "--vary-seeds", minutes=20),
+    _detect("detect-offline-references-5seeds", "--tester", "offline", "--types", "reference", "--runs", "5",
+            "--vary-seeds", "--duration", "20", minutes=20),
     _detect("detect-long-offline", "--long", "--apps", "snake,tiles2048,brickout", "--types", "crash,glitch",
             "--tester", "offline", minutes=5),
     _detect("detect-differential-references-5seeds", "--tester", "differential", "--types", "reference", "--runs", "5",
