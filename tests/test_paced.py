@@ -99,3 +99,46 @@ def test_the_paced_check_made_while_the_candidate_starts_stores_its_evidence_fra
     for key in ("candidate_frame", "reference_frame"):
         assert store.frame(paced[0].evidence[key]) is not None, key
     store.close()
+
+
+class _Shown:
+    """A player as the watch sees it: a display by name, no target to re-measure (watch and count_draws are
+    faked: the capture is never called)."""
+
+    target = None
+
+    def __init__(self, name: str) -> None:
+        self.display = type("Display", (), {"name": name})()
+        self.observer = type("Observer", (), {"capture": staticmethod(lambda: None)})()
+
+
+def _watched(monkeypatch, candidate_draws: list[float], reference_draws: list[float]) -> PacedCheck:
+    """A check whose watches see these drawing rates (per second, one per watch), all else alike."""
+    import app.engine.testers.paced as paced
+    from concurrent.futures import ThreadPoolExecutor
+
+    rates = {"cand": iter(candidate_draws), "ref": iter(reference_draws)}
+    monkeypatch.setattr(paced, "watch", lambda capture, seconds, begin: pace(30, 0.05))
+    monkeypatch.setattr(paced, "count_draws", lambda name, seconds, begin: int(next(rates[name]) * 2))
+    spec = resolve_target(str(TARGETS / "pace_pg")).spec
+    check = PacedCheck(spec, spec, 0)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        check.paces = check._watch(pool, (_Shown("cand"), _Shown("ref")), 0.0)  # type: ignore[arg-type]
+    return check
+
+
+def test_a_reference_that_does_not_keep_its_own_pace_is_not_compared_for_pace(monkeypatch) -> None:
+    """No frame cap: a reference that draws as fast as the machine lets it shows another rate at every watch.
+    What two watches of the reference disagree on is not held against the candidate; a steady one still is."""
+    check = _watched(monkeypatch, [140, 160], [90, 400])
+    assert check.paces is not None
+    assert "drawing requests" in judge_pace(*check.paces)  # 160 against 400: in both watches
+    assert "drawing requests" in check.unsteady  # the reference itself: 90, then 400
+    assert check._finding(*check.paces, "with no input") is None
+    assert "the reference's own pace differed between two watches" in check.note
+
+    check = _watched(monkeypatch, [140, 150], [60, 62])
+    assert check.unsteady == ""
+    assert check.paces is not None
+    found = check._finding(*check.paces, "with no input")
+    assert found is not None and found.kind == "paced" and "drawing requests" in found.message

@@ -120,7 +120,7 @@ class ReferenceRuns:
         check = PacedCheck(spec, ref_spec, seed, put if self.store is not None else None)
         finding = check.run(ready)
         self.paced_note = check.note
-        if check.paces is not None and finding is None:
+        if check.paces is not None and finding is None and not check.note:
             c, r = check.paces
             self.paced_note = (f"off the frame gate and the pinned clocks, the same pace as the reference "
                                f"({c.pictures_per_s:.0f} vs {r.pictures_per_s:.0f} pictures/s, "

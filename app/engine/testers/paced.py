@@ -212,6 +212,8 @@ class PacedCheck:
         self.pressed = ""
         self.note = ""
         """Why the check could not be made ('' when it was)."""
+        self.unsteady = ""
+        """Why the reference's last watches disagreed with each other on its pace ('' when they agreed)."""
 
     def run(self, ready: Callable[[], bool] | None = None) -> Finding | None:
         """Start both programs, watch, compare.  ``ready`` is waited for once both windows appeared (the
@@ -257,8 +259,11 @@ class PacedCheck:
         return found
 
     def _watch(self, pool: ThreadPoolExecutor, both: tuple[Player, Player], begin: float) -> tuple[Pace, Pace]:
-        """Both programs watched at the same moment; a pace difference must be seen in every watch."""
+        """Both programs watched at the same moment; a pace difference must be seen in every watch, and the
+        reference must keep its own pace from watch to watch (:attr:`unsteady` says when it did not)."""
         paces: tuple[Pace, Pace] | None = None
+        references: list[Pace] = []
+        self.unsteady = ""
         for _ in range(WATCHES):
             time.sleep(max(0.0, begin - time.monotonic()))
             for player in both:  # a window that took its size since it opened is watched where it is now
@@ -269,10 +274,16 @@ class PacedCheck:
             draws = [pool.submit(count_draws, p.display.name, self.seconds, begin) for p in both]
             paces = (dataclasses.replace(jobs[0].result(), draws=draws[0].result()),
                      dataclasses.replace(jobs[1].result(), draws=draws[1].result()))
+            references.append(paces[1])
             if not judge_pace(*paces):
                 break
             begin = time.monotonic()
         assert paces is not None
+        if len(references) > 1:
+            # A reference that does not keep its own pace from one watch to the next (no frame cap: it draws
+            # as fast as the machine lets it, or when it likes) has no pace to hold a candidate to; what two
+            # looks at the reference disagree on is not compared, as in the lockstep run.
+            self.unsteady = judge_pace(references[-1], references[0])
         return paces
 
     def _key(self) -> str:
@@ -295,6 +306,10 @@ class PacedCheck:
                                     "seconds": self.seconds, "tolerance": PACED_TOLERANCE, "zone": PACED_ZONE,
                                     "when": when}
         why = judge_pace(candidate, reference)
+        if why and self.unsteady:
+            self.note = ("off the frame gate, the pace was not compared: the reference's own pace differed between "
+                         f"two watches ({self.unsteady.replace('the reference makes', 'its first watch made')})")
+            why = ""
         if why:
             return Finding("paced", f"off the frame gate, watched {self.seconds:.0f} s {when}: {why} "
                                     "(its pace differs from the reference's)", None, evidence)

@@ -218,9 +218,9 @@ class TkAdapter:
         if self.deferred:  # idle was asked within a callback's update(): answered now that the callbacks ran
             root = self._root()
             waiting, self.deferred = self.deferred, []
-            for ident in waiting:
+            for question in waiting:
                 if root is not None:
-                    root.after_idle(self._idle_reply, ident)
+                    root.after_idle(self._idle_reply, question)
         return fired
 
     def _next_on_clock_ms(self) -> Optional[float]:
