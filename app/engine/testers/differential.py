@@ -40,6 +40,7 @@ step (decide, observe), the episode's end and the verdict.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -57,7 +58,7 @@ from app.engine.play.observer import Frame, Observation
 from app.engine.play.player import Player, stop_programs
 from app.engine.play.targetspec import ResolvedTarget
 from app.engine.testers.base import Decision, TesterBase, TesterContext
-from app.engine.testers.differential_references import EPISODE_END_S, stderr_lines, wait_ended
+from app.engine.testers.differential_references import EPISODE_END_S, follow_window, stderr_lines, wait_ended
 from app.engine.testers.differential_screens import NOISE_WATCH_S
 from app.engine.testers.differential_widgets import WidgetComparison
 from app.engine.testers.explore.explorer import Explorer
@@ -227,6 +228,10 @@ class DifferentialTester(WidgetComparison, TesterBase):
             return
         if not self._in_lockstep():  # in lockstep the check is made at the common frame
             self._self_check(self.ref_obs[0].frame, self.ref_obs[1].frame)
+        if candidate is not None and follow_window(candidate) and candidate.observer is not None:
+            # Resized during the step (a Tk timer the step's clock made due), as the references are followed
+            # after theirs: its window is looked at where and as large as it is now.
+            after = dataclasses.replace(after, frame=candidate.observer.capture())
         self._judge(step, after)
 
     def _reference_ended(self, step: int) -> None:
