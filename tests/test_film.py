@@ -199,6 +199,7 @@ def test_a_picture_between_two_equal_ones_is_a_flash():
     ([(30, 0.0), (250, 1.0), (30, 1.3)], False),  # on screen 300 ms: an effect, not a glitch
     ([(30, 0.0), (250, 1.0), (120, 1.03)], False),  # a transition that leads elsewhere
     ([(30, 0.0), (250, 1.0), (30, 1.03)], True),  # the engine's own repaint probe
+    ([(30, 1.0), (250, 0.969), (30, 1.03)], False),  # an older picture handed over late: out of order
 ])
 def test_what_is_no_flash(sequence, overlaid):
     watcher = FlashWatcher(Timing())

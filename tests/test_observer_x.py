@@ -104,3 +104,35 @@ def test_desktop_mode_without_display_is_one_sentence(db_path):
                            "--json", "--db", str(db_path)], capture_output=True, text=True, timeout=60, cwd=ROOT, env=env)
     assert proc.returncode == 2
     assert "$DISPLAY is not set" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_tap_gets_captures_in_the_order_they_were_taken(xvfb):
+    """Two threads capture (the step loop and the film's poller): the film never gets an older picture after a
+    newer one, which its flash oracle would read as a picture flashing up between two equal ones."""
+    import threading
+    import time
+
+    class Source:
+        def grab(self):
+            return 4, 4, bytes(64)
+
+        def close(self):
+            pass
+
+    observer = VisualObserver(xvfb.name, lambda: (0, 0, 4, 4), source=Source())
+    seen: list[float] = []
+
+    def tap(frame, overlaid):
+        time.sleep(0.0005 if len(seen) % 3 else 0.002)  # a slow hand-over now and then
+        seen.append(frame.t)
+
+    observer.tap = tap
+    threads = [threading.Thread(target=lambda: [observer.capture() for _ in range(150)]) for _ in range(2)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        observer.close()
+    assert len(seen) == 300 and seen == sorted(seen)

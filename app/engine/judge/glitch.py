@@ -89,8 +89,8 @@ class FlashWatcher:
         if not (prev.sample.shape == cur.sample.shape == seen.sample.shape):
             return
         seconds = frame.t - cur.frame.t
-        if seconds > self.timing.glitch_ms / 1000:
-            return
+        if not 0 <= seconds <= self.timing.glitch_ms / 1000 or cur.frame.t < prev.frame.t:
+            return  # on screen too long to be a glitch, or pictures out of order (never a flash)
         into = _share(prev.sample, cur.sample)
         out = _share(cur.sample, seen.sample)
         if min(into, out) < FLASH_SHARE:

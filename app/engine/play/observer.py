@@ -162,7 +162,9 @@ class VisualObserver:
     """Captures one window region of one X display with mss (XShm when available).
 
     Captures may come from two threads (the step loop and :meth:`stream`'s poller); a
-    lock keeps one grab at a time, and the tap is called outside it.
+    lock keeps one grab at a time, and the tap is called outside it, in the order of the grabs
+    (a second lock is taken before the first is let go: the film never sees an older picture
+    after a newer one, which its flash oracle would read as a picture flashing up between two).
     """
 
     def __init__(self, display_name: str, region: Callable[[], tuple[int, int, int, int]],
@@ -189,6 +191,7 @@ class VisualObserver:
         self.probe: IdleProbe | None = None
         """The program's idle signal from inside (set by whoever started it); :meth:`settle` uses it when it can."""
         self._lock = threading.Lock()
+        self._tap_lock = threading.Lock()
         self._last_grab = 0.0
         self._overlays = 0
         self._overlay_until = 0.0
@@ -227,9 +230,13 @@ class VisualObserver:
             self.captured += 1
             self._last_grab = time.monotonic()
             overlaid = self._overlays > 0 or self._last_grab < self._overlay_until
-        tap = self.tap
-        if tap is not None:
-            tap(frame, overlaid)
+            self._tap_lock.acquire()
+        try:
+            tap = self.tap
+            if tap is not None:
+                tap(frame, overlaid)
+        finally:
+            self._tap_lock.release()
         return frame
 
     @contextlib.contextmanager
