@@ -50,3 +50,31 @@ def test_a_trail_drawn_a_few_pixels_a_tick_is_motion(monkeypatch):
     for n in range(8, 40):
         found += step(o, n, ('press("a")', 'press("d")', 'press("j")', 'press("l")')[n % 4], _trail(8), _trail(8))
     assert found == []
+
+
+def test_a_game_whose_timer_stopped_is_an_end_screen_though_its_ticks_fell_inside_steps(monkeypatch):
+    """Steps 30 ms apart, a tick every 50 ms: each tick's motion showed inside a step, as that step's 'answer',
+    never between steps.  Its repeating timer then stopped (a light cycle crashed) and nothing answers."""
+    o, found = oracles(monkeypatch), []
+    for n in range(8):
+        before, after = (_trail(n), _trail(n + 1)) if n % 2 else (_trail(n), _trail(n))
+        found += step(o, n, ('press("a")', 'press("d")')[n % 2], before, after, ticking=True)
+    for n in range(8, 40):
+        found += step(o, n, ('press("a")', 'press("d")', 'press("j")', 'press("l")')[n % 4], _trail(8), _trail(8))
+    assert found == []
+
+
+def test_dead_input_while_the_timer_still_ticks_is_judged(monkeypatch):
+    """The same game whose timer keeps ticking while nothing answers: its timer did not stop, so dead input is
+    judged as before (what it changes by itself now is learnt and set aside)."""
+    import itertools
+
+    import app.engine.judge.oracles as module
+
+    clock = itertools.count(0.0, 0.5)  # slow steps: a ticking program is given time to answer
+    monkeypatch.setattr(module.time, "monotonic", lambda: next(clock))
+    o, found = oracles(monkeypatch), []
+    for n in range(40):
+        found += step(o, n, ('press("a")', 'press("d")', 'press("j")', 'press("l")')[n % 4], _trail(8), _trail(8),
+                      ticking=True)
+    assert found and {f.kind for f in found} == {"no-response"}, found

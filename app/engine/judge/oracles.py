@@ -147,6 +147,10 @@ class GenericOracles:
         Tk game on a timer settles from inside at once, so its motion shows only there, not as animation)."""
         self._answered_step = -1
         """The latest step whose input changed the window at once."""
+        self._ticked_step: int | None = None
+        """The latest step after which the program said from inside that a repeating timer was due (a game's
+        loop on a timer); :attr:`_ticking` whether it still says so after the latest step."""
+        self._ticking = False
         self._drift: np.ndarray | None = None
         """What the window changed by itself between steps since the last input it answered at once."""
 
@@ -193,6 +197,9 @@ class GenericOracles:
         ``covered``: another window of the program may have had the input (:mod:`.covered`): unanswered, it is
         no evidence of dead input.  ``control``: the control the input reached when it is shared with others."""
         self._step = step
+        self._ticking = obs.ticking
+        if obs.ticking:
+            self._ticked_step = step
         findings = self._common(obs.frame, step)
         if not findings and obs.busy and sees_loop(self.target.inside):
             findings = self._loop_freeze(step, obs.settle_ms / 1000, "it did not come back from the input")
@@ -304,6 +311,13 @@ class GenericOracles:
         if self._self_moved_step is not None and self._answered_step <= self._self_moved_step and self._still_now():
             # It moved by itself between steps, stands still now, and no input has changed it since: an end
             # screen (a game on a timer that stopped), which cannot be told from dead input.
+            self._motion_ended = True
+            return []
+        if self._ticked_step is not None and not self._ticking and self._answered_step <= self._ticked_step \
+                and self._still_now():
+            # Its repeating timer ran (a game's loop), has stopped, and no input has changed the window since: an
+            # end screen all the same.  A tick that fell inside a step reads as that step's answer, so the
+            # motion never showed between steps (a light cycle 4 px a tick, 30 ms steps).
             self._motion_ended = True
             return []
         for i in self.recent:  # an 'answer' that was only a caret blinking is no answer
