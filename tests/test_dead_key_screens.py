@@ -66,3 +66,11 @@ def test_a_key_pressed_while_a_dialog_had_the_keyboard_is_no_evidence(monkeypatc
     presses say nothing about the main window's Delete."""
     assert _play_delete(True, monkeypatch) == []
     assert [f.kind for f in _play_delete(False, monkeypatch)] == ["no-response"]
+
+
+def test_a_key_whose_handler_ran_is_not_dead():
+    """A key that picks a mode (a paint program's shape keys) changes nothing until the next click; the program
+    said from inside that its handler ran, so five silent screens are no evidence against it."""
+    o = oracles()
+    o.note_code('press("delete")')
+    assert press_delete_on(o, [screen(rows) for rows in range(5)]) == []

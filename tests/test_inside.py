@@ -328,3 +328,56 @@ def test_the_tracer_sees_every_line_the_engine_counts_and_then_stops(tmp_path):
     report = json.loads(out)
     assert report["left"] == {}, report["left"]  # every code object seen whole: none traced any more
     assert report["lines"]["traced.py"] == sorted(own_lines(tmp_path)["traced.py"])
+
+
+MODE_TK = """import tkinter as tk
+root = tk.Tk()
+root.geometry("200x120+0+0")
+mode = {"shape": "line"}
+canvas = tk.Canvas(root, bg="white")
+canvas.pack(fill="both", expand=True)
+root.bind("<KeyPress-c>", lambda e: mode.update(shape="circle"))  # picks a mode: nothing is drawn
+canvas.focus_set()
+root.mainloop()
+"""
+
+
+def test_a_tk_program_says_when_an_input_ran_one_of_its_event_handlers(xvfb, tmp_path):
+    """Its idle answers count the event bindings of its Python code that ran (not timers): a key with a handler
+    grows the count, a key it does not bind does not."""
+    from app.engine.play.actions import Press
+
+    folder = _folder(tmp_path, '["python", "main.py"]', MODE_TK)
+    target, executor = _played(xvfb, folder)
+    try:
+        inside = target.inside
+        assert inside.wait_hello(HELLO_S) and _until(lambda: inside.idle(1.0))
+        before = inside.handled
+        executor.execute(Press("x"))
+        assert _until(lambda: inside.idle(1.0)) and inside.handled == before
+        executor.execute(Press("c"))
+        assert _until(lambda: inside.idle(1.0) and inside.handled > before)
+    finally:
+        executor.close()
+        target.shutdown()
+
+
+def test_an_installed_module_run_with_python_m_is_the_programs_own_code(xvfb, tmp_path):
+    """A program played as an installed module (``python -m game.play``, outside its folder): its module's file
+    is counted and covered under its module path, and nothing else of the package is."""
+    folder = tmp_path / "prog"
+    lib = folder / "venv" / "lib" / "site-packages"  # (the sandbox hides /tmp but shows the folder at its place)
+    (lib / "game").mkdir(parents=True)
+    (lib / "game" / "__init__.py").write_text("PACKAGE = 1\n")
+    (lib / "game" / "other.py").write_text("a = 1\nb = 2\n")
+    (lib / "game" / "play.py").write_text("import time\nx = 1\nif x:\n    y = 2\nelse:\n    y = 3\ntime.sleep(30)\n")
+    (folder / "playcoder.toml").write_text(f'name = "prog"\ncommand = ["python", "-m", "game.play"]\n'
+                                           f'env = {{ PYTHONPATH = "{lib}" }}\n')
+    target = TargetProcess(load_spec(folder), xvfb)
+    try:
+        inside = target.inside
+        assert inside.wait_hello(HELLO_S)
+        assert inside.lines_by_file() == {"game/play.py": frozenset({1, 2, 3, 4, 6, 7})}
+        assert _until(lambda: inside.lines_hit() == 5, timeout=10)  # all but the else branch
+    finally:
+        target.shutdown()

@@ -54,7 +54,7 @@ class Session(Protocol):
 
     def _record(self, finding: Finding) -> None: ...
 
-    def _commit_step(self, step: StepRecord) -> None: ...
+    def _commit_step(self, step: StepRecord) -> int: ...
 
     def _flush_logs(self, target: TargetProcess, final: bool = True) -> None: ...
 
@@ -150,7 +150,8 @@ class StepLoop:
         # declared key) says nothing about whether the main window answers it (judge/covered.py).
         windows = self.ctx.windows
         covered = windows is not None and is_covered(call in self.oracles.declared_keys, windows.toplevels())
-        assert self.play.executor is not None
+        assert self.play.executor is not None and self.play.target is not None
+        handled = self.play.target.inside.handled
         result = self.play.executor.execute(decision.action)
         if isinstance(decision.action, Finish):
             session._commit_step(StepRecord(decided.actor, decision, result.outcome, before, self.obs,
@@ -160,8 +161,10 @@ class StepLoop:
         findings, episode_end = self._judge(decision, call, covered, before, after, result.outcome)
         if result.outcome == "refused":
             findings.insert(0, Finding("refused", result.message, session.steps))
-        session._commit_step(StepRecord(decided.actor, decision, result.outcome, before, after, decided.started,
-                                        decided.decide_ms, result.act_ms, findings))
+        ran = session._commit_step(StepRecord(decided.actor, decision, result.outcome, before, after,
+                                              decided.started, decided.decide_ms, result.act_ms, findings))
+        if (ran or self.play.target.inside.handled > handled) and not isinstance(decision.action, Wait):
+            self.oracles.note_code(call)  # its own code handled the input (a handler ran, or new lines did)
         assert self.play.target is not None
         session._flush_logs(self.play.target, final=False)
         session.control.step_done()
@@ -270,6 +273,6 @@ def episode_oracles(play: Player, before: GenericOracles | None = None) -> Gener
                              declared_keys=declared)
     if before is not None:
         oracles.answering, oracles.pressed_on = before.answering, before.pressed_on
-        oracles.visible_answers = before.visible_answers
+        oracles.visible_answers, oracles.handled_inputs = before.visible_answers, before.handled_inputs
         oracles.declared_keys = before.declared_keys
     return oracles

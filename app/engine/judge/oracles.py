@@ -129,6 +129,9 @@ class GenericOracles:
         self.idle: np.ndarray | None = None
         self.recent: deque[_Input] = deque(maxlen=max(RECENT_KEPT, self.timing.no_response_tries))
         self._verified_at = -1
+        self.handled_inputs: set[str] = set()
+        """Inputs whose step ran lines of the program's own code for the first time in the run (said from inside:
+        a handler of theirs ran, e.g. a key that picks a drawing mode, whose effect shows only later)."""
         self.visible_answers: set[str] = set()
         """Inputs that changed the window beyond a caret somewhere in the run (for the dead-key rule)."""
         self.answering: dict[str, dict[str, int]] = {}
@@ -364,6 +367,10 @@ class GenericOracles:
             mask = mask & ~idle
         return _sizeable(mask)
 
+    def note_code(self, action: str) -> None:
+        """The step of ``action`` ran lines of the program's own code no earlier step had run."""
+        self.handled_inputs.add(action)
+
     def _check_dead_key(self, step: int, item: _Input, before: Frame) -> list[Finding]:
         """A key the app declares it answers that changed nothing on any of many still screens.
 
@@ -377,6 +384,8 @@ class GenericOracles:
             return []
         if item.action in self.visible_answers:
             return []  # (a caret that moved or blinked after the key, under load, is no answer)
+        if item.action in self.handled_inputs:
+            return []  # it ran code of the program's own that nothing had run before: a handler, not dead
         if not any(self.answering.values()):
             return []  # nothing answers at all: the window-wide check above judges that
         self.declared_keys -= {item.action}  # said once

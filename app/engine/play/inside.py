@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.engine.play.own_code import own_lines
+from app.engine.play.own_code import main_lines, own_lines
 
 ENV = "PLAYCODER_INSIDE"
 VERSION = 1
@@ -134,6 +134,11 @@ class Inside:
         """Per reader of :meth:`coverage`: the pairs it has not been given yet."""
         self._seen: set[tuple[str, int]] = set()
         self._total: dict[str, frozenset[int]] | None = None
+        self._main: tuple[str, str] | None = None
+        self.handled = 0
+        """How many event bindings of the program's own Python code had run at its latest idle answer (a Tk
+        program says; 0 for the others): an input during which it grew ran a handler of the program's."""
+        """The installed module ``python -m`` runs (path, module path), as the hello said: own code too."""
         self._closed = False
         self._reader = threading.Thread(target=self._read, daemon=True, name="inside-reader")
         self._reader.start()
@@ -216,6 +221,9 @@ class Inside:
         if reply is None or not isinstance(reply.get("idle"), bool):
             return None
         due = reply.get("next_timer_ms")
+        handled = reply.get("handled")
+        if isinstance(handled, int) and not isinstance(handled, bool):
+            self.handled = max(self.handled, handled)
         return IdleReport(bool(reply["idle"]), float(due) if isinstance(due, (int, float)) else None,
                           bool(reply.get("repeating", False)))
 
@@ -322,6 +330,11 @@ class Inside:
                 if isinstance(toolkit, str) and toolkit in TOOLKITS and toolkit:
                     self.toolkit = toolkit
                 self.python = str(msg.get("python", self.python))[:PYTHON_MAX]
+                main = msg.get("main")
+                if isinstance(main, dict) and self._main is None and self._total is None:
+                    path, name = main.get("path"), main.get("name")
+                    if isinstance(path, str) and isinstance(name, str) and len(path) < 4096 and len(name) < 512:
+                        self._main = (path, name)
             elif kind in ("coverage", "reply"):
                 if isinstance(files, dict):
                     self._note_lines(files, own)
@@ -344,7 +357,10 @@ class Inside:
 
     def _lines_by_file(self) -> dict[str, frozenset[int]]:
         if self._total is None:
-            self._total = own_lines(self.folder) if self.folder is not None else {}
+            total = own_lines(self.folder) if self.folder is not None else {}
+            if self._main is not None and self.folder is not None:
+                total.update(main_lines(*self._main))
+            self._total = total
         return self._total
 
 

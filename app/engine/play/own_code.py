@@ -36,14 +36,40 @@ def own_lines(folder: Path) -> dict[str, frozenset[int]]:
             if not name.endswith(".py") or name.startswith("test_") or name in ("conftest.py", "sitecustomize.py"):
                 continue
             path = Path(dirpath) / name
-            try:
-                code = pysyntax.compile_tree(pysyntax.parse(path.read_bytes().decode("utf-8"), str(path)), str(path))
-            except (SyntaxError, ValueError, OSError, UnicodeDecodeError):
-                continue
-            lines = frozenset(code_lines(code))
+            lines = file_lines(path)
             if lines:
                 out[path.relative_to(root).as_posix()] = lines
     return out
+
+
+MAIN_MAX_BYTES = 4 * 1024 * 1024
+"""An installed module run with ``python -m`` larger than this is not counted (it names a file to read)."""
+
+
+def main_lines(path: str, name: str) -> dict[str, frozenset[int]]:
+    """The executable lines of the installed module ``python -m`` runs, under its module path ``name``
+    (``freegames/paint.py``), as the program said in its hello; empty for anything else than a readable .py
+    file of a sane size with a plain relative name (the program cannot make the engine read other files)."""
+    parts = name.split("/")
+    if not path.endswith(".py") or not name.endswith(".py") or not os.path.isabs(path) \
+            or any(p in ("", ".", "..") for p in parts):
+        return {}
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAIN_MAX_BYTES:
+            return {}
+    except OSError:
+        return {}
+    lines = file_lines(Path(path))
+    return {name: lines} if lines else {}
+
+
+def file_lines(path: Path) -> frozenset[int]:
+    """The executable lines of one .py file (empty when it does not compile or cannot be read)."""
+    try:
+        code = pysyntax.compile_tree(pysyntax.parse(path.read_bytes().decode("utf-8"), str(path)), str(path))
+    except (SyntaxError, ValueError, OSError, UnicodeDecodeError):
+        return frozenset()
+    return frozenset(code_lines(code))
 
 
 def code_lines(code: CodeType) -> Iterable[int]:

@@ -77,8 +77,11 @@ class Tracer:
     again, so a game loop that runs the same code costs one lookup per call.
     """
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, main: Optional[tuple[str, str]] = None) -> None:
+        """``main``: (absolute path, name) of the module ``python -m`` runs: the program's own code wherever it
+        lies (an installed program), named by its module path (``freegames/paint.py``)."""
         self.root = os.path.abspath(root) + os.sep
+        self.main = main
         self.files: dict[str, Optional[str]] = {}
         self.codes: dict[int, tuple[CodeType, Optional[str], set[int]]] = {}
         """id(code) -> (code kept alive so the id stays its own, its file, lines not yet seen); own files only."""
@@ -108,6 +111,9 @@ class Tracer:
             return rel
         path = os.path.abspath(filename)
         rel = None
+        if self.main is not None and path == self.main[0]:
+            self.files[filename] = self.main[1]
+            return self.main[1]
         # A relative name may be code made up in memory (shiboken's signature modules): a file of ours exists.
         real = os.path.isabs(filename) or os.path.isfile(path)
         if real and path.startswith(self.root) and path.endswith(".py") and not path.startswith(_HERE + os.sep):
@@ -165,6 +171,48 @@ class Tracer:
             return None
 
 
+def main_module() -> Optional[tuple[str, str]]:
+    """(absolute path, module path) of the module ``python -m NAME`` runs (installed, or in a package folder
+    the program folder's own count leaves out: ``site-packages`` of a venv inside it).
+
+    Found on ``sys.path`` the way the import system would, without importing anything (no package's
+    ``__init__`` runs before the program's own start).  None for a script, or a module not found."""
+    argv = list(getattr(sys, "orig_argv", []) or [])
+    name = ""
+    for i, arg in enumerate(argv[1:], 1):
+        if arg == "-m" and i + 1 < len(argv):
+            name = argv[i + 1]
+            break
+        if arg.startswith("-m") and len(arg) > 2:
+            name = arg[2:]
+            break
+        if not arg.startswith("-") or arg == "-c":
+            return None  # a script (or -c) comes first: no module is run
+    if not name:
+        return None
+    try:
+        from importlib.machinery import PathFinder
+        parts = name.split(".")
+        search: Optional[list[str]] = None
+        spec = None
+        for depth in range(len(parts)):
+            spec = PathFinder.find_spec(".".join(parts[:depth + 1]), search)
+            if spec is None:
+                return None
+            search = list(spec.submodule_search_locations or [])
+        if spec is None:
+            return None
+        origin, rel = spec.origin, "/".join(parts) + ".py"
+        if spec.submodule_search_locations:  # a package: python -m runs its __main__
+            found = PathFinder.find_spec(name + ".__main__", list(spec.submodule_search_locations))
+            origin, rel = (found.origin if found is not None else None), "/".join(parts) + "/__main__.py"
+        if not origin or not origin.endswith(".py") or not os.path.isfile(origin):
+            return None
+        return os.path.abspath(origin), rel
+    except Exception:
+        return None
+
+
 class Inside:
     """Hello, coverage and the engine's requests; a toolkit adapter answers what its GUI thread knows."""
 
@@ -176,7 +224,10 @@ class Inside:
         """The toolkit's adapter: ``ask(kind, ident)`` answers on the GUI thread (or says it cannot)."""
 
     def hello(self) -> None:
-        self.channel.send({"type": "hello", "toolkit": self.toolkit, "python": sys.version.split()[0]})
+        msg: dict[str, Any] = {"type": "hello", "toolkit": self.toolkit, "python": sys.version.split()[0]}
+        if self.tracer.main is not None:
+            msg["main"] = {"path": self.tracer.main[0], "name": self.tracer.main[1]}
+        self.channel.send(msg)
 
     def toolkit_imported(self, toolkit: str, adapter: Any) -> None:
         if self.toolkit in ("tk", "qt") and toolkit == "pygame":
@@ -294,7 +345,7 @@ def start(after_import: Callable[[str, Callable[[ModuleType], None]], Any]) -> N
         os.set_inheritable(fd, False)  # programs the game starts do not inherit the channel
     channel = Channel(req_fd, evt_fd)
     global TRACER
-    tracer = TRACER = Tracer(os.getcwd())
+    tracer = TRACER = Tracer(os.getcwd(), main_module())
     inside = Inside(channel, tracer)
 
     def forget_in_child() -> None:  # a forked child must not hold the engine's pipes open
