@@ -86,12 +86,12 @@ ENTRIES: tuple[Entry, ...] = (
            "--mutants", "5", "--ref-seeds", "5", "--duration", "20", "--jobs", "2", "--json",
            "benchmark/results/corpus-differential-slice.json", "--md", "benchmark/results/corpus-differential-slice.md"),
           ("corpus-differential-slice.md", "corpus-differential-slice.json"), 40),
-    *(Entry(f"corpus-{tester}-references-test",
-            ("-m", "benchmark.corpus_bench", "--split", "test", "--tester", tester, "--mutants", "0", "--ref-seeds", "3",
-             "--duration", "20", "--jobs", "2", "--json", f"benchmark/results/corpus-{tester}-references-test.json",
-             "--md", f"benchmark/results/corpus-{tester}-references-test.md"),
-            (f"corpus-{tester}-references-test.md", f"corpus-{tester}-references-test.json"), 20)
-      for tester in ("offline", "differential")),
+    *(Entry(f"corpus-{tester}-references-{half}",
+            ("-m", "benchmark.corpus_bench", "--split", half, "--tester", tester, "--mutants", "0", "--ref-seeds", "3",
+             "--duration", "20", "--jobs", "2", "--json", f"benchmark/results/corpus-{tester}-references-{half}.json",
+             "--md", f"benchmark/results/corpus-{tester}-references-{half}.md"),
+            (f"corpus-{tester}-references-{half}.md", f"corpus-{tester}-references-{half}.json"), minutes)
+      for tester, half, minutes in (("offline", "test", 20), ("differential", "test", 20), ("offline", "tune", 20))),
     Entry("corpus-refactorings",
           ("-m", "benchmark.corpus_bench", "--mutants", "0", "--ref-seeds", "0", "--refactorings", "5", "--duration",
            "15", "--jobs", "2", "--json", "benchmark/results/corpus-refactorings.json", "--md",
