@@ -356,3 +356,17 @@ def test_a_killed_engine_leaves_a_film_that_opens(tmp_path):
         stream = store.films_dir / store.films(run["id"])[0]["file"]
     with av.open(str(stream)) as container:
         assert sum(1 for _ in container.decode(video=0)) >= len(film)
+
+
+@needs_xvfb
+def test_a_display_mode_change_is_no_glitch(tmp_path):
+    """Setting the display mode again (a fullscreen toggle) shows SDL's new, empty surface for a frame: the
+    program says from inside that it changed its mode, and that black frame is not reported as a glitch."""
+    folder = target_copy(tmp_path, "flash_pg", {"MODE_ON_SPACE": "1"})
+    summary = run_cli(folder, tmp_path / "r.db", "--max-steps", "12")
+    assert summary["verdict"] == "pass", summary
+    assert not [f for f in summary["findings"] if f["kind"] == "glitch"]
+    # The same black frame drawn by the program itself, with no mode change, is its own flicker.
+    folder = target_copy(tmp_path / "fill", "flash_pg", {"MODE_ON_SPACE": "fill"})
+    summary = run_cli(folder, tmp_path / "fill.db", "--max-steps", "12")
+    assert [f for f in summary["findings"] if f["kind"] == "glitch"], summary

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, Iterable
 
 from app.engine.judge.glitch import Flash, FlashWatcher
 from app.engine.judge.oracles import Finding
@@ -26,6 +26,8 @@ POLLS_PER_FRAME = 2
 """The window is polled this many times per film frame: a game drawing at the film's rate loses none."""
 GLITCH_FINDINGS = 5
 """Glitch findings one run records (one per step at most); later flashes are only counted in the last."""
+MODE_CHANGE_SLACK_S = 0.25
+"""A flash this close to a display mode change the program said it made belongs to that change."""
 LAST_CHANGE_KINDS = ("freeze", "blank")
 """Findings whose clip centres on the window's last change: what it showed as it stopped."""
 LAST_DRAWN_KINDS = ("crash", "exit")
@@ -71,9 +73,14 @@ class RunFilm:
     def frames(self) -> int:
         return self.recorder.frames if self.recorder is not None else 0
 
-    def glitches(self, step: int | None) -> list[Finding]:
-        """The flashes seen since the last call, as one non-fatal ``glitch`` finding (their pictures stored)."""
-        flashes = self.watcher.take()
+    def glitches(self, step: int | None, display_changes: Iterable[float] = ()) -> list[Finding]:
+        """The flashes seen since the last call, as one non-fatal ``glitch`` finding (their pictures stored).
+
+        ``display_changes``: when the program changed its display mode (wall time). A flash around one is the
+        toolkit's new, empty surface shown until the program drew again (a fullscreen toggle), not a glitch."""
+        changes = list(display_changes)
+        flashes = [f for f in self.watcher.take()
+                   if not any(f.t - MODE_CHANGE_SLACK_S <= c <= f.t + f.seconds + MODE_CHANGE_SLACK_S for c in changes)]
         if not flashes or self._glitches >= GLITCH_FINDINGS:
             return []
         self._glitches += 1

@@ -258,7 +258,8 @@ class Session:
         """Stop filming; flashes seen after the last step are recorded (without a step)."""
         assert self._film is not None
         self._film.close()
-        for finding in self._film.glitches(None):
+        target = self._play.target if self._play is not None else None
+        for finding in self._film.glitches(None, target.inside.display_changed_at() if target is not None else ()):
             self._record(finding)
 
     def _slice_ms(self, spec: TargetSpec) -> int:

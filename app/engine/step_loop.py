@@ -236,7 +236,8 @@ class StepLoop:
         self.endings.note_frame(before)
         self.endings.note_frame(after.frame)
         if session._film is not None:
-            findings += session._film.glitches(session.steps)
+            target = self.play.target
+            findings += session._film.glitches(session.steps, target.inside.display_changed_at() if target else ())
         self.tester.observe(session.steps, before, decision, after, outcome)
         findings += self.tester.take_findings()
         episode_end = next((f for f in findings if session._ends_episode(spec, f)), None)

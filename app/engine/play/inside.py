@@ -28,6 +28,7 @@ import json
 import os
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,8 @@ PYTHON_MAX = 40
 COVERAGE_TIMEOUT_S = 0.5
 """How long :meth:`Inside.coverage` waits for the program to send its new lines."""
 WIDGETS_TIMEOUT_S = 0.5
+DISPLAY_CHANGES_KEPT = 64
+"""Display mode changes remembered (the film asks about the latest few seconds only)."""
 TOOLKITS = ("tk", "qt", "pygame", "")
 KINDS = ("button", "entry", "text", "list", "check", "radio", "scale", "menu", "menuitem", "canvas", "label",
          "other")
@@ -135,6 +138,9 @@ class Inside:
         self._seen: set[tuple[str, int]] = set()
         self._total: dict[str, frozenset[int]] | None = None
         self._main: tuple[str, str] | None = None
+        self.display_changes: deque[float] = deque(maxlen=DISPLAY_CHANGES_KEPT)
+        """When (wall time, as the message came) the program changed its display mode: a pygame program's
+        second ``set_mode`` or a fullscreen toggle."""
         self.handled = 0
         """How many event bindings of the program's own Python code had run at its latest idle answer (a Tk
         program says; 0 for the others): an input during which it grew ran a handler of the program's."""
@@ -188,6 +194,11 @@ class Inside:
         with self._lock:
             seen = list(self._seen)
         return sum(1 for file, line in seen if line in total.get(file, ()))
+
+    def display_changed_at(self) -> list[float]:
+        """When the program changed its display mode (see :attr:`display_changes`), oldest first."""
+        with self._lock:
+            return list(self.display_changes)
 
     def lines_total(self) -> int:
         """Executable lines of the program's own .py files (tests and the engine's seeding left out)."""
@@ -335,6 +346,8 @@ class Inside:
                     path, name = main.get("path"), main.get("name")
                     if isinstance(path, str) and isinstance(name, str) and len(path) < 4096 and len(name) < 512:
                         self._main = (path, name)
+            elif kind == "display":
+                self.display_changes.append(time.time())
             elif kind in ("coverage", "reply"):
                 if isinstance(files, dict):
                     self._note_lines(files, own)

@@ -314,6 +314,35 @@ def _tk_adapter(inside: Inside, module: ModuleType) -> Any:
     return _playcoder_tk.TkAdapter(inside.channel, module, ENGINE_TIME)
 
 
+def _pygame_hooks(inside: Inside, module: ModuleType) -> Any:
+    """Say when the program changes its display mode (a second ``set_mode``, a fullscreen toggle): SDL shows a
+    new, empty surface until the program draws again, which the film must not take for the program's flicker.
+    No adapter: a pygame program's loop is asked through its frame gate."""
+    display = getattr(module, "display", None)
+    if display is None:
+        return None
+    calls = [0]
+
+    def said(real: Callable[..., Any], counts: bool) -> Callable[..., Any]:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            calls[0] += 1
+            if not counts or calls[0] > 1:
+                inside.channel.send({"type": "display"})
+            return real(*args, **kwargs)
+
+        try:
+            wrapped.__name__, wrapped.__doc__ = real.__name__, real.__doc__
+        except Exception:
+            pass
+        return wrapped
+
+    for name, counts in (("set_mode", True), ("toggle_fullscreen", False)):
+        real = getattr(display, name, None)
+        if callable(real):
+            setattr(display, name, said(real, counts))
+    return None
+
+
 def _qt_adapter(binding: str) -> Callable[[Inside, ModuleType], Any]:
     def make(inside: Inside, module: ModuleType) -> Any:
         import _playcoder_qt
@@ -363,7 +392,7 @@ def start(after_import: Callable[[str, Callable[[ModuleType], None]], Any]) -> N
     for name, toolkit, make in (("tkinter", "tk", _tk_adapter), ("PySide6.QtWidgets", "qt", _qt_adapter("PySide6")),
                                 ("PyQt6.QtWidgets", "qt", _qt_adapter("PyQt6")),
                                 ("PyQt5.QtWidgets", "qt", _qt_adapter("PyQt5")),
-                                ("pygame", "pygame", lambda inside, module: None)):
+                                ("pygame", "pygame", _pygame_hooks)):
         sys.meta_path.insert(0, after_import(name, _on_import(inside, toolkit, make)))
     inside.hello()
     tracer.start()
