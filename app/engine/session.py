@@ -382,9 +382,8 @@ class Session:
     def _ends_episode(spec: TargetSpec, finding: Finding) -> bool:
         return spec.exit_ok and finding.kind == "exit" and finding.evidence.get("code") == 0
 
-    def _commit_step(self, step: StepRecord) -> int:
-        """Store a played step (its pictures, findings and coverage) in one transaction, then tell listeners.
-        Returns how many lines of the program's own code the step ran for the first time in the run."""
+    def _commit_step(self, step: StepRecord) -> None:
+        """Store a played step (its pictures, findings and coverage) in one transaction, then tell listeners."""
         decision, after, findings = step.decision, step.after, step.findings
         assert self.run_id is not None
         idx = self.steps
@@ -416,7 +415,6 @@ class Session:
                                       after.changed_bbox, after.settle_ms))
         for f in findings:
             self.bus.publish(FindingRaised(self.run_id, f.step, f.kind, f.message))
-        return sum(len(v) for v in lines.values())
 
     def _record(self, finding: Finding) -> None:
         if self._film is not None:

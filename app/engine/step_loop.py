@@ -54,7 +54,7 @@ class Session(Protocol):
 
     def _record(self, finding: Finding) -> None: ...
 
-    def _commit_step(self, step: StepRecord) -> int: ...
+    def _commit_step(self, step: StepRecord) -> None: ...
 
     def _flush_logs(self, target: TargetProcess, final: bool = True) -> None: ...
 
@@ -161,10 +161,10 @@ class StepLoop:
         findings, episode_end = self._judge(decision, call, covered, before, after, result.outcome)
         if result.outcome == "refused":
             findings.insert(0, Finding("refused", result.message, session.steps))
-        ran = session._commit_step(StepRecord(decided.actor, decision, result.outcome, before, after,
-                                              decided.started, decided.decide_ms, result.act_ms, findings))
-        if (ran or self.play.target.inside.handled > handled) and not isinstance(decision.action, Wait):
-            self.oracles.note_code(call)  # its own code handled the input (a handler ran, or new lines did)
+        session._commit_step(StepRecord(decided.actor, decision, result.outcome, before, after, decided.started,
+                                        decided.decide_ms, result.act_ms, findings))
+        if self.play.target.inside.handled > handled and not isinstance(decision.action, Wait):
+            self.oracles.note_code(call)  # an event handler of the program's own code ran for it
         assert self.play.target is not None
         session._flush_logs(self.play.target, final=False)
         session.control.step_done()
