@@ -333,18 +333,20 @@ def test_the_tracer_sees_every_line_the_engine_counts_and_then_stops(tmp_path):
 MODE_TK = """import tkinter as tk
 root = tk.Tk()
 root.geometry("200x120+0+0")
-mode = {"shape": "line"}
+mode = {"shape": "line", "tool": print}
 canvas = tk.Canvas(root, bg="white")
 canvas.pack(fill="both", expand=True)
 root.bind("<KeyPress-c>", lambda e: mode.update(shape="circle"))  # picks a mode: nothing is drawn
+root.bind("<KeyPress-t>", lambda e: mode.update(tool=len))  # which function is held is state too
+root.bind("<Key>", lambda e: None, add="+")  # every key reaches a handler that does nothing
 canvas.focus_set()
 root.mainloop()
 """
 
 
-def test_a_tk_program_says_when_an_input_ran_one_of_its_event_handlers(xvfb, tmp_path):
-    """Its idle answers count the event bindings of its Python code that ran (not timers): a key with a handler
-    grows the count, a key it does not bind does not."""
+def test_a_tk_program_says_when_an_input_changed_its_state(xvfb, tmp_path):
+    """Its idle answers carry a digest of what its main module's globals reach: a key that picks a mode changes
+    it though nothing is drawn; a key whose handler does nothing leaves it."""
     from app.engine.play.actions import Press
 
     folder = _folder(tmp_path, '["python", "main.py"]', MODE_TK)
@@ -352,11 +354,15 @@ def test_a_tk_program_says_when_an_input_ran_one_of_its_event_handlers(xvfb, tmp
     try:
         inside = target.inside
         assert inside.wait_hello(HELLO_S) and _until(lambda: inside.idle(1.0))
-        before = inside.handled
+        first = inside.state
+        assert first
         executor.execute(Press("x"))
-        assert _until(lambda: inside.idle(1.0)) and inside.handled == before
+        assert _until(lambda: inside.idle(1.0)) and inside.state == first
         executor.execute(Press("c"))
-        assert _until(lambda: inside.idle(1.0) and inside.handled > before)
+        assert _until(lambda: inside.idle(1.0) and inside.state != first)
+        second = inside.state
+        executor.execute(Press("t"))
+        assert _until(lambda: inside.idle(1.0) and inside.state not in (first, second))
     finally:
         executor.close()
         target.shutdown()

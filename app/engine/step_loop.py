@@ -151,7 +151,7 @@ class StepLoop:
         windows = self.ctx.windows
         covered = windows is not None and is_covered(call in self.oracles.declared_keys, windows.toplevels())
         assert self.play.executor is not None and self.play.target is not None
-        handled = self.play.target.inside.handled
+        state = self.play.target.inside.state
         result = self.play.executor.execute(decision.action)
         if isinstance(decision.action, Finish):
             session._commit_step(StepRecord(decided.actor, decision, result.outcome, before, self.obs,
@@ -163,8 +163,8 @@ class StepLoop:
             findings.insert(0, Finding("refused", result.message, session.steps))
         session._commit_step(StepRecord(decided.actor, decision, result.outcome, before, after, decided.started,
                                         decided.decide_ms, result.act_ms, findings))
-        if self.play.target.inside.handled > handled and not isinstance(decision.action, Wait):
-            self.oracles.note_code(call)  # an event handler of the program's own code ran for it
+        if state and self.play.target.inside.state not in ("", state) and not isinstance(decision.action, Wait):
+            self.oracles.note_state_changed(call)  # it changed the program's state (a mode picked), seen or not
         assert self.play.target is not None
         session._flush_logs(self.play.target, final=False)
         session.control.step_done()

@@ -130,8 +130,8 @@ class GenericOracles:
         self.recent: deque[_Input] = deque(maxlen=max(RECENT_KEPT, self.timing.no_response_tries))
         self._verified_at = -1
         self.handled_inputs: set[str] = set()
-        """Inputs during whose step an event handler of the program's own code ran (a Tk program says so from
-        inside): a key that picks a drawing mode is wired, though its effect shows only at the next click."""
+        """Inputs during whose step the program's state changed (its state digest, said from inside): a key that
+        picks a drawing mode did something, though its effect shows only at the next click."""
         self.visible_answers: set[str] = set()
         """Inputs that changed the window beyond a caret somewhere in the run (for the dead-key rule)."""
         self.answering: dict[str, dict[str, int]] = {}
@@ -367,8 +367,8 @@ class GenericOracles:
             mask = mask & ~idle
         return _sizeable(mask)
 
-    def note_code(self, action: str) -> None:
-        """An event handler of the program's own code ran during a step of ``action``."""
+    def note_state_changed(self, action: str) -> None:
+        """The program's state changed during a step of ``action``."""
         self.handled_inputs.add(action)
 
     def _check_dead_key(self, step: int, item: _Input, before: Frame) -> list[Finding]:
@@ -385,7 +385,7 @@ class GenericOracles:
         if item.action in self.visible_answers:
             return []  # (a caret that moved or blinked after the key, under load, is no answer)
         if item.action in self.handled_inputs:
-            return []  # a handler of the program's ran for it: wired, its effect may show later (a mode key)
+            return []  # it changed the program's state: its effect may show later (a mode key)
         if not any(self.answering.values()):
             return []  # nothing answers at all: the window-wide check above judges that
         self.declared_keys -= {item.action}  # said once

@@ -45,6 +45,7 @@ PYTHON_MAX = 40
 COVERAGE_TIMEOUT_S = 0.5
 """How long :meth:`Inside.coverage` waits for the program to send its new lines."""
 WIDGETS_TIMEOUT_S = 0.5
+STATE_MAX = 64
 DISPLAY_CHANGES_KEPT = 64
 """Display mode changes remembered (the film asks about the latest few seconds only)."""
 TOOLKITS = ("tk", "qt", "pygame", "")
@@ -141,9 +142,9 @@ class Inside:
         self.display_changes: deque[float] = deque(maxlen=DISPLAY_CHANGES_KEPT)
         """When (wall time, as the message came) the program changed its display mode: a pygame program's
         second ``set_mode`` or a fullscreen toggle."""
-        self.handled = 0
-        """How many event bindings of the program's own Python code had run at its latest idle answer (a Tk
-        program says; 0 for the others): an input during which it grew ran a handler of the program's."""
+        self.state = ""
+        """The program's state digest at its latest idle answer (a Tk or Qt program says; '' when not known): the
+        values its main module's globals reach. An input during whose step it changed did something, seen or not."""
         """The installed module ``python -m`` runs (path, module path), as the hello said: own code too."""
         self._closed = False
         self._reader = threading.Thread(target=self._read, daemon=True, name="inside-reader")
@@ -232,9 +233,9 @@ class Inside:
         if reply is None or not isinstance(reply.get("idle"), bool):
             return None
         due = reply.get("next_timer_ms")
-        handled = reply.get("handled")
-        if isinstance(handled, int) and not isinstance(handled, bool):
-            self.handled = max(self.handled, handled)
+        state = reply.get("state")
+        if isinstance(state, str) and len(state) <= STATE_MAX:
+            self.state = state
         return IdleReport(bool(reply["idle"]), float(due) if isinstance(due, (int, float)) else None,
                           bool(reply.get("repeating", False)))
 

@@ -171,6 +171,86 @@ class Tracer:
             return None
 
 
+STATE_NODES = 4000
+"""Values a state digest visits at most (a program with huge data is digested in part, the same part each time)."""
+STATE_DEPTH = 4
+_PLAIN = (int, float, complex, str, bytes, bool, type(None))
+
+
+def state_digest() -> str:
+    """A digest of the program's own state: the values reachable from its main module's globals (numbers,
+    strings, containers, the attributes of its objects), a few levels deep. Modules, functions, classes and
+    Tk or Qt widgets' internals are left out: what a key that picks a mode (a paint program's shape) changes,
+    though nothing is drawn until the next click. Asked on the GUI thread, with the idle answer."""
+    import hashlib
+
+    main = sys.modules.get("__main__")
+    space = getattr(main, "__dict__", None)
+    if not isinstance(space, dict):
+        return ""
+    h = hashlib.blake2b(digest_size=8)
+    seen: set[int] = set()
+    budget = [STATE_NODES]
+
+    def visit(value: Any, depth: int) -> None:
+        if budget[0] <= 0:
+            return
+        budget[0] -= 1
+        if isinstance(value, _PLAIN):
+            h.update(repr(value).encode("utf-8", "replace")[:256])
+            return
+        if isinstance(value, (ModuleType, type)) or callable(value):
+            # Which function or class is held is state (a paint program's shape is a drawing function).
+            name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+            h.update(b"f" + str(name or type(value).__name__).encode("utf-8", "replace")[:128])
+            return
+        if id(value) in seen or depth >= STATE_DEPTH:
+            h.update(b"@")
+            return
+        seen.add(id(value))
+        if isinstance(value, dict):
+            h.update(b"{")
+            for key in list(value)[:200]:
+                if isinstance(key, _PLAIN):
+                    h.update(repr(key).encode("utf-8", "replace")[:128])
+                    visit(value.get(key), depth + 1)
+            h.update(b"}")
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            h.update(b"[")
+            items = list(value)[:200]
+            if isinstance(value, (set, frozenset)):
+                items = sorted(items, key=repr)
+            for item in items:
+                visit(item, depth + 1)
+            h.update(b"]")
+        else:
+            module = getattr(type(value), "__module__", "") or ""
+            if module.split(".")[0] in ("tkinter", "turtle", "PySide6", "PyQt5", "PyQt6", "shiboken6", "pygame"):
+                return  # a toolkit's object: what it shows is compared as pictures, not its internals
+            attrs = getattr(value, "__dict__", None)
+            if isinstance(attrs, dict):
+                h.update(type(value).__name__.encode())
+                visit(attrs, depth + 1)
+
+    try:
+        for name in sorted(k for k in list(space) if isinstance(k, str) and not k.startswith("__")):
+            value = space.get(name)
+            if isinstance(value, (ModuleType, type)) or callable(value):
+                continue
+            h.update(name.encode())
+            visit(value, 0)
+    except Exception:
+        return ""
+    return h.hexdigest()
+
+
+def idle_reply(ident: int, next_timer_ms: Optional[float], repeating: bool) -> dict[str, Any]:
+    """A toolkit adapter's answer to an idle question, on its GUI thread: idle, the next timer, and the state
+    digest (:func:`state_digest`), so the engine sees whether an input changed the program's state."""
+    return {"type": "reply", "id": ident, "idle": True, "next_timer_ms": next_timer_ms, "repeating": repeating,
+            "state": state_digest()}
+
+
 def main_module() -> Optional[tuple[str, str]]:
     """(absolute path, module path) of the module ``python -m NAME`` runs (installed, or in a package folder
     the program folder's own count leaves out: ``site-packages`` of a venv inside it).

@@ -23,6 +23,8 @@ import weakref
 from types import ModuleType
 from typing import Any, Optional
 
+import _playcoder_inside
+
 TEXT_MAX = 200
 MAX_WIDGETS = 2000
 """Widgets sent at most (with their texts, well below the engine's longest message of 1 MiB)."""
@@ -165,8 +167,7 @@ class QtAdapter:
                     pass
             soonest = min(once) if once else min(again) if again else None
             for ident in waiting:
-                self.channel.send({"type": "reply", "id": ident, "idle": True, "next_timer_ms": soonest,
-                                   "repeating": not once and bool(again)})
+                self.channel.send(_playcoder_inside.idle_reply(ident, soonest, not once and bool(again)))
         except Exception:
             pass
 

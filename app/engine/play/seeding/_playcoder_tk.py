@@ -33,6 +33,8 @@ import itertools
 import os
 import sys
 import tkinter.font  # noqa: F401  (the menu bar's label widths)
+
+import _playcoder_inside
 import time
 from types import ModuleType
 from typing import Any, Callable, Optional
@@ -102,9 +104,6 @@ class TkAdapter:
         self.timers: dict[str, tuple[float, float, bool]] = {}
         """after id -> (due, delay ms, repeating)."""
         self.firing: list[tuple[Any, float]] = []
-        self.handled = 0
-        """Event bindings of the program's Python code run so far (a key's or a click's handler; not timers,
-        not button commands): told with every idle answer, so the engine sees whether an input ran one."""
         self._wrap()
 
     # -- hooks ---------------------------------------------------------------------
@@ -144,14 +143,6 @@ class TkAdapter:
             adapter.timers.pop(str(ident), None)
             real_cancel(widget, ident)
 
-        real_call = tk.CallWrapper.__call__
-
-        def call(wrapper: Any, *args: Any) -> Any:
-            if getattr(wrapper, "subst", None) is not None:  # an event binding (bind, bind_all, turtle's onkey)
-                adapter.handled += 1
-            return real_call(wrapper, *args)
-
-        tk.CallWrapper.__call__ = call
         tk.Tk.__init__ = init
         tk.Tk.destroy = destroy
         tk.Misc.after = after
@@ -309,8 +300,7 @@ class TkAdapter:
             # A timer on the engine's clock fires at a later step, never within this one: like a repeating
             # timer it holds no step, and the input may be answered when it fires.
             next_ms, repeating = clock_ms if next_ms is None else min(next_ms, clock_ms), True
-        self.channel.send({"type": "reply", "id": ident, "idle": True, "next_timer_ms": next_ms,
-                           "repeating": repeating, "handled": self.handled})
+        self.channel.send(_playcoder_inside.idle_reply(ident, next_ms, repeating))
 
     def _widgets(self, root: Any) -> list[dict[str, Any]]:
         main = _main_window(root)
