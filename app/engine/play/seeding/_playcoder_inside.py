@@ -171,17 +171,21 @@ class Tracer:
             return None
 
 
-STATE_NODES = 4000
-"""Values a state digest visits at most (a program with huge data is digested in part, the same part each time)."""
+STATE_NODES = 1500
+"""Values a state digest visits at most, breadth first (the top of a program's state always; a huge board only
+in part, the same part each time): about half a millisecond on the GUI thread."""
 STATE_DEPTH = 4
 _PLAIN = (int, float, complex, str, bytes, bool, type(None))
+_TOOLKITS = ("tkinter", "turtle", "PySide6", "PyQt5", "PyQt6", "shiboken6", "pygame")
 
 
 def state_digest() -> str:
     """A digest of the program's own state: the values reachable from its main module's globals (numbers,
-    strings, containers, the attributes of its objects), a few levels deep. Modules, functions, classes and
-    Tk or Qt widgets' internals are left out: what a key that picks a mode (a paint program's shape) changes,
-    though nothing is drawn until the next click. Asked on the GUI thread, with the idle answer."""
+    strings, containers, the attributes of its objects, which function or class is held), breadth first, a
+    few levels deep. Modules and the toolkit's objects are left out (what they show is compared as pictures).
+    What a key that picks a mode changes (a paint program's shape), though nothing is drawn until the next
+    click. Asked on the GUI thread, with the idle answer."""
+    import collections
     import hashlib
 
     main = sys.modules.get("__main__")
@@ -190,55 +194,41 @@ def state_digest() -> str:
         return ""
     h = hashlib.blake2b(digest_size=8)
     seen: set[int] = set()
-    budget = [STATE_NODES]
-
-    def visit(value: Any, depth: int) -> None:
-        if budget[0] <= 0:
-            return
-        budget[0] -= 1
-        if isinstance(value, _PLAIN):
-            h.update(repr(value).encode("utf-8", "replace")[:256])
-            return
-        if isinstance(value, (ModuleType, type)) or callable(value):
-            # Which function or class is held is state (a paint program's shape is a drawing function).
-            name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
-            h.update(b"f" + str(name or type(value).__name__).encode("utf-8", "replace")[:128])
-            return
-        if id(value) in seen or depth >= STATE_DEPTH:
-            h.update(b"@")
-            return
-        seen.add(id(value))
-        if isinstance(value, dict):
-            h.update(b"{")
-            for key in list(value)[:200]:
-                if isinstance(key, _PLAIN):
-                    h.update(repr(key).encode("utf-8", "replace")[:128])
-                    visit(value.get(key), depth + 1)
-            h.update(b"}")
-        elif isinstance(value, (list, tuple, set, frozenset)):
-            h.update(b"[")
-            items = list(value)[:200]
-            if isinstance(value, (set, frozenset)):
-                items = sorted(items, key=repr)
-            for item in items:
-                visit(item, depth + 1)
-            h.update(b"]")
-        else:
-            module = getattr(type(value), "__module__", "") or ""
-            if module.split(".")[0] in ("tkinter", "turtle", "PySide6", "PyQt5", "PyQt6", "shiboken6", "pygame"):
-                return  # a toolkit's object: what it shows is compared as pictures, not its internals
-            attrs = getattr(value, "__dict__", None)
-            if isinstance(attrs, dict):
-                h.update(type(value).__name__.encode())
-                visit(attrs, depth + 1)
-
+    todo: "collections.deque[tuple[Any, int]]" = collections.deque()
     try:
-        for name in sorted(k for k in list(space) if isinstance(k, str) and not k.startswith("__")):
-            value = space.get(name)
-            if isinstance(value, (ModuleType, type)) or callable(value):
+        names = sorted(k for k in list(space) if isinstance(k, str) and not k.startswith("__"))
+        todo.extend((space.get(name), 0) for name in names
+                    if not isinstance(space.get(name), (ModuleType, type)) and not callable(space.get(name)))
+        budget = STATE_NODES
+        while todo and budget > 0:
+            value, depth = todo.popleft()
+            budget -= 1
+            if isinstance(value, _PLAIN):
+                h.update(repr(value).encode("utf-8", "replace")[:256])
                 continue
-            h.update(name.encode())
-            visit(value, 0)
+            if isinstance(value, (ModuleType, type)) or callable(value):
+                name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+                h.update(b"f" + str(name or type(value).__name__).encode("utf-8", "replace")[:128])
+                continue
+            if id(value) in seen or depth >= STATE_DEPTH:
+                h.update(b"@")
+                continue
+            seen.add(id(value))
+            if isinstance(value, dict):
+                keys = [k for k in list(value)[:200] if isinstance(k, _PLAIN)]
+                h.update(b"{" + repr(keys).encode("utf-8", "replace")[:1024])
+                todo.extend((value.get(k), depth + 1) for k in keys)
+            elif isinstance(value, (list, tuple, set, frozenset)):
+                items = list(value)[:200]
+                if isinstance(value, (set, frozenset)):
+                    items = sorted(items, key=repr)
+                h.update(b"[%d" % len(value))
+                todo.extend((item, depth + 1) for item in items)
+            elif (getattr(type(value), "__module__", "") or "").split(".")[0] not in _TOOLKITS:
+                attrs = getattr(value, "__dict__", None)
+                if isinstance(attrs, dict):
+                    h.update(type(value).__name__.encode())
+                    todo.append((attrs, depth + 1))
     except Exception:
         return ""
     return h.hexdigest()
