@@ -114,7 +114,6 @@ NOT_REGENERATED: dict[str, str] = {
 """Results files no entry writes, with why."""
 
 STALE: dict[str, str] = {
-    "detect-offline": "measured on a tree with uncommitted changes (b81b2888ab1a), before issues 23, 24 and 27",
     "corpus-differential-slice": "measured on a tree with uncommitted changes (1fc417abeb96)",
     "repair-offline-checked-jotter-brickout": "measured on a tree with uncommitted changes (090d9e1ad134)",
     "faults-contained": "written up by hand from benchmark/faults.py's output; names no commit",
