@@ -165,7 +165,6 @@ class StepLoop:
                                         decided.decide_ms, result.act_ms, findings))
         if state and self.play.target.inside.state not in ("", state) and not isinstance(decision.action, Wait):
             self.oracles.note_state_changed(call)  # it changed the program's state (a mode picked), seen or not
-        assert self.play.target is not None
         session._flush_logs(self.play.target, final=False)
         session.control.step_done()
         self.obs = after

@@ -46,6 +46,7 @@ COVERAGE_TIMEOUT_S = 0.5
 """How long :meth:`Inside.coverage` waits for the program to send its new lines."""
 WIDGETS_TIMEOUT_S = 0.5
 STATE_MAX = 64
+"""The longest state digest kept (the program sends 16 hex digits)."""
 DISPLAY_CHANGES_KEPT = 64
 """Display mode changes remembered (the film asks about the latest few seconds only)."""
 TOOLKITS = ("tk", "qt", "pygame", "")
@@ -139,13 +140,13 @@ class Inside:
         self._seen: set[tuple[str, int]] = set()
         self._total: dict[str, frozenset[int]] | None = None
         self._main: tuple[str, str] | None = None
+        """The installed module ``python -m`` runs (path, module path), as the hello said: own code too."""
         self.display_changes: deque[float] = deque(maxlen=DISPLAY_CHANGES_KEPT)
         """When (wall time, as the message came) the program changed its display mode: a pygame program's
         second ``set_mode`` or a fullscreen toggle."""
         self.state = ""
         """The program's state digest at its latest idle answer (a Tk or Qt program says; '' when not known): the
         values its main module's globals reach. An input during whose step it changed did something, seen or not."""
-        """The installed module ``python -m`` runs (path, module path), as the hello said: own code too."""
         self._closed = False
         self._reader = threading.Thread(target=self._read, daemon=True, name="inside-reader")
         self._reader.start()

@@ -173,7 +173,7 @@ class Tracer:
 
 STATE_NODES = 1500
 """Values a state digest visits at most, breadth first (the top of a program's state always; a huge board only
-in part, the same part each time): about half a millisecond on the GUI thread."""
+in part, the same part each time): about a millisecond on the GUI thread."""
 STATE_DEPTH = 4
 _PLAIN = (int, float, complex, str, bytes, bool, type(None))
 _TOOLKITS = ("tkinter", "turtle", "PySide6", "PyQt5", "PyQt6", "shiboken6", "pygame")
@@ -197,8 +197,8 @@ def state_digest() -> str:
     todo: "collections.deque[tuple[Any, int]]" = collections.deque()
     try:
         names = sorted(k for k in list(space) if isinstance(k, str) and not k.startswith("__"))
-        todo.extend((space.get(name), 0) for name in names
-                    if not isinstance(space.get(name), (ModuleType, type)) and not callable(space.get(name)))
+        values = [space.get(name) for name in names]
+        todo.extend((v, 0) for v in values if not isinstance(v, (ModuleType, type)) and not callable(v))
         budget = STATE_NODES
         while todo and budget > 0:
             value, depth = todo.popleft()
