@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import shutil
 
+import numpy as np
 import pytest
 
 from app.engine.play.inside import InsideWidget
@@ -86,3 +87,18 @@ def test_a_copy_with_an_unseeded_token_label_passes_its_text_masked(tmp_path, db
     assert summary["verdict"] == "pass", summary
     assert "widget texts compared from inside at" in summary["reason"], summary
     assert "widgets the reference runs disagree on not compared" in summary["reason"], summary
+
+
+def test_a_widget_the_reference_runs_disagree_on_is_masked_in_the_pictures_too():
+    """On the engine's clock an unseeded token does not change while the noise is watched: the two runs'
+    pixels would mask only the digits they happen to disagree on, the candidate's other digits would differ."""
+    tester = DifferentialTester()
+    tester.noise = np.zeros((230, 240), dtype=bool)
+    a = shown([widget("Label", "token 12345", (84, 40, 156, 60)), widget("Entry", "12", (6, 6, 234, 30), "entry")])
+    b = shown([widget("Label", "token 12399", (84, 40, 156, 60)), widget("Entry", "12", (6, 6, 234, 30), "entry")])
+    tester._widget_self_check([a, b])
+    assert tester.noise[40:60, 84:156].all()
+    assert tester.noise.sum() == 20 * 72  # the Entry both runs agree on is still compared
+    huge = shown([widget("Canvas", "x", (0, 0, 240, 230))])
+    tester._widget_self_check([huge, shown([widget("Canvas", "y", (0, 0, 240, 230))])])
+    assert tester.noise.sum() == 20 * 72  # never a box over a quarter of the window

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from app.engine.judge.compare import Divergence
 from app.engine.play.observer import Frame
 from app.engine.play.player import Player
@@ -45,6 +47,27 @@ class WidgetComparison(ScreenComparison):
         for earlier, later in zip(seen, seen[1:]):
             for a, b in zip(earlier, later):
                 self.widget_noise |= differing(a, b)
+        self._mask_noisy_widgets([s for look in seen for s in look])
+
+    def _mask_noisy_widgets(self, looks: list[Shown]) -> None:
+        """A widget whose text the reference runs disagree on is noise in the pictures too, wherever any look
+        placed it: a label showing an unseeded token is drawn from the same text the self-check ignores.  On
+        the engine's clock it does not change while the noise is watched, so the two runs' pixels alone
+        would mask only the digits they happen to disagree on (each box is added as other noise is: never
+        one over a quarter of the window)."""
+        if self.noise is None or not self.widget_noise:
+            return
+        height, width = self.noise.shape
+        for key in self.widget_noise:
+            for look in looks:
+                box = look[key][1] if key in look else None
+                if box is None:
+                    continue
+                x0, y0, x1, y1 = (max(0, box[0]), max(0, box[1]), min(width, box[2]), min(height, box[3]))
+                if x1 > x0 and y1 > y0:
+                    mask = np.zeros_like(self.noise)
+                    mask[y0:y1, x0:x1] = True
+                    self._add_noise(mask)
 
     def _judge_widgets(self, step: int | None, frame: Frame) -> None:
         """Texts (and enabled/visible) of the candidate's widgets against the reference runs', exactly: a

@@ -2,7 +2,7 @@
 
 A *scout* is a copy of the game that can be played ahead of it.  :class:`Scouts` is what the search asks
 of them (:meth:`Scouts.play` a plan after the game's inputs, looking at given frames); :class:`OneScout`
-and :class:`~app.engine.testers.explore.scout_pool.ScoutPool` play plans on :class:`PlayerScout`\ s, gated
+and :class:`~app.engine.testers.explore.scout_pool.ScoutPool` play plans on :class:`PlayerScout` scouts, gated
 copies on X displays of their own (a restart and a replay of the game per plan they cannot reach), and
 :class:`~app.engine.testers.explore.fork_scout.ForkScouts` forks a branch per plan from one copy that
 follows the game.  A branch is dead when the program ended or its picture stood still (:class:`Stillness`).
