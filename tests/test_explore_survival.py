@@ -259,3 +259,29 @@ def test_a_window_that_changes_size_starts_a_new_watch():
     assert stood[-1], "three looks at the same picture: it stands"
     assert not still.stands(np.zeros((96, 128)), 2, 4), "a new size is a new picture, not one that stood still"
     assert not still.stands(np.ones((96, 128)) * 50, 2, 4)
+
+
+def test_among_branches_that_live_alike_the_one_nearest_a_seldom_true_equality_wins():
+    """Branch distance: the head's least distance to the food decides where lines, rare lines and pictures tie;
+    a test that holds in most branches (a direction compared with the last) steers nothing."""
+    from app.engine.testers.explore.survival import Branch
+
+    search = SurvivalSearch(BallScout(), [Press("space")], random.Random(0))
+    food, turn = ("main.py", 30, 11), ("main.py", 20, 7)
+    for _ in range(10):  # earlier looks: the food test never held, the turn test always did
+        search._count_near({food: (5.0, 9.0), turn: (0.0, 0.0)})
+    near = {"away": {food: (9.0, 9.0), turn: (0.0, 0.0)}, "toward": {food: (2.0, 2.0), turn: (0.0, 0.0)},
+            "straight": {food: (6.0, 6.0), turn: (0.0, 0.0)}}
+    branches = []
+    for name, distances in near.items():
+        search._count_near(distances)
+        branches.append(Branch(Press(name), lived=3, lines=0, pictures=2, plan=((0, Press(name)),), looks=3,
+                               near=tuple(distances.items())))
+    best = search._best(branches)
+    assert best is not None and best.action == Press("toward")
+    assert best.close == pytest.approx(1 - 2 / 9)  # the turn test held in every branch: it adds nothing
+    more_lines = Branch(Press("away"), lived=3, lines=1, pictures=0, looks=3, near=((food, (9.0, 9.0)),))
+    assert search._best([*branches, more_lines]).lines == 1  # new code of the program still comes first
+    eaten = Branch(Press("eat"), lived=3, lines=0, pictures=0, looks=3, near=((food, (0.0, 7.0)),))
+    search._count_near({food: (0.0, 7.0)})
+    assert search._best([*branches, eaten]).action == Press("eat")

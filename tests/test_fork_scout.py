@@ -152,3 +152,48 @@ def test_a_failing_look_ahead_turns_survival_off_and_the_run_plays_on(monkeypatc
     assert decision is not None and "survival search off for this run (ValueError" in decision.rationale
     assert not explorer.use_survival
     assert explorer._survive(SimpleNamespace(settled=False)) is None
+
+
+@pytest.fixture
+def seek():
+    resolved = resolve_target(str(TARGETS / "seek_pg"))
+    scouts = ForkScouts(resolved.spec, seed=0)
+    yield scouts
+    scouts.close()
+    resolved.cleanup()
+
+
+@pytest.mark.xvfb
+@needs_xvfb
+def test_a_branch_says_how_near_it_came_to_an_equality_test_of_the_programs_state(seek):
+    """head == food, the food at (12, 15): going straight along row 1 the head comes within 14 cells of it at
+    best; turning down at once, nearer (it goes down column 1)."""
+    seek.warm([], 0)
+    marks = [12, 24, 36, 48]
+    straight = seek.play([], [(3, NOTHING)], marks, 4, 12)
+    down = seek.play([], [(3, Press("Down"))], marks, 4, 12)
+    assert straight is not None and down is not None
+    (site, (least, last)), = [(s, d) for s, d in straight.near.items() if s[0] == "main.py"]
+    assert least == 14 and last > least
+    assert down.near[site][0] < least
+
+
+@pytest.mark.xvfb
+@needs_xvfb
+def test_the_search_on_forked_scouts_steers_toward_what_the_game_waits_for(seek):
+    """Every plan lives (the board wraps), no line tells that eating is near: the branch distance steers the dot
+    to its food (without it, 2 plans chosen over 8 seeds of 16 decisions ate; with it, 7)."""
+    search = SurvivalSearch(seek, [Press(k) for k in ("Left", "Right", "Up", "Down")], random.Random(0))
+    prefix: list = []
+    frame, eats = 3, 0
+    for _ in range(24):
+        chosen = search.choose(prefix, frame)
+        assert chosen is not None
+        action, why = chosen
+        if "looked at before" not in why:
+            best = search._best(list(search.last))
+            eats += best is not None and any(least == 0 for _, (least, _) in best.near)
+        if action != NOTHING:
+            prefix.append((frame, action))
+        frame += 8
+    assert eats, [(b.plan, b.near) for b in search.last]

@@ -23,8 +23,9 @@ An EVENT is ``["key", NAME, DOWN, TEXT]`` (a pygame key name),
 ``["button", X, Y, BUTTON, DOWN]`` or ``["move", X, Y]``.  A branch answers
 ``{"id": N, "mark": FRAMES, "w": W, "h": H}`` followed by a newline and the
 display shrunk by ``scale`` as RGB bytes; then ``{"id": N, "end": FRAMES,
-"alive": BOOL, "lines": [[FILE, LINE], ...], "ran": [[FILE, LINE], ...]}`` (lines new to the
-trunk, and every line of the program's own files the branch ran).  A branch that ends (the game
+"alive": BOOL, "lines": [[FILE, LINE], ...], "ran": [[FILE, LINE], ...], "near": [[FILE, LINE, COLUMN,
+LEAST, LAST], ...]}`` (lines new to the trunk, every line of the program's own files the branch ran, and
+the least and the last distance of each equality test of the program's state: :mod:`_playcoder_near`).  A branch that ends (the game
 quit, or raised) answers its end with ``"alive": false``; one that hangs is
 ended by an alarm after ``timeout`` seconds.  Nothing here may break the
 game: every error leaves it as it was.
@@ -40,6 +41,8 @@ import signal
 import sys
 import threading
 from typing import Any, Optional
+
+import _playcoder_near
 
 _STATE: dict[str, Any] = {"held": set(), "buttons": set(), "pos": (0, 0), "patched": False, "children": []}
 
@@ -126,6 +129,7 @@ class _Branch:
         self.scale = max(1, int(msg.get("scale", 8)))
         self.frames = 0
         self.ran: set[tuple[str, int]] = set()
+        self.nearest = _playcoder_near.Nearest()
 
     def begin(self, timeout: float) -> None:
         try:
@@ -149,19 +153,29 @@ class _Branch:
 
     def trace(self, tracer: Any) -> None:
         """Every line of the program's own files the branch runs, not only those new to the trunk: a branch
-        that runs lines few branches run (a snake eating) is told from one that only lives."""
-        ran, own = self.ran, tracer.own
+        that runs lines few branches run (a snake eating) is told from one that only lives.  At each line
+        that starts an equality test of the program's state, how far the test is from holding
+        (:mod:`_playcoder_near`): a snake that turned toward its food is told from one that turned away."""
+        ran, own, nearest = self.ran, tracer.own, self.nearest
         prev = sys.gettrace()  # the coverage tracer before Python 3.12: it goes on seeing lines new to the trunk
 
-        def chained(before: Any, mine: bool) -> Any:
+        def chained(before: Any, mine: bool, tests: dict[int, Any]) -> Any:
             def local(frame: Any, event: str, arg: Any) -> Any:
                 nonlocal before
                 if before is not None:
                     before = before(frame, event, arg)
                 if mine and event == "line":
                     ran.add((frame.f_code.co_filename, frame.f_lineno))
+                    if tests:
+                        nearest.line(frame, tests)
                 return local
             return local
+
+        def tests_of(filename: str) -> dict[int, Any]:
+            try:
+                return _playcoder_near.sites(filename)
+            except Exception:
+                return {}
 
         def call(frame: Any, event: Any, arg: Any) -> Any:
             before = prev(frame, event, arg) if prev is not None else None
@@ -169,12 +183,14 @@ class _Branch:
                 mine = own(frame.f_code.co_filename) is not None
             except Exception:
                 mine = False
-            return chained(before, mine) if mine or before is not None else None
+            if not (mine or before is not None):
+                return None
+            return chained(before, mine, tests_of(frame.f_code.co_filename) if mine else {})
 
         frame: Any = sys._getframe(1)
         while frame is not None:  # the game's loop is running already: its frames are traced from here on
             if own(frame.f_code.co_filename) is not None:
-                frame.f_trace = chained(frame.f_trace, True)
+                frame.f_trace = chained(frame.f_trace, True, tests_of(frame.f_code.co_filename))
             frame = frame.f_back
         sys.settrace(call)
 
@@ -212,14 +228,19 @@ class _Branch:
                 lines = []
         sys.settrace(None)
         ran: list[list[Any]] = []
+        near: list[list[Any]] = []
         if tracer is not None:
             for filename, line in self.ran:
                 rel = tracer.own(filename)
                 if rel is not None:
                     ran.append([rel, line])
+            for (filename, line, column), d in self.nearest.least.items():
+                rel = tracer.own(filename)
+                if rel is not None:
+                    near.append([rel, line, column, d, self.nearest.last.get((filename, line, column), d)])
         try:
-            _send(self.sock, json.dumps({"id": self.id, "end": self.frames, "alive": alive,
-                                            "lines": lines[:4000], "ran": ran[:4000]}).encode())
+            _send(self.sock, json.dumps({"id": self.id, "end": self.frames, "alive": alive, "lines": lines[:4000],
+                                         "ran": ran[:4000], "near": near[:1000]}).encode())
         except OSError:
             pass
         os._exit(0)

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import select
 import socket
 import time
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +41,7 @@ from app.engine.play.gate import FrameGate
 from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import TargetSpec
 from app.engine.testers.explore.archive import Step, thumbnail_grey
-from app.engine.testers.explore.scouts import NOTHING, Plan, Played, Scouts, Stillness
+from app.engine.testers.explore.scouts import NOTHING, NearSite, Plan, Played, Scouts, Stillness
 
 ENV = "PLAYCODER_FORK"
 SCALE = 8
@@ -308,6 +310,7 @@ class ForkScouts(Scouts):
                 if msg.get("alive") and ident not in dead:
                     got.lines = {(str(f), int(n)) for f, n in msg.get("lines", [])}
                     got.ran = {(str(f), int(n)) for f, n in msg.get("ran", [])}
+                    got.near = _near(msg.get("near", []))
                 continue
             if ident in dead:
                 continue
@@ -344,3 +347,17 @@ class ForkScouts(Scouts):
         if self.display is not None:
             self.display.close()
             self.display = None
+
+
+def _near(items: Any) -> dict[NearSite, tuple[float, float]]:
+    """A branch's least and last distances, as sent (anything malformed is left out)."""
+    out: dict[NearSite, tuple[float, float]] = {}
+    for item in items if isinstance(items, list) else []:
+        try:
+            f, n, c, least, last = item
+            least, last = float(least), float(last)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(least) and math.isfinite(last) and 0 <= least <= last:
+            out[(str(f), int(n), int(c))] = (least, last)
+    return out

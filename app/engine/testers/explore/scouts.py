@@ -207,6 +207,10 @@ class Scouts:
         return played
 
 
+NearSite = tuple[str, int, int]
+"""An equality test of the program's own code: (file, line, column)."""
+
+
 @dataclass
 class Played:
     """What a plan played on a scout showed."""
@@ -221,6 +225,9 @@ class Played:
     """Lines a scout ran replaying the game's inputs before the plan (not the plan's)."""
     ran: set[tuple[str, int]] = field(default_factory=set)
     """Every line of the program's own files a branch that lived through its plan ran (forked scouts)."""
+    near: dict[NearSite, tuple[float, float]] = field(default_factory=dict)
+    """The least and the last distance of each equality test of the program's state in a branch that lived
+    through its plan (forked scouts: ``_playcoder_near``)."""
 
 
 class OneScout(Scouts):

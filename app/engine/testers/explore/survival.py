@@ -15,7 +15,9 @@ Plans are tried in a fixed order (the rest of the current plan, nothing at
 all, one key at one step, then random plans) until one lives through the
 horizon or the budget of a look is spent; the best wins: lived longest, then
 ran new code of the program, then ran code few branches ran (rare lines), then
-showed new pictures.  A branch is dead when the program ended or its picture
+came nearer to making an equality test of the program's state hold that
+seldom holds (a branch distance: the snake's head to its food), then showed
+new pictures.  A branch is dead when the program ended or its picture
 stood still (but for a glow) three looks running: a GAME OVER panel, a menu, a
 ball waiting on its paddle.
 
@@ -27,6 +29,7 @@ for every plan they cannot reach.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -36,7 +39,7 @@ from dataclasses import dataclass
 from app.engine.play.actions import Action, Press, Wait
 from app.engine.play.observer import BBox, Frame
 from app.engine.testers.explore.archive import Step
-from app.engine.testers.explore.scouts import NOTHING, OneScout, Plan, Scout, Scouts, full_inputs
+from app.engine.testers.explore.scouts import NOTHING, NearSite, OneScout, Plan, Scout, Scouts, full_inputs
 
 HORIZON_S = 2.0
 """How far ahead a plan is played (game time)."""
@@ -71,6 +74,8 @@ do (the code behind eating, scoring, breaking a brick), which lines new to the p
 each has run.  (Rare-branch targeting, as FairFuzz does for a fuzzer.)"""
 RARE_AFTER = 8
 """Branches counted before a line can be rare."""
+APPROACH_PLANS = 8
+"""Plans with a turn timed to meet a seldom-true equality test, at most, per look."""
 @dataclass(frozen=True)
 class Branch:
     action: Action
@@ -85,10 +90,16 @@ class Branch:
     """Frames after the plan's start the branch was last seen alive."""
     rare: int = 0
     """Lines it ran that few branches ran (a snake eating, a pipe passed), where a branch tells."""
+    near: tuple[tuple[NearSite, tuple[float, float]], ...] = ()
+    """The least and the last distance of each equality test of the program's state in the branch (forked
+    scouts)."""
+    close: float = 0.0
+    """How near it came to the equality tests that seldom hold (a snake's head to its food): see
+    :meth:`SurvivalSearch._closeness`."""
 
     @property
-    def score(self) -> tuple[int, int, int, int]:
-        return (self.lived, self.lines, self.rare, self.pictures)
+    def score(self) -> tuple[int, int, int, float, int]:
+        return (self.lived, self.lines, self.rare, self.close, self.pictures)
 
     @property
     def lives(self) -> bool:
@@ -113,6 +124,12 @@ class SurvivalSearch:
         self.ran_by: Counter[tuple[str, int]] = Counter()
         """How many branches that lived ran each line (forked scouts say)."""
         self.ran_branches = 0
+        self.near_tested: Counter[NearSite] = Counter()
+        """How many branches evaluated each equality test of the program's state ..."""
+        self.near_held: Counter[NearSite] = Counter()
+        """... in how many of them it held ..."""
+        self.near_far: dict[NearSite, float] = {}
+        """... and the largest distance they left it at (each test's scale)."""
         self.seen: set[bytes] = set()
         self.plan: Plan = []
         """The rest of the plan being followed (its first step is the next decision's)."""
@@ -230,7 +247,7 @@ class SurvivalSearch:
         t0 = time.monotonic()
         width = max(1, self.scouts.parallel)
         while len(branches) < self.max_evals and (not branches or time.monotonic() - t0 < self.look_budget_s):
-            best = max(branches, key=lambda b: (b.score, -branches.index(b))) if branches else None
+            best = self._best(branches)
             if best is not None and best.lives:
                 if len(branches) >= (self.explore_plans if explore else self.cheap_plans):
                     break
@@ -253,12 +270,50 @@ class SurvivalSearch:
             if not played:
                 break  # no scout ready: the game does not wait for one
             branches.extend(played)
+        self._approach(inputs, frame, end, branches, tried, keys, t0)
         self.last = branches
         if not branches:
             return None
-        best = max(branches, key=lambda b: (b.score, -branches.index(b)))
+        best = self._best(branches)
+        assert best is not None
         self.stale = best.lines == 0 and best.rare == 0 and best.pictures == 0
         return best
+
+    def _approach(self, inputs: list[Step], frame: int, end: int, branches: list[Branch],
+                  tried: set[tuple[Action, ...]], keys: list[Action], t0: float) -> None:
+        """While the best living plan came near a seldom-true equality test without making it hold (the snake
+        passes its food a row away), the same plan with a key at one later step: a turn timed to meet it.
+        Played on warm scouts only, until one comes nearer, :data:`APPROACH_PLANS` are played, or the look's
+        time is spent (the first plans of a look turn at once or at random steps, which seldom meets it)."""
+        best = self._best(branches)
+        if best is None or not best.lives or not keys or not self._wanting(best):
+            return
+        actions = [a for _, a in best.plan]
+        later = [[key if i == j else a for i, a in enumerate(actions)]
+                 for j in range(1, max(2, (len(actions) + 1) // 2 + 1)) for key in keys if actions[j:j + 1] != [key]]
+        self.rng.shuffle(later)
+        pool = [a for a in later if tuple(a) not in tried][:APPROACH_PLANS]
+        width = max(1, self.scouts.parallel)
+        while pool and time.monotonic() - t0 < self.look_budget_s:
+            batch, pool = pool[:width], pool[width:]
+            plans = [self._schedule(a, frame, end) for a in batch]
+            if not all(self.scouts.ready(full_inputs(inputs, p)) for p in plans):
+                return
+            tried.update(tuple(a) for a in batch)
+            played = self._play(inputs, plans, end)
+            if not played:
+                return
+            branches.extend(played)
+            if any(self._closeness(b) > self._closeness(best) for b in played if b.lives):
+                return
+
+    def _wanting(self, branch: Branch) -> bool:
+        """Did the branch evaluate a seldom-true equality test without making it hold?"""
+        return any(least > 0 and self._seldom(site) for site, (least, _) in branch.near)
+
+    def _seldom(self, site: NearSite) -> bool:
+        """An equality test that held in at most :data:`RARE_SHARE` of the branches that evaluated it."""
+        return self.near_held[site] <= RARE_SHARE * self.near_tested[site]
 
     def _wander(self, keys: list[Action], steps: int) -> list[Action]:
         """A random plan: two keys at two steps of its first half (a turn, then another: food off the row)."""
@@ -307,8 +362,44 @@ class SurvivalSearch:
             lines = played.lines - self.lines_seen
             self.lines_seen |= lines
             branches.append(Branch(plan[0][1], played.lived, len(lines), pictures, tuple(plan), len(looks),
-                                   played.lived * every, self._rare(played.ran)))
+                                   played.lived * every, self._rare(played.ran), tuple(played.near.items())))
+            self._count_near(played.near)
         return branches
+
+    def _best(self, branches: list[Branch]) -> Branch | None:
+        """The best of a look's branches (the first among equals), each scored with its closeness now."""
+        scored = [dataclasses.replace(b, close=self._closeness(b)) for b in branches]
+        if not scored:
+            return None
+        at = max(range(len(scored)), key=lambda i: (scored[i].score, -i))
+        branches[at] = scored[at]
+        return scored[at]
+
+    def _count_near(self, near: dict[NearSite, tuple[float, float]]) -> None:
+        for site, (least, last) in near.items():
+            self.near_tested[site] += 1
+            self.near_held[site] += least == 0
+            self.near_far[site] = max(self.near_far.get(site, 0.0), last)
+
+    def _closeness(self, branch: Branch) -> float:
+        """How near the branch came to the equality tests that hold in at most :data:`RARE_SHARE` of the
+        branches that evaluated them (search-based testing's branch distance, each test scaled by the
+        largest distance seen): a snake's head to its food, where lines and pictures cannot tell a turn toward
+        the food from a turn away.  Half is the least distance (did it hold, or nearly, on the way), half the
+        last (a plan is followed only in part and looked at again: one that leaves the head near the food is
+        the better start; by the least alone, a snake passing its food a row away on every plan would never
+        be told to stay near it).  A test the branch never evaluated adds nothing."""
+        total = 0.0
+        for site, (least, last) in branch.near:
+            if not self._seldom(site):
+                continue  # holds often: nothing the game waits for
+            if least == 0:
+                total += 1.0
+                continue
+            far = self.near_far.get(site, 0.0)
+            if far > 0:
+                total += 1.0 - (least + last) / (2 * far)
+        return round(total, 6)
 
     def _rare(self, ran: set[tuple[str, int]]) -> int:
         """Lines of ``ran`` that at most :data:`RARE_SHARE` of the branches before ran (none before
