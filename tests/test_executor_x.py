@@ -116,3 +116,29 @@ def test_unknown_key_is_refused(probe):
     _, executor, _ = probe
     result = executor.execute(Press("notakey"))
     assert result.outcome == "refused" and "unknown key" in result.message
+
+
+def test_keys_typed_after_one_closed_the_dialog_go_to_the_window_now_on_top(xvfb):
+    """A space closes the dialog the text went to; the X focus then falls to the root until Tk gives it back,
+    sooner in one run than another.  Focused again before each character, the rest reaches the Entry whole."""
+    target = TargetProcess(load_spec(TARGETS / "typeclose_tk"), xvfb)
+    win = target.wait_for_window()
+
+    def geometry():
+        w = target.window
+        return (w.x, w.y, w.width, w.height)
+
+    executor = make_executor(xvfb.name, True, win.id, geometry, xvfb.size)
+    try:
+        _wait_for(target, "ready")
+        executor.execute(Press("F1"))
+        _wait_for(target, "dialog open")
+        time.sleep(0.3)
+        assert executor.execute(Type("ab cdefghijklmnop")).outcome == "ok"
+        time.sleep(0.3)
+        executor.execute(Press("enter"))
+        _wait_for(target, "entry holds")
+        assert "entry holds 'cdefghijklmnop'" in [t for _, _, t in target.lines()]
+    finally:
+        executor.close()
+        target.shutdown()

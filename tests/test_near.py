@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT / "app" / "engine" / "play" / "seeding"))
 
 import _playcoder_near as near  # noqa: E402
 
-GAME = '''
+GAME = '''import math
 SPEED = 3
 
 
@@ -31,6 +31,7 @@ def play(moves, key):
         met = a == b
         fast = key == SPEED
         called = tuple(head) == food
+        circle = key == math.pi
     return "no"
 '''
 
@@ -39,8 +40,9 @@ def test_only_tests_between_two_variables_are_read_and_each_is_measured_where_it
     path = tmp_path / "game.py"
     path.write_text(GAME)
     table = near.sites(str(path))
-    # (head[0], head[1]) == food and a == b; not key == SPEED (a constant), not tuple(head) == food (a call)
-    assert sorted(table) == [15, 17]
+    # (head[0], head[1]) == food, a == b and key == math.pi (a module's, seen only when it runs); not key == SPEED
+    # (a constant), not tuple(head) == food (a call)
+    assert sorted(table) == [15, 17, 20]
     spec = importlib.util.spec_from_file_location("game", path)
     assert spec is not None and spec.loader is not None
     game = importlib.util.module_from_spec(spec)
@@ -65,6 +67,7 @@ def test_only_tests_between_two_variables_are_read_and_each_is_measured_where_it
     food = (str(path), 15, 11)
     assert nearest.least[food] == 3 and nearest.last[food] == 3  # (3, 1) is 2 + 1 from (5, 2)
     assert nearest.least[(str(path), 17, 14)] == 6  # two vectors: |1 - 4| + |1 - 4|
+    assert not any(line == 20 for _, line, _ in nearest.least)  # a key compared with a module's constant
 
 
 def test_distances_are_numbers_sequences_and_points_only():

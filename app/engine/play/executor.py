@@ -415,8 +415,11 @@ class ActionExecutor:
                 b.key(action.key, False)
                 b.sync()
         elif isinstance(action, Type):
-            b.focus()
             for ch in action.text:
+                # Focused again before every character: a key may close the dialog it went to (a space on
+                # its OK button), and the X focus then falls to the root until the toolkit gives it back,
+                # later in one run than another; the next characters go to the window now on top.
+                b.focus()
                 if ch == "\n":
                     b.key("enter", True)
                     b.key("enter", False)

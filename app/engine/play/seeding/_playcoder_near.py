@@ -10,8 +10,8 @@ from one that turned away; the distance can.
 Only the program's own files are read, and only equality tests (``==``,
 ``!=``) whose two sides are *variables*: names, attributes, subscripts by a
 name or a constant, or tuples of those.  A side that is a literal, an
-upper-case name or attribute (``K_UP``, ``pygame.QUIT``, ``WIDTH``), or a call
-is left out: ``event.key == K_UP`` compares an input with a constant, and
+upper-case name or attribute (``K_UP``, ``WIDTH``), an attribute of a module
+(``pygame.K_r``: seen when the test runs), or a call is left out: ``event.key == K_UP`` compares an input with a constant, and
 nothing is evaluated that could run the program's code beyond reading values
 (an attribute may still be a property: a branch is a throw-away fork, and any
 error is ignored).  The sides are evaluated when the test's line starts, in
@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import ast
 import math
-from types import CodeType, FrameType
+from types import CodeType, FrameType, ModuleType
 from typing import Any, Optional
 
-Site = tuple[int, int]
-"""(line, column) of an equality test in a file."""
+Test = tuple[int, CodeType, CodeType, frozenset]
+"""An equality test of a file: its column, its two sides compiled for ``eval``, the names they start from."""
 
 MAX_SITES = 2000
 """Equality tests read per file at most."""
@@ -43,7 +43,7 @@ SIDE_FILE = "<playcoder-near>"
 """The file name the sides are compiled under: not the program's, so the branch's tracer does not trace (and
 measure) its own evaluations."""
 
-_FILES: dict[str, dict[int, list[tuple[int, CodeType, CodeType]]]] = {}
+_FILES: dict[str, dict[int, list[Test]]] = {}
 
 
 def _upper(name: str) -> bool:
@@ -65,7 +65,12 @@ def _variable(node: ast.expr) -> bool:
     return False
 
 
-def sites(filename: str) -> dict[int, list[tuple[int, CodeType, CodeType]]]:
+def _roots(node: ast.expr) -> frozenset[str]:
+    """The names a side starts from (``event`` of ``event.key``, ``pygame`` of ``pygame.K_r``)."""
+    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def sites(filename: str) -> dict[int, list[Test]]:
     """The equality tests of one file by line: (column, left side, right side) compiled for ``eval``."""
     table = _FILES.get(filename)
     if table is not None:
@@ -93,7 +98,8 @@ def sites(filename: str) -> dict[int, list[tuple[int, CodeType, CodeType]]]:
             sides = [compile(ast.Expression(side), SIDE_FILE, "eval") for side in (left, right)]
         except (SyntaxError, ValueError, TypeError):
             continue
-        table.setdefault(node.lineno, []).append((node.col_offset, sides[0], sides[1]))
+        roots = _roots(left) | _roots(right)
+        table.setdefault(node.lineno, []).append((node.col_offset, sides[0], sides[1], roots))
         count += 1
     return table
 
@@ -138,7 +144,7 @@ class Nearest:
         self.last: dict[tuple[str, int, int], float] = {}
         self.busy = False
 
-    def line(self, frame: FrameType, table: dict[int, list[tuple[int, CodeType, CodeType]]]) -> None:
+    def line(self, frame: FrameType, table: dict[int, list[Test]]) -> None:
         """Called at a line event of an own file whose tests are ``table``."""
         tests = table.get(frame.f_lineno)
         if not tests or self.busy:
@@ -149,10 +155,12 @@ class Nearest:
         finally:
             self.busy = False
 
-    def _measure(self, frame: FrameType, tests: list[tuple[int, CodeType, CodeType]]) -> None:
+    def _measure(self, frame: FrameType, tests: list[Test]) -> None:
         filename = frame.f_code.co_filename
-        for column, left, right in tests:
+        for column, left, right, roots in tests:
             try:
+                if any(isinstance(frame.f_locals.get(n, frame.f_globals.get(n)), ModuleType) for n in roots):
+                    continue  # pygame.K_r, a module's constant: an input compared with a key, nothing to approach
                 d = distance(eval(left, frame.f_globals, frame.f_locals),  # noqa: S307 - reads values only
                              eval(right, frame.f_globals, frame.f_locals))
             except Exception:
