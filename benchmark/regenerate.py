@@ -70,7 +70,7 @@ ENTRIES: tuple[Entry, ...] = (
     _detect("detect-differential", "--tester", "differential", minutes=15),
     _detect("detect-differential-3seeds", "--tester", "differential", "--runs", "3", "--vary-seeds", minutes=45),
     _detect("detect-differential-explore-only", "--tester", "differential", "--no-script", "--duration", "40",
-            minutes=70),
+            minutes=30),
     _detect("detect-differential-logic-3seeds", "--tester", "differential", "--types", "logic", "--runs", "3",
             "--vary-seeds", minutes=20),
     Entry("repair-offline", ("-m", "benchmark.repair_rate", "--refiner", "offline", "--jobs", "4", "--md",
