@@ -17,16 +17,21 @@ from conftest import TARGETS, needs_xvfb
 pytestmark = needs_xvfb
 
 
-@pytest.fixture
-def probe(xvfb):
-    target = TargetProcess(load_spec(TARGETS / "probe_tk"), xvfb)
+def _started(xvfb, name: str):
+    """One of the tests' own targets with its window up, an executor on it, and its geometry."""
+    target = TargetProcess(load_spec(TARGETS / name), xvfb)
     win = target.wait_for_window()
 
     def geometry():
         w = target.window
         return (w.x, w.y, w.width, w.height)
 
-    executor = make_executor(xvfb.name, True, win.id, geometry, xvfb.size)
+    return target, make_executor(xvfb.name, True, win.id, geometry, xvfb.size), geometry
+
+
+@pytest.fixture
+def probe(xvfb):
+    target, executor, geometry = _started(xvfb, "probe_tk")
     observer = VisualObserver(xvfb.name, geometry)
     observer.settle()
     yield target, executor, observer
@@ -121,14 +126,7 @@ def test_unknown_key_is_refused(probe):
 def test_keys_typed_after_one_closed_the_dialog_go_to_the_window_now_on_top(xvfb):
     """A space closes the dialog the text went to; the X focus then falls to the root until Tk gives it back,
     sooner in one run than another.  Focused again before each character, the rest reaches the Entry whole."""
-    target = TargetProcess(load_spec(TARGETS / "typeclose_tk"), xvfb)
-    win = target.wait_for_window()
-
-    def geometry():
-        w = target.window
-        return (w.x, w.y, w.width, w.height)
-
-    executor = make_executor(xvfb.name, True, win.id, geometry, xvfb.size)
+    target, executor, _ = _started(xvfb, "typeclose_tk")
     try:
         _wait_for(target, "ready")
         executor.execute(Press("F1"))

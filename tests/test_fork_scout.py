@@ -43,13 +43,18 @@ def test_an_input_spans_the_frames_the_executor_plays_it_in():
     assert sorted(plan) == [0, 3, 16, 19]
 
 
-@pytest.fixture
-def survive():
-    resolved = resolve_target(str(TARGETS / "survive_pg"))
+def _forked(name: str):
+    """Forked scouts of one of the tests' own games, closed after the test."""
+    resolved = resolve_target(str(TARGETS / name))
     scouts = ForkScouts(resolved.spec, seed=0)
     yield scouts
     scouts.close()
     resolved.cleanup()
+
+
+@pytest.fixture
+def survive():
+    yield from _forked("survive_pg")
 
 
 MARKS = [8, 11, 14, 17, 20, 23, 26, 29, 32]
@@ -156,11 +161,7 @@ def test_a_failing_look_ahead_turns_survival_off_and_the_run_plays_on(monkeypatc
 
 @pytest.fixture
 def seek():
-    resolved = resolve_target(str(TARGETS / "seek_pg"))
-    scouts = ForkScouts(resolved.spec, seed=0)
-    yield scouts
-    scouts.close()
-    resolved.cleanup()
+    yield from _forked("seek_pg")
 
 
 @pytest.mark.xvfb

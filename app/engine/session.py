@@ -304,11 +304,12 @@ class Session:
         """Re-read the window; say when it moved, was resized, or was re-created by the program."""
         assert self.run_id is not None and play.target is not None
         old = play.target.window
-        new = play.target.refresh_geometry()
+        grown = play.display.size
+        held: list[bool] = []
+        new = play.target.refresh_geometry(before=lambda w: held.append(play.display.hold(w)))
         if new is None or new == old:
             return
-        grown = play.display.size
-        if play.display.hold(new) and not self._screen_grew:
+        if any(held) and not self._screen_grew:
             self._screen_grew = True  # said once: a window that keeps growing would say it every step
             w, h = play.display.size
             self._record(Finding("screen", f"the program's window grew to {new.width}×{new.height} at ({new.x}, "

@@ -234,25 +234,30 @@ class TargetProcess:
             "or raise startup_timeout in playcoder.toml."
         )
 
-    def refresh_geometry(self) -> WindowInfo | None:
+    def refresh_geometry(self, before: Callable[[WindowInfo], object] | None = None) -> WindowInfo | None:
         """Re-read the window's position and size (it may move or resize).
 
         A window that is gone may have been re-created by the program (some toolkits replace
         the window to change its mode): the program's window is then looked for again.
+        ``before(new)`` is called before the new geometry is the target's: a screen grown there holds the
+        window before another thread (the film's poller) captures it where it is now.
         """
         if self.window is None:
             return None
+        new: WindowInfo | None = None
         try:
             win = self.xconn().create_resource_object("window", self.window.id)
-            self.window = _geometry(self.xconn(), win, self.window.method)
+            new = _geometry(self.xconn(), win, self.window.method)
         except (xerror.XError, xerror.BadWindow):
             if self.alive():
                 try:
-                    found = find_window(self.xconn(), self.sandboxed.root_pid, self.spec.window_title)
+                    new = find_window(self.xconn(), self.sandboxed.root_pid, self.spec.window_title)
                 except (xerror.XError, xerror.BadWindow):
-                    found = None
-                if found is not None:
-                    self.window = found
+                    new = None
+        if new is not None:
+            if before is not None:
+                before(new)
+            self.window = new
         return self.window
 
 

@@ -240,10 +240,10 @@ def follow_window(player: Player) -> bool:
         return False
     old = target.window
     try:
-        new = target.refresh_geometry()
+        # grown past its screen: the screen follows, before the new geometry is captured
+        new = target.refresh_geometry(before=player.display.hold)
     except Exception:  # a window going away: the run finds out from the process
         return False
-    player.display.hold(new)  # grown past its screen: the screen follows
     return new is not None and new != old
 
 

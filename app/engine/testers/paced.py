@@ -268,7 +268,7 @@ class PacedCheck:
             time.sleep(max(0.0, begin - time.monotonic()))
             for player in both:  # a window that took its size since it opened is watched where it is now
                 if player.target is not None:
-                    player.display.hold(player.target.refresh_geometry())  # and its screen grows to hold it
+                    player.target.refresh_geometry(before=player.display.hold)  # and its screen grows to hold it
             begin = time.monotonic()
             jobs = [pool.submit(watch, self._capture(p), self.seconds, begin) for p in both]
             draws = [pool.submit(count_draws, p.display.name, self.seconds, begin) for p in both]
