@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
 from app.engine.judge.compare import Divergence
 from app.engine.play.observer import Frame
 from app.engine.play.player import Player
-from app.engine.testers.differential_screens import CATCH_UP_SAMPLE_S, NOISE_WATCH_S, ScreenComparison
+from app.engine.testers.differential_screens import CATCH_UP_SAMPLE_S, NOISE_WATCH_S, UNREPRODUCIBLE_SHARE, \
+    ScreenComparison
 from app.engine.testers.widget_texts import Key, Shown, describe, differing, shown
 
 
@@ -58,16 +57,12 @@ class WidgetComparison(ScreenComparison):
         if self.noise is None or not self.widget_noise:
             return
         height, width = self.noise.shape
-        for key in self.widget_noise:
-            for look in looks:
-                box = look[key][1] if key in look else None
-                if box is None:
-                    continue
-                x0, y0, x1, y1 = (max(0, box[0]), max(0, box[1]), min(width, box[2]), min(height, box[3]))
-                if x1 > x0 and y1 > y0:
-                    mask = np.zeros_like(self.noise)
-                    mask[y0:y1, x0:x1] = True
-                    self._add_noise(mask)
+        boxes = {look[key][1] for key in self.widget_noise for look in looks if key in look}
+        for box in boxes - {None}:
+            assert box is not None
+            x0, y0, x1, y1 = (max(0, box[0]), max(0, box[1]), min(width, box[2]), min(height, box[3]))
+            if x1 > x0 and y1 > y0 and (x1 - x0) * (y1 - y0) <= UNREPRODUCIBLE_SHARE * width * height:
+                self.noise[y0:y1, x0:x1] = True
 
     def _judge_widgets(self, step: int | None, frame: Frame) -> None:
         """Texts (and enabled/visible) of the candidate's widgets against the reference runs', exactly: a
