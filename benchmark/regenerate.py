@@ -81,11 +81,12 @@ ENTRIES: tuple[Entry, ...] = (
            "benchmark/results/repair-offline-checked-jotter-brickout.md", "--json",
            "benchmark/results/repair-offline-checked-jotter-brickout.json"),
           ("repair-offline-checked-jotter-brickout.md", "repair-offline-checked-jotter-brickout.json"), 13),
-    Entry("corpus-differential-slice",
-          ("-m", "benchmark.corpus_bench", "--programs", "freegames-tiles,freegames-connect,freegames-snake,pygame-grid",
-           "--mutants", "5", "--ref-seeds", "5", "--duration", "20", "--jobs", "2", "--json",
-           "benchmark/results/corpus-differential-slice.json", "--md", "benchmark/results/corpus-differential-slice.md"),
-          ("corpus-differential-slice.md", "corpus-differential-slice.json"), 40),
+    *(Entry(f"corpus-{tester}-mutants",
+            ("-m", "benchmark.corpus_bench", "--split", "all", "--tester", tester, "--mutants", "10", "--ref-seeds", "0",
+             "--duration", "15", "--jobs", "2", "--json", f"benchmark/results/corpus-{tester}-mutants.json",
+             "--md", f"benchmark/results/corpus-{tester}-mutants.md"),
+            (f"corpus-{tester}-mutants.md", f"corpus-{tester}-mutants.json"), minutes)
+      for tester, minutes in (("differential", 55), ("offline", 40))),
     *(Entry(f"corpus-{tester}-references-{half}",
             ("-m", "benchmark.corpus_bench", "--split", half, "--tester", tester, "--mutants", "0", "--ref-seeds", "3",
              "--duration", "20", "--jobs", "2", "--json", f"benchmark/results/corpus-{tester}-references-{half}.json",
@@ -114,7 +115,6 @@ NOT_REGENERATED: dict[str, str] = {
 """Results files no entry writes, with why."""
 
 STALE: dict[str, str] = {
-    "corpus-differential-slice": "measured on a tree with uncommitted changes (1fc417abeb96)",
     "repair-offline-checked-jotter-brickout": "measured on a tree with uncommitted changes (090d9e1ad134)",
     "faults-contained": "written up by hand from benchmark/faults.py's output; names no commit",
 }

@@ -173,7 +173,8 @@ class SurvivalSearch:
         # horizon may be past saving); one that died is looked at again at the next step.
         self.replan_below = max(1, len(self.plan) // 2) if best.lives else len(self.plan)
         why = "; ".join(f"{_plan_name(b.plan)}: lived {b.lived}/{b.looks}, {b.lines} new lines, "
-                        + (f"{b.rare} rare lines, " if b.rare else "") + f"{b.pictures} new pictures"
+                        + (f"{b.rare} rare lines, " if b.rare else "")
+                        + (f"{self._closeness(b):.2f} near a seldom-true test, " if self._closeness(b) else "") + f"{b.pictures} new pictures"
                         for b in self.last)
         action, _ = self._follow(inputs, "")
         ahead = full_inputs(self.plan_base, self.plan)
