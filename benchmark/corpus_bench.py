@@ -124,14 +124,15 @@ def _reached(db: Path, run_id: int | None) -> bool | None:
     return row is not None
 
 
-def _mutant_call(m: Mutant, args: argparse.Namespace, extra: list[str], scratch: Path) -> Any:
+def _mutant_call(m: Mutant, args: argparse.Namespace, extra: list[str], scratch: Path, seed: int = 0) -> Any:
     def call() -> Row:
         folder = CORPUS / m.program
-        target = build_target(m, folder, scratch / m.id.replace("~", "_").replace("@", "_").replace(":", "_"))
+        name = m.id.replace("~", "_").replace("@", "_").replace(":", "_") + (f"_s{seed}" if seed else "")
+        target = build_target(m, folder, scratch / name)
         start = time.monotonic()
-        data = _play(target, folder, 0, args, extra)
+        data = _play(target, folder, seed, args, extra)
         run_id = data.get("run_id")
-        return Row("mutant", m.program, program_split(m.program), m.operator, m.id, 0, str(data.get("verdict")),
+        return Row("mutant", m.program, program_split(m.program), m.operator, m.id, seed, str(data.get("verdict")),
                    str(data.get("reason") or data.get("error") or ""), _reached(args.db, run_id), run_id,
                    round(time.monotonic() - start, 1))
     return call
