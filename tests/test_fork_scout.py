@@ -6,6 +6,7 @@ import glob
 import os
 import random
 import time
+from dataclasses import replace
 
 import psutil
 import pytest
@@ -43,10 +44,12 @@ def test_an_input_spans_the_frames_the_executor_plays_it_in():
     assert sorted(plan) == [0, 3, 16, 19]
 
 
-def _forked(name: str):
-    """Forked scouts of one of the tests' own games, closed after the test."""
+def _forked(name: str, full: bool = False):
+    """Forked scouts of one of the tests' own games, closed after the test (``full``: branches draw every
+    frame and trace every line, as before the shortcuts)."""
     resolved = resolve_target(str(TARGETS / name))
-    scouts = ForkScouts(resolved.spec, seed=0)
+    spec = replace(resolved.spec, env={**resolved.spec.env, "PLAYCODER_FORK_FULL": "1"}) if full else resolved.spec
+    scouts = ForkScouts(spec, seed=0)
     yield scouts
     scouts.close()
     resolved.cleanup()
@@ -72,6 +75,26 @@ def test_a_branch_plays_its_plan_and_the_trunk_stands_where_it_was(survive):
     assert space.pictures != nothing.pictures, "space lifts the ball in its branch"
     assert again.pictures == nothing.pictures, "a branch leaves the trunk as it was: the same plan, the same future"
     assert survive.restarts == 1 and survive.forks == 3 and survive.lost == 0
+
+
+@pytest.mark.xvfb
+@needs_xvfb
+@pytest.mark.parametrize("name", ["survive_pg", "trail_pg"])
+def test_a_branch_that_skips_what_no_picture_shows_shows_what_a_full_branch_shows(name):
+    """Branches draw only the frames a picture is taken of, in a game that redraws its whole display (a probe
+    paints it first and looks); a game that draws on what it drew (trail_pg) gets every frame drawn, and what
+    the probe painted given back.  Both show the pictures, and rank by the lines, a full branch shows."""
+    seen = {}
+    for full in (True, False):
+        scouts_of = _forked(name, full=full)
+        scouts = next(scouts_of)
+        try:
+            scouts.warm([], 0)
+            plans = [([(5, NOTHING)], MARKS), ([(5, Press("space"))], MARKS)]
+            seen[full] = [(p.pictures, p.ran) for p in scouts.play_many([], plans, 4, 12) if p is not None]
+        finally:
+            next(scouts_of, None)
+    assert len(seen[True]) == 2 and seen[False] == seen[True]
 
 
 @pytest.mark.xvfb

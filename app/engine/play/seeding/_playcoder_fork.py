@@ -34,6 +34,7 @@ game: every error leaves it as it was.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import select
@@ -44,7 +45,21 @@ from typing import Any, Optional
 
 import _playcoder_near
 
-_STATE: dict[str, Any] = {"held": set(), "buttons": set(), "pos": (0, 0), "patched": False, "children": []}
+PROBE_COLOUR = (3, 251, 7)
+"""The colour a branch paints its display with before the game's first frame in it: a game that paints over
+all of it redraws the whole display each frame."""
+DRAWS = ("rect", "circle", "ellipse", "arc", "line", "lines", "aaline", "aalines", "polygon")
+"""``pygame.draw`` functions left undone, on the display, in a frame no picture is taken of."""
+QUIET_CALLS = 600
+"""Calls in a row that ran no line new to the branch before a function (without an equality test) is traced no
+more in it: a helper a drawing loop calls for each of 400 cells ..."""
+HEAVY_EVENTS = 200
+HEAVY_WEIGHT = 200
+"""... or 3 calls of a function that ran :data:`HEAVY_EVENTS` lines each (the drawing loop itself).  A
+function the game calls once a frame stays traced for a branch's whole plan (600 frames is 10 s): its rare
+line (a pipe passed, a point scored) is what ranks the branch."""
+
+_STATE: dict[str, Any] = {"unseen": False, "drew": False, "deferred": [], "held": set(), "buttons": set(), "pos": (0, 0), "patched": False, "children": []}
 
 
 def _pygame() -> Any:
@@ -86,6 +101,31 @@ def _patch(pg: Any) -> None:
     pg.key.get_pressed = get_pressed
     pg.mouse.get_pressed = mouse_pressed
     pg.mouse.get_pos = mouse_pos
+
+
+def _patch_draw(pg: Any) -> None:
+    """``pygame.draw`` on the display is put off while ``_STATE["unseen"]`` (a branch's frame no picture is
+    taken of, in a game that redraws the whole display each frame): what it draws is painted over in the next
+    frame that draws, before any picture.  A game's drawing is most of a branch's time (a snake's 400 board
+    cells a frame).  What a frame put off is drawn after all when a picture is taken and no frame drew since
+    (the game stopped drawing: a GAME OVER that waits, a puzzle that draws only when a key comes)."""
+    if _STATE.get("draw_patched"):
+        return
+    _STATE["draw_patched"] = True
+    get_surface, rect = pg.display.get_surface, pg.Rect
+    for name in DRAWS:
+        real = getattr(pg.draw, name, None)
+        if real is None:
+            continue
+
+        def quiet(surface: Any, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            if surface is get_surface():
+                _STATE["drew"] = True
+                if _STATE["unseen"]:
+                    _STATE["deferred"].append((_real, surface, args, kwargs))
+                    return rect(0, 0, 0, 0)
+            return _real(surface, *args, **kwargs)
+        setattr(pg.draw, name, quiet)
 
 
 def _post(events: list[Any]) -> None:
@@ -130,6 +170,14 @@ class _Branch:
         self.frames = 0
         self.ran: set[tuple[str, int]] = set()
         self.nearest = _playcoder_near.Nearest()
+        self.full = bool(os.environ.get("PLAYCODER_FORK_FULL"))
+        """Every frame drawn and every line traced (to measure what the shortcuts save, and to test them)."""
+        self.saved: Any = None
+        """The display before the probe painted it (see :meth:`probe`)."""
+        self.redraws = False
+        self.put_off: list[Any] = []
+        """The drawing the last frame that drew put off (drawn if a picture is taken before another frame
+        draws)."""
 
     def begin(self, timeout: float) -> None:
         try:
@@ -149,25 +197,60 @@ class _Branch:
             tracer.take()  # what the trunk ran is not this branch's
             self.trace(tracer)
         atexit.register(self.ended)
+        if not self.full:
+            self.probe()
         _post(self.events.pop(0, []))
 
     def trace(self, tracer: Any) -> None:
         """Every line of the program's own files the branch runs, not only those new to the trunk: a branch
         that runs lines few branches run (a snake eating) is told from one that only lives.  At each line
         that starts an equality test of the program's state, how far the test is from holding
-        (:mod:`_playcoder_near`): a snake that turned toward its food is told from one that turned away."""
+        (:mod:`_playcoder_near`): a snake that turned toward its food is told from one that turned away.
+
+        A line event costs a call of this Python tracer, and a game's drawing loop runs hundreds of lines a
+        frame (a snake's board of 400 cells).  So a function without an equality test that ran nothing new to
+        the branch for :data:`QUIET_CALLS` calls (a heavy call counts :data:`HEAVY_WEIGHT`) is traced no more
+        in this branch: a rare line of it is lost to the ranking, not to coverage (the coverage tracer is
+        apart)."""
         ran, own, nearest = self.ran, tracer.own, self.nearest
         prev = sys.gettrace()  # the coverage tracer before Python 3.12: it goes on seeing lines new to the trunk
+        quiet: dict[Any, int] = {}
+        skip: set[Any] = set()
+        tested: dict[Any, bool] = {}
 
-        def chained(before: Any, mine: bool, tests: dict[int, Any]) -> Any:
+        def has_tests(code: Any, tests: dict[int, Any]) -> bool:
+            known = tested.get(code)
+            if known is None:
+                try:
+                    known = bool(tests) and any(line in tests for _, _, line in code.co_lines())
+                except Exception:
+                    known = True  # (never skipped)
+                tested[code] = known
+            return known
+
+        def chained(before: Any, mine: bool, tests: dict[int, Any], code: Any = None) -> Any:
+            events = fresh = 0
+
             def local(frame: Any, event: str, arg: Any) -> Any:
-                nonlocal before
+                nonlocal before, events, fresh
                 if before is not None:
                     before = before(frame, event, arg)
-                if mine and event == "line":
-                    ran.add((frame.f_code.co_filename, frame.f_lineno))
-                    if tests:
-                        nearest.line(frame, tests)
+                if mine:
+                    if event == "line":
+                        key = (frame.f_code.co_filename, frame.f_lineno)
+                        events += 1
+                        if key not in ran:
+                            ran.add(key)
+                            fresh += 1
+                        if tests:
+                            nearest.line(frame, tests)
+                    elif event == "return" and code is not None:
+                        if fresh:
+                            quiet[code] = 0
+                        else:
+                            quiet[code] = quiet.get(code, 0) + (HEAVY_WEIGHT if events >= HEAVY_EVENTS else 1)
+                            if quiet[code] >= QUIET_CALLS:
+                                skip.add(code)
                 return local
             return local
 
@@ -179,13 +262,19 @@ class _Branch:
 
         def call(frame: Any, event: Any, arg: Any) -> Any:
             before = prev(frame, event, arg) if prev is not None else None
+            code = frame.f_code
+            if code in skip:
+                return chained(before, False, {}) if before is not None else None
             try:
-                mine = own(frame.f_code.co_filename) is not None
+                mine = own(code.co_filename) is not None
             except Exception:
                 mine = False
             if not (mine or before is not None):
                 return None
-            return chained(before, mine, tests_of(frame.f_code.co_filename) if mine else {})
+            if not mine:
+                return chained(before, False, {})
+            tests = tests_of(code.co_filename)
+            return chained(before, True, tests, None if self.full or has_tests(code, tests) else code)
 
         frame: Any = sys._getframe(1)
         while frame is not None:  # the game's loop is running already: its frames are traced from here on
@@ -194,13 +283,57 @@ class _Branch:
             frame = frame.f_back
         sys.settrace(call)
 
+    def probe(self) -> None:
+        """Paint the display with :data:`PROBE_COLOUR` before the game's next frame; :meth:`frame` then tells
+        whether the game painted over all of it."""
+        pg = _pygame()
+        try:
+            surface = pg.display.get_surface() if pg is not None else None
+            if surface is None:
+                return
+            self.saved = surface.copy()
+            surface.fill(PROBE_COLOUR)
+            _patch_draw(pg)
+        except Exception:
+            self.saved = None
+
+    def probed(self) -> None:
+        """After the game's first frame in the branch: a display painted over everywhere redraws whole, and its
+        frames no picture is taken of need no drawing; else what the game did not paint is given back."""
+        saved, self.saved = self.saved, None
+        pg = _pygame()
+        try:
+            surface = pg.display.get_surface()
+            left = pg.mask.from_threshold(surface, PROBE_COLOUR, (1, 1, 1, 255)).count()
+            if left == 0:
+                self.redraws = True
+                return
+            now = surface.copy()
+            now.set_colorkey(PROBE_COLOUR)
+            surface.blit(saved, (0, 0))
+            surface.blit(now, (0, 0))
+        except Exception:
+            with contextlib.suppress(Exception):
+                pg.display.get_surface().blit(saved, (0, 0))
+
     def frame(self) -> None:
         self.frames += 1
+        if self.saved is not None:
+            self.probed()
+        if _STATE["drew"]:
+            self.put_off = _STATE["deferred"]
+        _STATE["drew"], _STATE["deferred"] = False, []
         _post(self.events.pop(self.frames, []))
         if self.frames in self.marks:
+            if self.put_off:
+                for draw, surface, args, kwargs in self.put_off:
+                    with contextlib.suppress(Exception):
+                        draw(surface, *args, **kwargs)
+                self.put_off = []
             self.picture()
         if self.frames >= self.end:
             self.finish(True)
+        _STATE["unseen"] = self.redraws and self.frames + 1 not in self.marks
 
     def picture(self) -> None:
         pg = _pygame()
