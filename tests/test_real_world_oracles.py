@@ -172,3 +172,17 @@ def test_a_window_larger_than_declared_is_one_clear_sentence(tmp_path, db_path):
     assert "larger than its declared size 200×150" in summary["error"]
     assert "set size = [300, 200]" in summary["error"]
     assert "Traceback" not in err
+
+
+@needs_xvfb
+def test_a_window_of_the_declared_size_placed_past_the_screens_edge_gets_the_screen_grown(tmp_path, db_path):
+    folder = variant(tmp_path, "slow_tk")
+    main = folder / "main.py"
+    main.write_text(main.read_text().replace('"300x200+0+0"', '"300x200+40+0"'))
+    code, summary, err = run_cli(folder, "--max-steps", "3", db=db_path)
+    assert code == 0, err
+    assert summary["status"] != "error", summary
+    run = TrajectoryStore(db_path).run(summary["run_id"])
+    assert (run["window_width"], run["window_height"]) == (300, 200)
+    steps = TrajectoryStore(db_path).steps(summary["run_id"])
+    assert steps and steps[-1]["frame_after"]  # captured whole on the grown screen

@@ -278,10 +278,18 @@ class Session:
                                  {"log": [t for _, _, t in play.target.lines()[-12:]]}, fatal=True))
             raise _EndRun() from exc
         screen = play.display.size
-        if play.display.isolated and (win.x + win.width > screen[0] or win.y + win.height > screen[1]):
+        if play.display.isolated and (win.width > screen[0] or win.height > screen[1]):
             raise TargetError(
                 f"the program opened a {win.width}×{win.height} window, larger than its declared size "
                 f"{screen[0]}×{screen[1]}; set size = [{win.width}, {win.height}] in its playcoder.toml.")
+        # A window of the declared size placed past the screen's right or bottom edge gets the screen grown to
+        # hold it, as a window that grows while it is played does (within the framebuffer's room).
+        if play.display.isolated and (win.x + win.width > screen[0] or win.y + win.height > screen[1]) \
+                and not play.display.hold(win):
+            raise TargetError(
+                f"the program placed its {win.width}×{win.height} window at {win.x},{win.y}, past the right or "
+                f"bottom edge of its {screen[0]}×{screen[1]} screen; set size = [{win.x + win.width}, "
+                f"{win.y + win.height}] in its playcoder.toml.")
         self.window = (win.width, win.height)
         self.store.update_run(self.run_id, window_width=win.width, window_height=win.height)
         if self._coverage is not None and play.target is not None:
