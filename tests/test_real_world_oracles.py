@@ -163,22 +163,26 @@ def test_the_users_folder_is_never_changed_unless_asked(tmp_path, db_path):
 
 
 @needs_xvfb
-def test_a_window_larger_than_declared_is_one_clear_sentence(tmp_path, db_path):
+def test_a_window_too_large_for_its_screen_even_grown_is_one_clear_sentence(tmp_path, db_path):
     folder = variant(tmp_path, "slow_tk")
-    (folder / "playcoder.toml").write_text((folder / "playcoder.toml").read_text().replace("[300, 200]", "[200, 150]"))
+    (folder / "playcoder.toml").write_text((folder / "playcoder.toml").read_text().replace("[300, 200]", "[100, 60]"))
     code, summary, err = run_cli(folder, "--max-steps", "3", db=db_path)
     assert code == 2
     assert summary["status"] == "error"
-    assert "larger than its declared size 200×150" in summary["error"]
+    assert "does not fit its 100×60 screen even grown" in summary["error"]
     assert "set size = [300, 200]" in summary["error"]
     assert "Traceback" not in err
 
 
 @needs_xvfb
-def test_a_window_of_the_declared_size_placed_past_the_screens_edge_gets_the_screen_grown(tmp_path, db_path):
+@pytest.mark.parametrize("declared, place", [("[300, 200]", "+40+0"), ("[200, 150]", "+0+0")],
+                         ids=["placed-near-the-edge", "larger-than-declared"])
+def test_a_window_past_its_screens_edge_gets_the_screen_grown(tmp_path, db_path, declared, place):
     folder = variant(tmp_path, "slow_tk")
+    spec = folder / "playcoder.toml"
+    spec.write_text(spec.read_text().replace("[300, 200]", declared))
     main = folder / "main.py"
-    main.write_text(main.read_text().replace('"300x200+0+0"', '"300x200+40+0"'))
+    main.write_text(main.read_text().replace('"300x200+0+0"', f'"300x200{place}"'))
     code, summary, err = run_cli(folder, "--max-steps", "3", db=db_path)
     assert code == 0, err
     assert summary["status"] != "error", summary

@@ -278,18 +278,22 @@ class Session:
                                  {"log": [t for _, _, t in play.target.lines()[-12:]]}, fatal=True))
             raise _EndRun() from exc
         screen = play.display.size
-        if play.display.isolated and (win.width > screen[0] or win.height > screen[1]):
-            raise TargetError(
-                f"the program opened a {win.width}×{win.height} window, larger than its declared size "
-                f"{screen[0]}×{screen[1]}; set size = [{win.width}, {win.height}] in its playcoder.toml.")
-        # A window of the declared size placed past the screen's right or bottom edge gets the screen grown to
-        # hold it, as a window that grows while it is played does (within the framebuffer's room).
-        if play.display.isolated and (win.x + win.width > screen[0] or win.y + win.height > screen[1]) \
-                and not play.display.hold(win):
-            raise TargetError(
-                f"the program placed its {win.width}×{win.height} window at {win.x},{win.y}, past the right or "
-                f"bottom edge of its {screen[0]}×{screen[1]} screen; set size = [{win.x + win.width}, "
-                f"{win.y + win.height}] in its playcoder.toml.")
+        # A window past its screen's right or bottom edge (larger than the declared size, or placed near an
+        # edge) gets the screen grown to hold it, as a window that grows while it is played does, within the
+        # framebuffer's room; only one that does not fit even then ends the run.
+        if play.display.isolated and (win.x + win.width > screen[0] or win.y + win.height > screen[1]):
+            need = (max(win.width, win.x + win.width), max(win.height, win.y + win.height))
+            if not play.display.hold(win):
+                raise TargetError(
+                    f"the program opened a {win.width}×{win.height} window at {win.x},{win.y}, which does not fit "
+                    f"its {screen[0]}×{screen[1]} screen even grown; set size = [{need[0]}, {need[1]}] in its "
+                    "playcoder.toml.")
+            self._screen_grew = True
+            w, h = play.display.size
+            self._record(Finding("screen", f"the program opened a {win.width}×{win.height} window at ({win.x}, "
+                                           f"{win.y}), past its {screen[0]}×{screen[1]} screen; the screen grew to "
+                                           f"{w}×{h} to hold it (size = [{need[0]}, {need[1]}] in its playcoder.toml "
+                                           "would start it so)", None))
         self.window = (win.width, win.height)
         self.store.update_run(self.run_id, window_width=win.width, window_height=win.height)
         if self._coverage is not None and play.target is not None:
