@@ -103,6 +103,10 @@ def _patch(pg: Any) -> None:
     pg.mouse.get_pos = mouse_pos
 
 
+UNTRACED: set[Any] = set()
+"""Code objects of this module's wrappers, which the branch's tracer passes at once (a call event each)."""
+
+
 def _patch_draw(pg: Any) -> None:
     """``pygame.draw`` on the display is put off while ``_STATE["unseen"]`` (a branch's frame no picture is
     taken of, in a game that redraws the whole display each frame): what it draws is painted over in the next
@@ -113,10 +117,12 @@ def _patch_draw(pg: Any) -> None:
         return
     _STATE["draw_patched"] = True
     get_surface, rect = pg.display.get_surface, pg.Rect
+    reals = _STATE["draw_reals"] = {}
     for name in DRAWS:
         real = getattr(pg.draw, name, None)
         if real is None:
             continue
+        reals[name] = real
 
         def quiet(surface: Any, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
             if surface is get_surface():
@@ -125,7 +131,16 @@ def _patch_draw(pg: Any) -> None:
                     _STATE["deferred"].append((_real, surface, args, kwargs))
                     return rect(0, 0, 0, 0)
             return _real(surface, *args, **kwargs)
+        UNTRACED.add(quiet.__code__)
         setattr(pg.draw, name, quiet)
+
+
+def _unpatch_draw(pg: Any) -> None:
+    """The game's own ``pygame.draw`` back (a game that does not redraw its whole display draws every frame:
+    the wrappers would only cost a Python call each)."""
+    for name, real in _STATE.pop("draw_reals", {}).items():
+        setattr(pg.draw, name, real)
+    _STATE["draw_patched"] = False
 
 
 def _post(events: list[Any]) -> None:
@@ -263,7 +278,7 @@ class _Branch:
         def call(frame: Any, event: Any, arg: Any) -> Any:
             before = prev(frame, event, arg) if prev is not None else None
             code = frame.f_code
-            if code in skip:
+            if code in skip or code in UNTRACED:
                 return chained(before, False, {}) if before is not None else None
             try:
                 mine = own(code.co_filename) is not None
@@ -308,6 +323,7 @@ class _Branch:
             if left == 0:
                 self.redraws = True
                 return
+            _unpatch_draw(pg)
             now = surface.copy()
             now.set_colorkey(PROBE_COLOUR)
             surface.blit(saved, (0, 0))
