@@ -123,3 +123,21 @@ def test_a_schema_4_database_gains_reference_frames(tmp_path):
     with pytest.raises(StoreError, match="no step 7 of run 1"):
         store.set_step_reference(1, 7, sha)
     store.close()
+
+
+def test_a_database_whose_creation_is_interrupted_is_taken_back(tmp_path, monkeypatch):
+    """An interrupt while a new file gets its schema leaves no empty file that reads as another program's."""
+    path = tmp_path / "new.db"
+
+    def interrupted(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TrajectoryStore, "_open_for_writing", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        TrajectoryStore(path)
+    assert not path.exists()
+    monkeypatch.undo()
+    store = TrajectoryStore(path)  # and the next run makes it whole
+    assert store.runs() == []
+    store.close()

@@ -344,6 +344,27 @@ class TrajectoryStore(StepsRepository, MediaRepository, JudgmentsRepository):
             except OSError as exc:
                 raise StoreError(f"the folder {self.path.parent} cannot be created ({exc.strerror or exc}); choose "
                                  "another file with --db.") from exc
+        created = not readonly and not self.path.exists()
+        try:
+            self._connect(readonly)
+        except BaseException:
+            # A file this store made and never gave a schema (an interrupt or a signal during its creation) is
+            # taken back: an empty file left behind would read as another program's database.
+            if created and self.path.exists():
+                with contextlib.suppress(Exception):
+                    if self._schemaless():
+                        for extra in ("", "-journal", "-wal", "-shm"):
+                            Path(str(self.path) + extra).unlink(missing_ok=True)
+            raise
+
+    def _schemaless(self) -> bool:
+        probe = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=1)
+        try:
+            return not probe.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        finally:
+            probe.close()
+
+    def _connect(self, readonly: bool) -> None:
         conn: GuardedConnection | None = None
         try:
             conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, check_same_thread=False,
