@@ -288,12 +288,10 @@ class Session:
                     f"the program opened a {win.width}×{win.height} window at {win.x},{win.y}, which does not fit "
                     f"its {screen[0]}×{screen[1]} screen even grown; set size = [{need[0]}, {need[1]}] in its "
                     "playcoder.toml.")
-            self._screen_grew = True
-            w, h = play.display.size
-            self._record(Finding("screen", f"the program opened a {win.width}×{win.height} window at ({win.x}, "
-                                           f"{win.y}), past its {screen[0]}×{screen[1]} screen; the screen grew to "
-                                           f"{w}×{h} to hold it (size = [{need[0]}, {need[1]}] in its playcoder.toml "
-                                           "would start it so)", None))
+            self._note_screen_grew(
+                play, f"the program opened a {win.width}×{win.height} window at ({win.x}, {win.y}), past its "
+                      f"{screen[0]}×{screen[1]} screen", None,
+                f"to hold it (size = [{need[0]}, {need[1]}] in its playcoder.toml would start it so)")
         self.window = (win.width, win.height)
         self.store.update_run(self.run_id, window_width=win.width, window_height=win.height)
         if self._coverage is not None and play.target is not None:
@@ -322,16 +320,20 @@ class Session:
         if new is None or new == old:
             return
         if any(held) and not self._screen_grew:
-            self._screen_grew = True  # said once: a window that keeps growing would say it every step
-            w, h = play.display.size
-            self._record(Finding("screen", f"the program's window grew to {new.width}×{new.height} at ({new.x}, "
-                                           f"{new.y}), past its {grown[0]}×{grown[1]} screen; the screen grew to "
-                                           f"{w}×{h} to follow it", self.steps))
+            self._note_screen_grew(play, f"the program's window grew to {new.width}×{new.height} at ({new.x}, "
+                                         f"{new.y}), past its {grown[0]}×{grown[1]} screen", self.steps,
+                                   "to follow it")
         if old is None or new.id != old.id:
             self.bus.publish(WindowFound(self.run_id, play.display.name, new.id, new.width, new.height, new.method,
                                          new.x, new.y))
         else:
             self.bus.publish(WindowMoved(self.run_id, new.id, new.x, new.y, new.width, new.height))
+
+    def _note_screen_grew(self, play: Player, said: str, step: int | None, tail: str) -> None:
+        """Say once that the screen grew to hold the window (a window that keeps growing would say it every step)."""
+        self._screen_grew = True
+        w, h = play.display.size
+        self._record(Finding("screen", f"{said}; the screen grew to {w}×{h} {tail}", step))
 
     def _new_episode(self, play: Player, finding: Finding) -> None:
         """A declared end (exit_ok, code 0): record it, restart the program, keep playing."""
