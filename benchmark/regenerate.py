@@ -120,7 +120,6 @@ NOT_REGENERATED: dict[str, str] = {
 """Results files no entry writes, with why."""
 
 STALE: dict[str, str] = {
-    "repair-offline-checked-jotter-brickout": "measured on a tree with uncommitted changes (090d9e1ad134)",
     "faults-contained": "written up by hand from benchmark/faults.py's output; names no commit",
 }
 """Results (by entry name or file stem) that describe no clean commit yet: regenerate them to drop them here."""
