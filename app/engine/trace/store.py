@@ -388,7 +388,7 @@ class TrajectoryStore(StepsRepository, MediaRepository, JudgmentsRepository):
             raise StoreError(
                 f"{self.path} is not a readable PlayCoder database ({exc}); choose another file with --db or restore a backup."
             ) from exc
-        except StoreError:
+        except BaseException:  # a StoreError, or an interrupt mid-schema: let go of the file before it is judged
             if conn is not None:
                 conn.close()
             raise

@@ -22,6 +22,7 @@ rule 12), so each gets the same behaviour:
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import threading
@@ -131,6 +132,14 @@ class _Relay(QObject):
     sig_done = Signal(str, object)
     sig_progressed = Signal(int, int, str)
 
+    def send(self, signal: str, *args: Any) -> None:
+        """Emit from the worker; when the application is being torn down (a signal, a quit) and took the relay
+        with it, there is nobody left to tell, and the worker ends quietly instead of printing a traceback."""
+        try:
+            getattr(self, signal).emit(*args)
+        except RuntimeError:  # "Signal source has been deleted"
+            log.debug("the workbench closed before %s reached it", signal)
+
 
 class _Runner(QRunnable):
     def __init__(self, work: Callable[[TaskControl], Any], control: TaskControl, relay: _Relay, what: str) -> None:
@@ -152,8 +161,8 @@ class _Runner(QRunnable):
                 outcome = (FAILED, failure_sentence(self._what, exc))
         finally:
             self._control.close_databases()
-        self.done.set()
-        self._relay.sig_done.emit(*outcome)
+        self._relay.send("sig_done", *outcome)  # queued: posts the outcome to the GUI thread, never waits
+        self.done.set()  # last: whoever waits on it (a closing window) finds the worker with nothing left to do
 
 
 class LongTask(QObject):
@@ -179,7 +188,7 @@ class LongTask(QObject):
         self._relay = _Relay(self)
         self._relay.sig_done.connect(self._on_relay_done)
         self._relay.sig_progressed.connect(self._on_relay_progressed)
-        self.control = TaskControl(self._relay.sig_progressed.emit)
+        self.control = TaskControl(functools.partial(self._relay.send, "sig_progressed"))
         self._runner: _Runner | None = None
         self.outcome: str | None = None
         """None while running; then :data:`FINISHED`, :data:`FAILED` or :data:`CANCELLED`."""
