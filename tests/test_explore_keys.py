@@ -28,6 +28,7 @@ def test_pygame_keys_compared_and_polled():
     found = inputs_from_source(PYGAME)
     assert found.keys == ["escape", "left", "a", "f5", "4", "r", "space", "enter"]
     assert found.buttons == {"left", "right"}
+    assert found.held == {"space", "enter"}  # read while held (get_pressed), not compared with an event's key
     assert not found.text
 
 

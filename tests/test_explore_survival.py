@@ -88,6 +88,45 @@ def test_the_ball_is_kept_up_where_doing_nothing_would_drop_it():
     assert not idle.alive()
 
 
+class PaddleScout(BallScout):
+    """A paddle game, simulated: a ball drops straight down at x 20 and must land on the paddle, which starts at
+    x 170 and moves 20 px each frame its key was pressed in (the key read while held, as ``get_pressed()``
+    is).  Eight presses in a row must come before the ball lands at frame 80."""
+
+    def restart(self) -> None:
+        self.restarts += 1
+        self.x, self.ball, self.frames, self.dead, self.pending = 170, 0, 0, False, False
+
+    def catch_up(self, frames: int) -> None:
+        while self.frames < frames and not self.dead:
+            if self.pending:
+                self.x, self.pending = max(15, self.x - 20), False  # (it stops at the wall)
+            self.ball += 1
+            self.frames += 1
+            if self.ball == 80:
+                self.dead, self.ball = not self.x - 15 <= 20 <= self.x + 15, 0  # caught: it drops again
+
+    def send(self, action: object) -> None:
+        self.pending = self.pending or action == Press("left")
+
+    def capture(self) -> Frame:
+        arr = np.full((200, 200, 4), 230, dtype=np.uint8)
+        arr[2 * self.ball:2 * self.ball + 6, 17:23, :3] = 40
+        arr[190:196, max(0, self.x - 15):self.x + 15, :3] = 90
+        return Frame(200, 200, arr.tobytes(), 0.0)
+
+
+def test_a_key_read_while_held_is_held_until_the_paddle_is_under_the_ball():
+    """One key a plan (and a mend adds one) cannot take a paddle across the screen in time; a key the program
+    reads while held is also played step after step."""
+    game = PaddleScout()
+    search = SurvivalSearch(PaddleScout(), [Press("left"), Press("right")], random.Random(0), horizon_s=3.0,
+                            max_evals=16, held=frozenset({Press("left"), Press("right")}))
+    chosen = play(search, game, decisions=20)  # 160 frames: two drops of the ball
+    assert game.alive(), f"the ball was missed at frame {game.frames} (paddle at x {game.x})"
+    assert chosen[:8] == [Press("left")] * 8
+
+
 @pytest.mark.xvfb
 @needs_xvfb
 def test_a_real_scout_on_the_frame_gate_chooses_the_key_that_lives():

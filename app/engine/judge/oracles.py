@@ -31,6 +31,9 @@ from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import Timing
 from app.engine.judge.repaint_probe import LAST_PROBE, probe_residue, repaint_probe
 
+KEY_CALLS = ("press(", "tap(", "hotkey(")
+"""Inputs (as :func:`~app.engine.play.actions.action_to_call` writes them) that reach the program wherever the
+pointer is."""
 FAILING_KINDS = ("crash", "exception", "freeze", "no-response", "blank", "error", "exit", "diverged", "glitch",
                  "paced")
 """Finding kinds that make a run fail.  "glitch": the film saw a picture flash up between two equal ones
@@ -332,6 +335,14 @@ class GenericOracles:
             # others did (a menu that waits for Enter, a stopped stopwatch that waits for
             # Start): dead input is not shown until one of those is tried again.
             self._verified_at = -1  # look again as soon as one of them has been
+            return []
+        keys = {a for answers in self.answering.values() for a in answers if a.startswith(KEY_CALLS)}
+        if keys and not any(i.action in keys for i in items):
+            # A key that answered on other screens was not tried lately (the explorer clicked what it took for
+            # buttons: the bricks of a breakout whose paddle moves by arrow keys).  Unlike a click, a key does
+            # not depend on where it lands, and a moving game's screens seldom repeat: dead input is not shown
+            # until one of those keys is tried again.
+            self._verified_at = -1
             return []
         alive = self._loop_alive()
         if alive is None:

@@ -369,10 +369,11 @@ class Explorer(OfflineExplorer):
         # Branches forked from a copy that follows the game: a look tries many plans for the cost of their frames.
         self.scout = ForkScouts(self.ctx.spec, self.ctx.seed)
         keys: list[Action] = [k for k in self.keys if isinstance(k, Press)]
+        held = frozenset(k for k in keys if isinstance(k, Press) and k.key in self.reads.held)
         self.survival = SurvivalSearch(self.scout, keys, self.ctx.rng, look_s=self._player().look_s(),
                                        hold_s=self.ctx.spec.timing.hold_ms / 1000, max_evals=FORK_EVALS,
                                        look_budget_s=FORK_LOOK_BUDGET_S, cheap_plans=FORK_CHEAP_PLANS,
-                                       explore_plans=FORK_EVALS)
+                                       explore_plans=FORK_EVALS, held=held)
         return self.survival
 
     def _start_plan(self, obs: Observation) -> Decision | None:

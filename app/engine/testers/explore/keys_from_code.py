@@ -70,6 +70,9 @@ class ReadInputs:
     """Mouse buttons read: left, middle, right, wheel; ``double`` for a double-click binding, ``drag`` for motion."""
     text: bool = False
     """The program reads typed text (``event.unicode`` without a constant, a Tk/Qt entry): words matter."""
+    held: set[str] = field(default_factory=set)
+    """Keys read while held down (``pygame.key.get_pressed()[K_LEFT]``): a paddle or a ship moves a little each
+    frame the key is down, so a key pressed once barely moves it."""
     quits: set[str] = field(default_factory=set)
     """Keys whose handler ends the program (``sys.exit()``, ``root.destroy``, ``running = False``):
     pressed only where the program declares that ending is fine (``exit_ok``)."""
@@ -82,6 +85,7 @@ class ReadInputs:
         for k in other.keys:
             self.add_key(k)
         self.buttons |= other.buttons
+        self.held |= other.held
         self.text = self.text or other.text
         self.quits |= other.quits
 
@@ -287,7 +291,13 @@ class _Reader(ast.NodeVisitor):
             self.found.quits.add(name)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
-        """``pygame.mouse.get_pressed()[2]``: the right button."""
+        """``pygame.mouse.get_pressed()[2]``: the right button; ``keys[pygame.K_LEFT]``: a key read held."""
+        index = node.slice
+        suffix = index.attr if isinstance(index, ast.Attribute) else index.id if isinstance(index, ast.Name) else ""
+        if suffix.startswith("K_"):
+            held = key_name(suffix[2:])
+            if held:
+                self.found.held.add(held)
         value = node.value
         if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
                 and value.func.attr == "get_pressed" and _mentions(value.func.value, "mouse")

@@ -113,10 +113,13 @@ class SurvivalSearch:
                  horizon_s: float = HORIZON_S, look_s: float = LOOK_S, hold_s: float = HOLD_S,
                  max_evals: int = MAX_EVALS, explore_every: int = EXPLORE_EVERY,
                  look_budget_s: float = LOOK_BUDGET_S, cheap_plans: int = CHEAP_PLANS,
-                 explore_plans: int = EXPLORE_PLANS) -> None:
+                 explore_plans: int = EXPLORE_PLANS, held: frozenset[Action] = frozenset()) -> None:
+        """``held``: alternatives the program reads while they are held down (a paddle's arrows), played also
+        step after step (:meth:`_holds`)."""
         self.scouts = scouts if isinstance(scouts, Scouts) else OneScout(scouts)
         self.rng = rng
         self.alternatives = [*[a for a in alternatives if not isinstance(a, Wait)][:MAX_ALTERNATIVES - 1], NOTHING]
+        self.held = held
         self.horizon_s, self.look_s, self.hold_s = horizon_s, look_s, hold_s
         self.max_evals, self.explore_every, self.look_budget_s = max_evals, explore_every, look_budget_s
         self.cheap_plans, self.explore_plans = cheap_plans, explore_plans
@@ -238,6 +241,7 @@ class SurvivalSearch:
         keys = [a for a in self.alternatives if a != NOTHING]
         self.rng.shuffle(keys)
         first: list[list[Action]] = [[NOTHING] * steps]
+        holds = self._holds([k for k in keys if k in self.held], steps)
         if valid_plan:
             first.insert(0, ([a for _, a in self.plan] + [NOTHING] * steps)[:steps])
         novel = [[k] + [NOTHING] * (steps - 1) for k in keys]
@@ -254,7 +258,9 @@ class SurvivalSearch:
                     break
                 pool = novel
             else:
-                pool = first + (self._mends(best, keys) if best is not None else [])
+                # A key just before the death first (the least change), then keys held, then the other mends.
+                mends = self._mends(best, keys) if best is not None else []
+                pool = first + mends[:2 * len(keys)] + holds + mends[2 * len(keys):]
             batch: list[list[Action]] = []
             for actions in pool:  # as many plans as the scouts play at once (a forked branch each)
                 if len(batch) >= min(width, self.max_evals - len(branches)):
@@ -315,6 +321,14 @@ class SurvivalSearch:
     def _seldom(self, site: NearSite) -> bool:
         """An equality test that held in at most :data:`RARE_SHARE` of the branches that evaluated it."""
         return self.near_held[site] <= RARE_SHARE * self.near_tested[site]
+
+    @staticmethod
+    def _holds(keys: list[Action], steps: int) -> list[list[Action]]:
+        """Each key read while held pressed step after step, through the plan and through its first half: a
+        paddle or a ship moved far (it moves a little each frame the key is down).  One key a plan cannot take
+        a paddle to a ball across the screen, and mends add one key a plan."""
+        runs = sorted({steps, max(2, steps // 2)} - {1}, reverse=True)
+        return [[key] * n + [NOTHING] * (steps - n) for n in runs for key in keys if n <= steps]
 
     def _wander(self, keys: list[Action], steps: int) -> list[Action]:
         """A random plan: two keys at two steps of its first half (a turn, then another: food off the row)."""
