@@ -29,6 +29,7 @@ def test_pace_within_the_tolerance_is_the_same_and_beyond_it_differs() -> None:
     assert judge_pace(pace(0, 0.0), pace(0.5, MIN_MOTION_PER_S / 2)) == "", "two still windows: no pace to compare"
     assert judge_pace(pace(20, 0.05), pace(0, 0.0)) != "", "moving where the reference stands still"
     assert "drawing requests" in judge_pace(pace(25, 0.06, 400), pace(25, 0.06, 60)), "a frame rate the capture cannot see"
+    assert judge_pace(pace(25, 0.06, 900), pace(25, 0.06, 360)) == "", "neither capped: the rates are the machine's"
 
 
 def check(candidate: str, reference: str) -> tuple[object, PacedCheck]:

@@ -32,7 +32,9 @@ A window that barely moves in both (below :data:`MIN_PICTURES_PER_S` and
 :data:`MIN_MOTION_PER_S`) is not compared for pace.  What this cannot see: a
 pace difference smaller than the tolerance, a frame rate above what the
 capture can sample (both then read as the capture's rate; motion still
-differs), a lag after an input (only one key is sent, and pace is averaged
+differs), the frame rates of two programs without a frame cap (both above
+:data:`UNCAPPED_DRAWS_PER_S`: they draw as fast as the machine lets them, so
+their rates tell the load, not the program), a lag after an input (only one key is sent, and pace is averaged
 over the watch), what needs more than one input to start moving, and a date
 bug that shows only on some dates.
 """
@@ -64,6 +66,10 @@ PACED_WARMUP_S = 1.0
 """After both windows appeared: time for each to draw its first screens before the watch."""
 PACED_TOLERANCE = 1.5
 """Pictures or motion per second more than this many times the reference's (or less than its share) differ."""
+UNCAPPED_DRAWS_PER_S = 250.0
+"""Drawing requests per second above any frame cap a game sets (60, 120, 144, 240): a program drawing faster has
+no cap and draws as fast as the machine lets it.  Two such programs' frame rates are the machine's load, not
+theirs, and are not compared (a missing cap against a capped reference still is)."""
 MIN_PICTURES_PER_S = 2.0
 MIN_MOTION_PER_S = 0.002
 """Below both (a still window, a caret), a program's pace is not compared."""
@@ -178,7 +184,8 @@ def judge_pace(candidate: Pace, reference: Pace, tolerance: float = PACED_TOLERA
     if not candidate.moving and not reference.moving:
         return ""
     why = []
-    if max(candidate.draws_per_s, reference.draws_per_s) >= MIN_PICTURES_PER_S and \
+    uncapped = min(candidate.draws_per_s, reference.draws_per_s) > UNCAPPED_DRAWS_PER_S
+    if max(candidate.draws_per_s, reference.draws_per_s) >= MIN_PICTURES_PER_S and not uncapped and \
             _ratio(candidate.draws_per_s, reference.draws_per_s) > tolerance:
         why.append(f"{candidate.draws_per_s:.0f} drawing requests per second where the reference makes "
                    f"{reference.draws_per_s:.0f} (its frame rate)")
