@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from app.engine.play.actions import Press
 from app.engine.play.display import ISOLATED, open_display
 from app.engine.play.player import Player
 from app.engine.play.targetspec import load_spec
@@ -19,6 +20,7 @@ from conftest import ROOT, TARGETS, needs_xvfb
 
 pytestmark = needs_xvfb
 TICKER = TARGETS / "ticker_tk"
+ANIMATE = TARGETS / "animate_tk"
 
 
 def _ticks(player: Player) -> int | None:
@@ -43,8 +45,8 @@ def _until_ticks(player: Player, want: int, timeout: float = 5.0) -> int | None:
 def played():
     made: list[tuple[Player, object]] = []
 
-    def start(steps_clock: bool) -> Player:
-        spec = load_spec(TICKER)
+    def start(steps_clock: bool, target=TICKER) -> Player:
+        spec = load_spec(target)
         display = open_display(ISOLATED, spec.size)
         player = Player(spec, display, 0, time.sleep, gated=True, steps_clock=steps_clock)
         made.append((player, display))
@@ -150,3 +152,34 @@ def test_an_idle_question_asked_within_a_ticks_update_is_answered_after_the_due_
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["log"] == ["tick", "scheduled", "tick", "scheduled"], out
     assert out["reply"]["idle"] is True and out["reply"]["repeating"] is True
+
+
+def _label(player: Player) -> str:
+    assert player.target is not None
+    widgets = player.target.inside.widgets() or []
+    return next((w.text for w in widgets if w.kind == "label"), "")
+
+
+@pytest.mark.parametrize("steps_clock", [True, False], ids=["lockstep", "off-the-clock"])
+def test_a_handler_animating_with_update_holds_the_idle_answer_in_lockstep_only(played, steps_clock):
+    """In lockstep play the next input must reach a handler's animation at the same point in the candidate and
+    its references: the idle answer waits for the handler to return (a turtle demo stopped mid-animation showed
+    a block wherever the machine's pace had taken it).  Off the engine's clock it is answered within the
+    handler's update(), as before."""
+    player = played(steps_clock, ANIMATE)
+    assert player.target is not None and player.executor is not None
+    deadline = time.monotonic() + 5
+    while _label(player) != "ready" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _label(player) == "ready"
+    t0 = time.monotonic()
+    player.executor.execute(Press("space"))
+    time.sleep(0.2)  # the handler runs: its frames take 1.2 s
+    report = player.target.inside.idle(5.0)
+    waited = time.monotonic() - t0
+    label = _label(player)
+    assert report is not None and report.idle
+    if steps_clock:
+        assert label == "done" and waited >= 1.0, (label, waited)
+    else:
+        assert label.startswith("frame"), (label, waited)

@@ -60,6 +60,13 @@ CANVAS_ITEMS = 500
 CLICK_BINDINGS = ("<Button", "<ButtonRelease", "<Double", "<1>", "<Key", "<Return")
 POLL_MS = 5
 """On the engine's clock: how often the Tk thread looks whether the engine's time has passed a timer."""
+HANDLER_HOLD_S = 5.0
+"""In lockstep play, a handler of the program that calls ``update()`` (a demo animated inside a button's command)
+holds the idle answer until it returns, for this long at most: the next input then reaches it at the same point
+of its work in the candidate and the references, not wherever the machine's pace had taken each.  A handler
+running longer (a game loop inside a command) is answered as idle within its ``update()`` as before."""
+HOLD_ASK_MS = 20
+"""While a handler holds the idle answer: how often the question is asked again."""
 MAX_FIRED = 10000
 """Timers fired at one look at most (a callback that schedules itself at 1 ms cannot hold the Tk thread)."""
 
@@ -104,6 +111,15 @@ class TkAdapter:
         self.timers: dict[str, tuple[float, float, bool]] = {}
         """after id -> (due, delay ms, repeating)."""
         self.firing: list[tuple[Any, float]] = []
+        self.calls = 0
+        """Tk callbacks running now, nested (a command whose ``update()`` runs another callback, or this
+        adapter's own idle answer)."""
+        self.handler_since = 0.0
+        """When the outermost of them began (monotonic)."""
+        self.updating = 0
+        """Calls of ``update()`` or ``update_idletasks()`` running now (the program draws from within its own
+        code: a loop, or an animation inside a handler)."""
+        self.real_after: Optional[Callable[..., Any]] = None
         self._wrap()
 
     # -- hooks ---------------------------------------------------------------------
@@ -111,6 +127,8 @@ class TkAdapter:
         adapter, tk = self, self.tkinter
         real_init, real_after, real_cancel = tk.Tk.__init__, tk.Misc.after, tk.Misc.after_cancel
         real_destroy = tk.Tk.destroy
+        real_call = tk.CallWrapper.__call__
+        self.real_after = real_after
 
         def init(root: Any, *args: Any, **kwargs: Any) -> None:
             real_init(root, *args, **kwargs)
@@ -143,6 +161,27 @@ class TkAdapter:
             adapter.timers.pop(str(ident), None)
             real_cancel(widget, ident)
 
+        def call(wrapper: Any, *args: Any) -> Any:
+            if not adapter.calls:
+                adapter.handler_since = _mono()
+            adapter.calls += 1
+            try:
+                return real_call(wrapper, *args)
+            finally:
+                adapter.calls -= 1
+
+        def updating(real: Callable[..., Any]) -> Callable[..., Any]:
+            def update(widget: Any) -> Any:
+                adapter.updating += 1
+                try:
+                    return real(widget)
+                finally:
+                    adapter.updating -= 1
+            return update
+
+        tk.CallWrapper.__call__ = call
+        tk.Misc.update = updating(tk.Misc.update)
+        tk.Misc.update_idletasks = updating(tk.Misc.update_idletasks)
         tk.Tk.__init__ = init
         tk.Tk.destroy = destroy
         tk.Misc.after = after
@@ -281,6 +320,8 @@ class TkAdapter:
             # not returned (nor scheduled its next tick), so the program is not idle yet.
             self.deferred.append(ident)
             return
+        if self._held(ident):
+            return
         if self._fire_due():  # the engine's time passed a timer: it runs, and Tk paints it, before idle
             root = self._root()
             if root is not None:
@@ -301,6 +342,23 @@ class TkAdapter:
             # timer it holds no step, and the input may be answered when it fires.
             next_ms, repeating = clock_ms if next_ms is None else min(next_ms, clock_ms), True
         self.channel.send(_playcoder_inside.idle_reply(ident, next_ms, repeating))
+
+    def _held(self, ident: int) -> bool:
+        """In lockstep play, asked from within a handler's ``update()`` (this answer is one callback, a handler
+        beneath it another) less than :data:`HANDLER_HOLD_S` after the handler began: asked again in
+        :data:`HOLD_ASK_MS`, so the answer comes once the handler returned (or the hold ran out).  A handler
+        waiting in a modal dialog (``wait_window``, a message box) calls no ``update()``: it is answered."""
+        if self.engine_time is None or self.calls < 2 or not self.updating \
+                or _mono() - self.handler_since >= HANDLER_HOLD_S:
+            return False
+        root = self._root()
+        if root is None or self.real_after is None:
+            return False
+        try:
+            self.real_after(root, HOLD_ASK_MS, self._idle_reply, ident)
+        except Exception:
+            return False
+        return True
 
     def _widgets(self, root: Any) -> list[dict[str, Any]]:
         main = _main_window(root)
