@@ -143,7 +143,7 @@ def test_programs_off_the_gate_run_on_the_wall_clock(tmp_path: Path, monkeypatch
     with players(TARGETS / "calc_tk", n=1) as (tk,):
         assert not tk.lockstep  # never imported pygame: decided at once
     assert time.monotonic() - t0 < 10
-    monkeypatch.setattr(gate_mod, "FIRST_FRAME_S", 1.5)
+    monkeypatch.setattr(gate_mod, "FIRST_FRAME_S", 3.0)
     folder = program(tmp_path, "sleeper_pg", """
         import time
         import pygame
@@ -163,6 +163,12 @@ def test_programs_off_the_gate_run_on_the_wall_clock(tmp_path: Path, monkeypatch
         a = sleeper.observer.capture()
         time.sleep(0.3)
         assert sleeper.observer.capture().bgrx != a.bgrx  # and it runs freely
+        # Started again (an episode's end): it is let go at once, not after another wait for a first frame.
+        assert sleeper.never_ticked
+        sleeper.stop()
+        t1 = time.monotonic()
+        sleeper.start()
+        assert not sleeper.lockstep and time.monotonic() - t1 < 2.5, time.monotonic() - t1
     folder = program(tmp_path, "waiter_pg", """
         import pygame
         pygame.init()
@@ -177,6 +183,7 @@ def test_programs_off_the_gate_run_on_the_wall_clock(tmp_path: Path, monkeypatch
             screen.fill((n * 7 % 256, 90, 40))
             pygame.display.flip()
         """)
+    monkeypatch.setattr(gate_mod, "FIRST_FRAME_S", 1.5)
     with players(folder, n=1) as (waiter,):
         assert not waiter.lockstep  # its timer still runs on pygame's own clock
         assert waiter.observer is not None

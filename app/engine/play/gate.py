@@ -77,6 +77,8 @@ class FrameGate:
         self.frames = 0
         """Frames granted and used so far."""
         self.active = False
+        self.said_hello = False
+        """The program said it is a pygame program (whether or not it then reached a frame)."""
         self.lost = ""
         """Why the gate stopped holding the program (it did not use its frames in time), or ''."""
         self._open = True
@@ -105,13 +107,16 @@ class FrameGate:
             self.clock_s += seconds
             struct.pack_into("d", self._clock, 0, self.clock_s)
 
-    def engage(self, alive: Callable[[], bool] = lambda: True, hello_s: float = HELLO_S) -> bool:
+    def engage(self, alive: Callable[[], bool] = lambda: True, hello_s: float = HELLO_S,
+               first_frame_s: float | None = None) -> bool:
         """After the program's window appeared: is it on the gate, standing at its first frame?  (``hello_s``:
-        how long it has to say hello; longer for a program with no window to wait for.)"""
+        how long it has to say hello; longer for a program with no window to wait for.  ``first_frame_s``: how
+        long it has to reach its first frame; default :data:`FIRST_FRAME_S`.)"""
         if not self._wait_byte(hello_s, hello=True):
             self.release()
             return False
-        end = time.monotonic() + FIRST_FRAME_S
+        self.said_hello = True
+        end = time.monotonic() + (FIRST_FRAME_S if first_frame_s is None else first_frame_s)
         while time.monotonic() < end and alive():
             if self._wait_byte(0.1):
                 self.active = True

@@ -52,6 +52,9 @@ class Player:
         self.display = display
         self.seed = seed
         self.sleep = sleep
+        self.never_ticked = False
+        """A start before found a pygame program that never reached a frame of its gate (no ``Clock.tick``):
+        the next start lets it go without waiting :data:`~app.engine.play.gate.FIRST_FRAME_S` again."""
         self.target: TargetProcess | None = None
         self.observer: VisualObserver | None = None
         self.executor: ActionExecutor | None = None
@@ -63,8 +66,13 @@ class Player:
         target = self.target = TargetProcess(self.spec, self.display, self.seed, gate=gate)
         win = target.wait_for_window()
         self.gate = gate
-        if gate is not None:
-            gate.engage(target.alive)  # a program off the frame gate still reads the engine's clock
+        if gate is not None:  # a program off the frame gate still reads the engine's clock
+            if gate.engage(target.alive, first_frame_s=0.0 if self.never_ticked else None):
+                self.never_ticked = False
+            elif gate.said_hello and target.alive():
+                # A pygame program that played no gated frame: a restart (an episode's end) need not wait for
+                # one again (5 s of a 15 s run, at every restart).
+                self.never_ticked = True
 
         def geometry() -> tuple[int, int, int, int]:
             w = target.window if target.window is not None else win
