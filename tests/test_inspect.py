@@ -87,6 +87,23 @@ def test_write_never_replaces_an_existing_toml(tmp_path, capsys):
     assert (folder / "playcoder.toml").read_text() == mine
 
 
+def test_a_declared_key_the_code_never_reads_is_noted(tmp_path, capsys):
+    """A rubric trap of wrapping an outside program: a key in ``keys`` the program does not answer is held to
+    answering (a dead key is a no-response).  Keys a text field reads by itself are not noted."""
+    folder = tmp_path / "snake"
+    shutil.copytree(APPS / "snake", folder)
+    toml = folder / "playcoder.toml"
+    toml.write_text(toml.read_text().replace("keys = [", 'keys = ["escape", ', 1))
+    assert cli.main(["inspect", str(folder), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert len(found["notes"]) == 1 and "declares escape, which the program's code was not seen reading" \
+        in found["notes"][0]
+    from app.engine.inspection import unread_keys
+    from app.engine.testers.explore.keys_from_code import ReadInputs
+    assert unread_keys(["a", "enter", "f1"], ReadInputs(keys=["F1"], text=True)) == []
+    assert unread_keys(["space"], ReadInputs()) == []  # no key seen at all: nothing can be said
+
+
 def test_a_program_that_is_not_python_gets_its_controls_from_the_x_tree(tmp_path, capsys):
     folder = tmp_path / "tcl"
     folder.mkdir()

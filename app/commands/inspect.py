@@ -61,6 +61,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(f"saved state: {', '.join(found.saved_state)} (every run starts from it; the engine plays a copy)")
     if found.exited is not None:
         print(f"it quit by itself with code {found.exited} while watched")
+    for note in found.notes:
+        print(f"note: {note}")
     print(f"\n# {SPEC_FILE}\n{found.toml}")
     if wrote:
         print(wrote)

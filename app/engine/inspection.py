@@ -16,13 +16,16 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from app.engine.errors import TargetError
 from app.engine.play import saved_state
 from app.engine.play.display import start_xvfb
 from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import SPEC_FILE, TargetSpec, load_spec, parse_spec, unknown_key
+
+if TYPE_CHECKING:
+    from app.engine.testers.explore.keys_from_code import ReadInputs
 
 SCREEN = (1600, 1200)
 """The private screen of an inspection: larger than any usual window, so its real size shows."""
@@ -56,7 +59,7 @@ class Inspection:
 
     def as_json(self) -> dict[str, Any]:
         return {"window": list(self.window), "widgets": self.widgets, "widget_source": self.widget_source,
-                "keys": self.keys, "saved_state": self.saved_state, "toml": self.toml}
+                "keys": self.keys, "saved_state": self.saved_state, "toml": self.toml, "notes": self.notes}
 
 
 def guess_command(folder: Path) -> list[str]:
@@ -119,7 +122,31 @@ def inspect(folder: Path, command: str | None = None) -> Inspection:
     found = Inspection((win.width, win.height), widgets[:MAX_WIDGETS], source, keys, state, exited, spec,
                        picture=picture)
     found.toml = starter_toml(found, folder)
+    unread = unread_keys(spec.keys, reads)
+    if unread:
+        # A declared key is held to answering (one that never changes the window is a no-response): a key the
+        # code never reads is a wrong declaration, or the program lacks what it should do.
+        them = "it" if len(unread) == 1 else "them"
+        found.notes.append(f"{SPEC_FILE} declares {', '.join(unread)}, which the program's code was not seen reading "
+                           f"(keys kept in data, or 'any key', are not seen); every declared key is expected to change "
+                           f"the window, so drop {them} unless the program answers {them}")
     return found
+
+
+TEXT_KEYS = frozenset({"enter", "backspace", "delete", "left", "right", "home", "end", "tab", "space", "period",
+                       "minus", "plus", "comma", "slash", "asterisk", "equal"})
+"""Keys a text field answers by itself (the program's code need not read them)."""
+
+
+def unread_keys(declared: Sequence[str], reads: ReadInputs) -> list[str]:
+    """Declared keys the program's code was not seen reading (none when it was seen reading no key at all: a
+    program in another language, or one whose keys are all in a toolkit's hands).  A printable or editing key
+    is read by any text field when the program takes typed text."""
+    seen = {k.lower() for k in reads.keys}
+    if not seen:
+        return []
+    return [k for k in declared if k.lower() not in seen
+            and not (reads.text and (len(k) == 1 or k.lower() in TEXT_KEYS))]
 
 
 def _program_view(target: TargetProcess, copy: Path) -> Path:
