@@ -82,3 +82,20 @@ root.bind("<Return>", add)
 ''')
     assert found.quits == {"escape", "q", "ctrl+q", "ctrl+w"}
     assert "space" in found.keys and "enter" in found.keys
+
+
+def test_keys_that_start_the_game_over_are_told_from_keys_that_only_restart_when_it_is_over():
+    found = inputs_from_source("""
+for event in events:
+    if event.key == pygame.K_SPACE:
+        if world.over:
+            world.reset()
+        else:
+            world.flap()
+    elif event.key == pygame.K_r:
+        world.reset()
+root.bind("<n>", new_game)
+root.bind("<x>", lambda e: restart())
+root.bind("<Left>", lambda e: move(-1))
+""")
+    assert found.restarts == {"r", "n", "x"}  # not space: it flaps, and restarts only a game that is over

@@ -324,3 +324,26 @@ def test_among_branches_that_live_alike_the_one_nearest_a_seldom_true_equality_w
     eaten = Branch(Press("eat"), lived=3, lines=0, pictures=0, looks=3, near=((food, (0.0, 7.0)),))
     search._count_near({food: (0.0, 7.0)})
     assert search._best([*branches, eaten]).action == Press("eat")
+
+
+def test_the_explorers_own_step_in_a_game_played_on_spares_its_restart_key():
+    """Every few steps of a moving game the explorer chooses, and every screen is new: a restart key tried once
+    already would be pressed again and again, losing what survival reached.  Kept for a GAME OVER."""
+    from types import SimpleNamespace
+
+    from app.engine.testers.base import Decision
+    from app.engine.testers.explore.explorer import Explorer
+    from app.engine.testers.explore.keys_from_code import ReadInputs
+
+    explorer = Explorer(survival=True)
+    explorer.ctx = SimpleNamespace(rng=random.Random(0))
+    explorer.reads = ReadInputs(keys=["up", "r"], restarts={"r"})
+    explorer.keys = [Press("up"), Press("r")]
+    restart = Decision(Press("r"), "explore: hinted key")
+    explorer.in_play = True
+    assert explorer._spare_the_game(restart) is restart  # never pressed: it is tried once
+    explorer.pressed[Press("r")] = 1
+    spared = explorer._spare_the_game(restart)
+    assert spared.action == Press("up") and "starts the game over" in spared.rationale
+    explorer.in_play = False  # the game is over (nothing the search plays lives): r is what it waits for
+    assert explorer._spare_the_game(restart) is restart

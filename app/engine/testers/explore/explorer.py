@@ -118,6 +118,8 @@ class Explorer(OfflineExplorer):
         self._here: str | None = None
         self.played = 0
         self.quitting: set[Action] = set()
+        self.in_play = False
+        """This step is the explorer's own while the survival search keeps a moving game alive."""
         """Keys read from the code (or menu shortcuts) that end the program: pressed once, then no more."""
         self.quit_used: set[Action] = set()
         self.pressed: Counter[Action] = Counter()
@@ -286,15 +288,32 @@ class Explorer(OfflineExplorer):
         if self._target() is not self._program and not self.returner.replaying:
             self._new_start()  # a declared end restarted the program: a new episode
             self.died = True
+        self.in_play = False
         decision = self._replay() or self._next_in_plan() or self._pair() or self._survive(obs) or self._start_plan(obs)
         self._chose_view = decision is None
         if decision is None:
             decision = super().decide(step, obs)
+            decision = self._spare_the_game(decision)
         else:
             self._last = None  # not the least-tried choice: its result is not attributed to one
         self._pending_step = (self._frame_count(), decision.action)
         surface = self.surface_of.get(decision.action)
         return decision if surface is None else replace(decision, control=surface)
+
+    def _spare_the_game(self, decision: Decision) -> Decision:
+        """The explorer's own step while a game is played on (the survival search lives): a key that starts the
+        game over, once it was seen to, is kept for a GAME OVER (a moving game's screens are all new, so it
+        would be tried again every few steps and lose what was reached); another key the game reads instead."""
+        action = decision.action
+        if not (self.in_play and isinstance(action, Press) and action.key in self.reads.restarts
+                and self.pressed[action] and self.ctx is not None):
+            return decision
+        others = [k for k in self.keys if isinstance(k, Press) and k.key not in self.reads.restarts]
+        if not others:
+            return decision
+        self._last = None  # not the least-tried choice
+        return Decision(self.ctx.rng.choice(others), f"explore: a key the game reads, not {action.key} (it starts "
+                                                     "the game over, and was tried: kept for when the game is over)")
 
     def _replay(self) -> Decision | None:
         returned = self.returner.next_input(self._player())
@@ -337,7 +356,9 @@ class Explorer(OfflineExplorer):
             return None
         self.survival_tick += 1
         if self.survival_tick % OWN_EVERY == 0 or self.survival_s > SURVIVAL_SHARE * (time.monotonic() - self.began):
-            return None  # the explorer's own input, from the state survival reached (Go-Explore's explore phase)
+            # The explorer's own input, from the state survival reached (Go-Explore's explore phase).
+            self.in_play = self.survival is not None and self.survival.living
+            return None
         t0 = time.monotonic()
         try:
             return self._look_ahead()
@@ -369,6 +390,10 @@ class Explorer(OfflineExplorer):
         # Branches forked from a copy that follows the game: a look tries many plans for the cost of their frames.
         self.scout = ForkScouts(self.ctx.spec, self.ctx.seed)
         keys: list[Action] = [k for k in self.keys if isinstance(k, Press)]
+        # A key that starts the game over is no plan to live on: every branch pressing it meets the start again,
+        # and its first food or first pipe made "eating" look common to the branch distance.  The explorer's own
+        # steps still press it (a GAME OVER waits for it).
+        keys = [k for k in keys if isinstance(k, Press) and k.key not in self.reads.restarts] or keys
         held = frozenset(k for k in keys if isinstance(k, Press) and k.key in self.reads.held)
         self.survival = SurvivalSearch(self.scout, keys, self.ctx.rng, look_s=self._player().look_s(),
                                        hold_s=self.ctx.spec.timing.hold_ms / 1000, max_evals=FORK_EVALS,

@@ -73,6 +73,9 @@ class ReadInputs:
     held: set[str] = field(default_factory=set)
     """Keys read while held down (``pygame.key.get_pressed()[K_LEFT]``): a paddle or a ship moves a little each
     frame the key is down, so a key pressed once barely moves it."""
+    restarts: set[str] = field(default_factory=set)
+    """Keys whose handler starts the game over (``game.reset()``, ``restart()``, ``new_game()``): a look-ahead
+    that presses one loses what was reached, and its plans all meet the start again."""
     quits: set[str] = field(default_factory=set)
     """Keys whose handler ends the program (``sys.exit()``, ``root.destroy``, ``running = False``):
     pressed only where the program declares that ending is fine (``exit_ok``)."""
@@ -86,6 +89,7 @@ class ReadInputs:
             self.add_key(k)
         self.buttons |= other.buttons
         self.held |= other.held
+        self.restarts |= other.restarts
         self.text = self.text or other.text
         self.quits |= other.quits
 
@@ -166,6 +170,26 @@ def _ends_program(nodes: list[ast.stmt] | ast.expr) -> bool:
     return False
 
 
+RESTART_CALLS = frozenset({"reset", "restart", "new_game", "newgame", "reset_game", "restart_game", "start_over",
+                           "play_again", "new_round"})
+
+
+def _starts_over(nodes: list[ast.stmt] | ast.expr) -> bool:
+    """Code that starts the game over whatever the state: a statement of the key's own body that calls a
+    function named like :data:`RESTART_CALLS` (``game.reset()``; one under a further test, such as space that
+    flaps and restarts only once the game is over, does not count), or a handler given by such a name
+    (``bind("<r>", restart)``)."""
+    def named(node: ast.expr) -> bool:
+        return (node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else "") \
+            in RESTART_CALLS
+
+    if not isinstance(nodes, list):
+        return named(nodes) or isinstance(nodes, ast.Lambda) and isinstance(nodes.body, ast.Call) \
+            and named(nodes.body.func)
+    return any(isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and named(stmt.value.func)
+               for stmt in nodes)
+
+
 def _leaves_loop(body: list[ast.stmt]) -> bool:
     """A ``return`` or ``break`` straight in an event loop's key test: the loop (the program) ends."""
     return any(isinstance(stmt, (ast.Return, ast.Break)) for stmt in body)
@@ -197,6 +221,10 @@ class _Reader(ast.NodeVisitor):
         tested = [k for k in self.found.keys if k not in before]
         if tested and (_ends_program(node.body) or self.loops and _leaves_loop(node.body)):
             self.found.quits.update(tested)
+        if _starts_over(node.body):
+            probe = _Reader()
+            probe.visit(node.test)
+            self.found.restarts.update(probe.found.keys)
         for stmt in [*node.body, *node.orelse]:
             self.visit(stmt)
 
@@ -256,6 +284,8 @@ class _Reader(ast.NodeVisitor):
                         handler = (node.args[2:] if name in ("bind_class", "tag_bind") else node.args[1:])[:1]
                         if key and handler and _ends_program(handler[0]):
                             self.found.quits.add(key)
+                        if key and handler and _starts_over(handler[0]):
+                            self.found.restarts.add(key)
                     self.found.buttons |= buttons
         elif name in TURTLE_KEYS:
             self._turtle_key(node)
