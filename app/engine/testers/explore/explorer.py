@@ -118,9 +118,9 @@ class Explorer(OfflineExplorer):
         self._here: str | None = None
         self.played = 0
         self.quitting: set[Action] = set()
+        """Keys read from the code (or menu shortcuts) that end the program: pressed once, then no more."""
         self.in_play = False
         """This step is the explorer's own while the survival search keeps a moving game alive."""
-        """Keys read from the code (or menu shortcuts) that end the program: pressed once, then no more."""
         self.quit_used: set[Action] = set()
         self.pressed: Counter[Action] = Counter()
         """How often each key was pressed (``responses`` counts how often it changed the window)."""
