@@ -34,8 +34,8 @@ pace difference smaller than the tolerance, a frame rate above what the
 capture can sample (both then read as the capture's rate; motion still
 differs), the frame rates of two programs without a frame cap (both above
 :data:`UNCAPPED_DRAWS_PER_S`: they draw as fast as the machine lets them, so
-their rates tell the load, not the program), a lag after an input (only one key is sent, and pace is averaged
-over the watch), what needs more than one input to start moving, and a date
+their rates tell the load, not the program), a lag after an input (only one
+key is sent, and pace is averaged over the watch), what needs more than one input to start moving, and a date
 bug that shows only on some dates.
 """
 
