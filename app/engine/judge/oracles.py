@@ -336,12 +336,15 @@ class GenericOracles:
             # Start): dead input is not shown until one of those is tried again.
             self._verified_at = -1  # look again as soon as one of them has been
             return []
-        keys = {a for answers in self.answering.values() for a in answers if a.startswith(KEY_CALLS)}
-        if keys and not any(i.action in keys for i in items):
-            # A key that answered on other screens was not tried lately (the explorer clicked what it took for
-            # buttons: the bricks of a breakout whose paddle moves by arrow keys).  Unlike a click, a key does
-            # not depend on where it lands, and a moving game's screens seldom repeat: dead input is not shown
-            # until one of those keys is tried again.
+        keys = {a for answers in self.answering.values() for a in answers
+                if a.startswith(KEY_CALLS) and a in self.visible_answers}
+        game = getattr(getattr(self.target, "spec", None), "kind", "") == "game"
+        if keys and game and not any(i.action in keys for i in items):
+            # In a game, a key that answered on other screens, beyond a caret, was not tried lately (the explorer
+            # clicked what it took for buttons: the bricks of a breakout whose paddle moves by arrow keys).  Unlike
+            # a click, a key does not depend on where it lands, and a moving game's screens seldom repeat: dead
+            # input is not shown until one of those keys is tried again.  (An app's form whose Entry swallows
+            # every key is judged as before: Tab's focus move is no answer of its other keys.)
             self._verified_at = -1
             return []
         alive = self._loop_alive()
