@@ -327,8 +327,10 @@ class SurvivalSearch:
         """Each key read while held pressed step after step, through the plan and through its first half: a
         paddle or a ship moved far (it moves a little each frame the key is down).  One key a plan cannot take
         a paddle to a ball across the screen, and mends add one key a plan."""
-        runs = sorted({steps, max(2, steps // 2)} - {1}, reverse=True)
-        return [[key] * n + [NOTHING] * (steps - n) for n in runs for key in keys if n <= steps]
+        if steps < 2:
+            return []  # (one step: the plans with one key already hold it)
+        return [[key] * n + [NOTHING] * (steps - n) for n in sorted({steps, max(2, steps // 2)}, reverse=True)
+                for key in keys]
 
     def _wander(self, keys: list[Action], steps: int) -> list[Action]:
         """A random plan: two keys at two steps of its first half (a turn, then another: food off the row)."""
