@@ -347,3 +347,40 @@ def test_the_explorers_own_step_in_a_game_played_on_spares_its_restart_key():
     assert spared.action == Press("up") and "starts the game over" in spared.rationale
     explorer.in_play = False  # the game is over (nothing the search plays lives): r is what it waits for
     assert explorer._spare_the_game(restart) is restart
+
+
+def test_a_game_kept_alive_long_without_new_code_is_let_go_to_its_end_once_per_episode():
+    """A search that only survives never reaches a game's end (its GAME OVER, a score saved, the restart): after
+    a third of the budget alive with no new code for a sixth of it, nothing is sent until the episode ends; a game that
+    does not end by itself is played on, and not let go again."""
+    from types import SimpleNamespace
+
+    from app.engine.testers.explore.explorer import Explorer
+    from app.engine.testers.explore.scouts import NOTHING
+
+    def explorer_at(played: int, new_code_at: float) -> Explorer:
+        explorer = Explorer(survival=True)
+        explorer.ctx = SimpleNamespace(rng=random.Random(0), duration_s=None, max_steps=100)
+        explorer.survival = SimpleNamespace(decisions=5)
+        explorer.played, explorer.new_code_at = played, new_code_at
+        return explorer
+
+    assert explorer_at(30, 0.0)._let_go() is None  # alive 30% of the budget: played on
+    assert explorer_at(55, 0.5)._let_go() is None  # new code 5% of the budget ago: the search still finds some
+    explorer = explorer_at(55, 0.3)
+    let_go = explorer._let_go()
+    assert let_go is not None and let_go.action == NOTHING and "until this episode ends" in let_go.rationale
+    explorer.played = 70
+    assert explorer._let_go().action == NOTHING  # still let go: the game has not ended
+    explorer._ended()  # its GAME OVER stands
+    explorer.played = 71
+    assert explorer._let_go() is None  # a new episode: alive since 71%
+    never_ends = explorer_at(55, 0.3)
+    assert never_ends._let_go() is not None
+    never_ends.played = 81  # let go a quarter of the budget: it does not end by itself
+    assert never_ends._let_go() is None and never_ends.let_go_failed
+    never_ends.played = 99
+    assert never_ends._let_go() is None
+    no_search = explorer_at(55, 0.3)
+    no_search.survival = None  # the game was never played by the search: nothing to let go
+    assert no_search._let_go() is None

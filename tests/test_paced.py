@@ -62,6 +62,31 @@ def test_a_still_window_that_reads_the_time_zone_wrongly_differs_off_the_pinned_
     assert found is not None and found.kind == "paced" and "time zone" in found.message
 
 
+def test_a_still_window_differing_only_by_a_caret_is_not_a_paced_difference() -> None:
+    """Off the pinned clock a caret blinks on the machine's time and stops blinking where it was: one still
+    window shows it and the other not.  A caret is no date; text that differs still is a difference."""
+    import numpy as np
+
+    from app.engine.play.observer import Frame
+
+    def frame(draw) -> Frame:
+        pixels = np.full((120, 200, 4), 255, dtype=np.uint8)
+        draw(pixels)
+        return Frame(200, 120, pixels.tobytes(), 0.0)
+
+    def caret(p):
+        p[40:70, 16:18, :3] = 0
+
+    def text(p):
+        p[40:52, 16:60, :3] = 0
+
+    check = PacedCheck(resolve_target(str(TARGETS / "zone_tk")).spec, resolve_target(str(TARGETS / "zone_tk")).spec, 0)
+    plain = Pace(3.0, 60, 0, 0.0, frame(lambda p: None))
+    assert check._finding(Pace(3.0, 60, 0, 0.0, frame(caret)), plain, "with no input") is None
+    found = check._finding(Pace(3.0, 60, 0, 0.0, frame(text)), plain, "with no input")
+    assert found is not None and "still window differs" in found.message
+
+
 @pytest.mark.slow
 def test_differential_play_fails_a_paced_candidate_that_lockstep_alone_passes(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "app", "test", str(TARGETS / "pace_pg") + "@fast", "--tester",

@@ -52,7 +52,7 @@ import numpy as np
 from Xlib.ext import damage
 
 from app.engine.judge.compare import compare
-from app.engine.judge.oracles import Finding
+from app.engine.judge.oracles import SCREEN_MIN_SIDE, Finding
 from app.engine.play.actions import Press
 from app.engine.play.display import ISOLATED, XDisplay, open_display
 from app.engine.play.observer import Frame, changed_mask
@@ -327,6 +327,11 @@ class PacedCheck:
         found = compare(candidate.last, [reference.last], np.zeros((reference.last.height, reference.last.width),
                                                                     dtype=bool))
         if found is None:
+            return None
+        x0, y0, x1, y1 = found.bbox
+        if min(x1 - x0, y1 - y0) < SCREEN_MIN_SIDE:
+            # A caret or a thin line: shown in one still picture and not in the other (a caret stops blinking
+            # after a while, in whichever phase it was on the machine's clock); a date or a time is text.
             return None
         evidence.update({"bbox": list(found.bbox), "pixels": found.pixels})
         if self.put_frame is not None:

@@ -37,6 +37,7 @@ from app.engine.testers.explore.forms import Plan, entry_plans, list_plans, shor
 from app.engine.testers.explore.keys_from_code import ReadInputs, inputs_from_target
 from app.engine.testers.explore.pairs import Pairs
 from app.engine.testers.explore.returns import Returner
+from app.engine.testers.explore.scouts import NOTHING
 from app.engine.testers.explore.fork_scout import FORK_CHEAP_PLANS, FORK_EVALS, FORK_LOOK_BUDGET_S, ForkScouts
 from app.engine.testers.explore.survival import SurvivalSearch, standing_still
 from app.engine.testers.offline import BURST_TAPS, LIST_MIN_H, SURFACE_SHARE, OfflineExplorer, _View
@@ -58,6 +59,16 @@ SURVIVAL_SHARE = 0.85
 OWN_EVERY = 8
 """Every this many steps of a moving game, the explorer's own input instead of survival's: a search that only
 keeps the game alive never sends the inputs it would die of, and those are inputs a player sends too."""
+LET_GO_ALIVE = 0.35
+"""A moving game the survival search kept alive this share of the run's budget (since the run began or its last
+episode ended: about a third played well, a third for the game to end, a third to play its end) ..."""
+LET_GO_STALE = 0.15
+"""... while no new line of its code ran for this share, is let go: nothing is sent until the episode ends.  The
+end of a game (its GAME OVER, a score saved, a name asked, the restart) is a state a player reaches too, and one
+a search that only survives never reaches (Go-Explore's archive would hold it as a cell like any other)."""
+LET_GO_MAX = 0.25
+"""A game left alone this share of the budget without ending does not end by itself: it is played on, and not
+let go again in this run."""
 QUIT_WORDS = ("quit", "exit", "close")
 """Menu items named so are not used (their shortcuts end the program) unless ending is declared."""
 INSIDE_WIDGET = {"entry": "entry", "text": "text", "list": "list"}
@@ -124,6 +135,13 @@ class Explorer(OfflineExplorer):
         self.quit_used: set[Action] = set()
         self.pressed: Counter[Action] = Counter()
         """How often each key was pressed (``responses`` counts how often it changed the window)."""
+        self.alive_since = 0.0
+        """Where in the run's budget (:meth:`_spent`) the game last began an episode ..."""
+        self.new_code_at = 0.0
+        """... and last ran a line of its code new to the run."""
+        self.let_go_at: float | None = None
+        """Where the game was let go (:data:`LET_GO_ALIVE`), while it is; None while it is played."""
+        self.let_go_failed = False
 
     # -- the program ---------------------------------------------------------------
     def _player(self) -> Any:
@@ -222,7 +240,7 @@ class Explorer(OfflineExplorer):
         inside = self._inside()
         if inside is None or self.ctx is None or getattr(inside, "toolkit", "") not in ("tk", "qt"):
             return None
-        if self.ctx.windows is not None and any(t.kind != "main" for t in self.ctx.windows.toplevels()):
+        if self._dialog_open():
             return None
         found: list[InsideWidget] | None = inside.widgets()
         if not found:
@@ -287,7 +305,7 @@ class Explorer(OfflineExplorer):
         assert self.ctx is not None, "begin() first"
         if self._target() is not self._program and not self.returner.replaying:
             self._new_start()  # a declared end restarted the program: a new episode
-            self.died = True
+            self._ended()
         self.in_play = False
         decision = self._replay() or self._next_in_plan() or self._pair() or self._survive(obs) or self._start_plan(obs)
         self._chose_view = decision is None
@@ -324,8 +342,19 @@ class Explorer(OfflineExplorer):
         return Decision(action, f"return to cell {cell}: replay input {i}/{n} after a restart (the same inputs "
                                 "at the same frames reach the same state)")
 
+    def _dialog_open(self) -> bool:
+        """Another top-level window of the program is up (a dialog, a message box): the X tree tells."""
+        return self.ctx is not None and self.ctx.windows is not None \
+            and any(t.kind != "main" for t in self.ctx.windows.toplevels())
+
     def _next_in_plan(self) -> Decision | None:
         if not self.plan:
+            return None
+        if self._dialog_open():
+            # The plan's next inputs were meant for the main window: typed into a message box, a space would
+            # press its button, and which of the letters after it reach the entry would depend on when the
+            # focus came back.  The dialog's own controls come first.
+            self.plan.clear()
             return None
         action, why = self.plan.popleft()
         return Decision(action, why)
@@ -354,6 +383,9 @@ class Explorer(OfflineExplorer):
         if (not self.use_survival or self.ctx.spec.kind != "game" or obs.settled
                 or not getattr(player, "lockstep", False) or self.returner.pending is not None):
             return None
+        let_go = self._let_go()
+        if let_go is not None:
+            return let_go
         self.survival_tick += 1
         if self.survival_tick % OWN_EVERY == 0 or self.survival_s > SURVIVAL_SHARE * (time.monotonic() - self.began):
             # The explorer's own input, from the state survival reached (Go-Explore's explore phase).
@@ -370,6 +402,35 @@ class Explorer(OfflineExplorer):
                                        "the explorer chooses from here")
         finally:
             self.survival_s += time.monotonic() - t0
+
+    def _spent(self) -> float:
+        """The share of the run's budget spent: its wall-clock time under ``--duration``, else its steps."""
+        assert self.ctx is not None
+        if self.ctx.duration_s:
+            return (time.monotonic() - self.began) / self.ctx.duration_s
+        return self.played / max(1, self.ctx.max_steps)
+
+    def _ended(self) -> None:
+        """An episode ended (a GAME OVER stands, or the program started again)."""
+        self.died = True
+        self.alive_since = self._spent()
+        self.let_go_at = None
+
+    def _let_go(self) -> Decision | None:
+        """Nothing sent while a game kept alive long without new code is let go to its end (:data:`LET_GO_ALIVE`)."""
+        now = self._spent()
+        if self.let_go_at is not None:
+            if now - self.let_go_at < LET_GO_MAX:
+                return Decision(NOTHING, f"let go: the game was kept alive {self.let_go_at - self.alive_since:.0%} of "
+                                         "the budget without new code; nothing is sent until this episode ends (the "
+                                         "end of a game is played too)")
+            self.let_go_at, self.let_go_failed = None, True  # it does not end by itself: played on
+            return None
+        if (not self.let_go_failed and self.survival is not None and self.survival.decisions
+                and now - self.alive_since >= LET_GO_ALIVE and now - self.new_code_at >= LET_GO_STALE):
+            self.let_go_at = now
+            return self._let_go()
+        return None
 
     def _look_ahead(self) -> Decision | None:
         assert self.ctx is not None
@@ -408,6 +469,8 @@ class Explorer(OfflineExplorer):
         if self.since_plan < PLAN_EVERY or self.ctx.spec.kind != "app":
             return None
         view = self._view if self._view is not None else self._look(obs.frame)
+        if view.dialog is not None or self._dialog_open():
+            return None  # the fields in sight are under the dialog (its grab): not typed into now
         plans: list[Plan] = []
         tall = [f for f in view.fields if f.cls == "list" or f.height >= LIST_MIN_H]
         entry = next(((f.x0, f.y0, f.x1, f.y1) for f in view.fields if f not in tall and f.cls != "text"), None)
@@ -453,6 +516,8 @@ class Explorer(OfflineExplorer):
             self.prefix.append(self._pending_step)
             self._pending_step = None
         new_lines = self._poll_coverage()
+        if new_lines:
+            self.new_code_at = self._spent()
         self._note_standing(after)
         if self.first_state is not None and self.recent and self.recent[-1] == self.first_state:
             self.pairs = Pairs()  # back on the first screen (a new game): what the cards showed is gone
@@ -478,7 +543,7 @@ class Explorer(OfflineExplorer):
         standing = standing_still(after.changed_bbox, self._last_change, after.frame)
         self._last_change = after.changed_bbox
         if standing and self._moved >= 3:
-            self.died = True
+            self._ended()
         self._moved = 0 if standing else self._moved + 1
 
     def _return(self) -> None:
