@@ -164,7 +164,7 @@ class DifferentialTester(WidgetComparison, TesterBase):
         self._judge(None, first)
         explorer_ctx = TesterContext(ref_spec, ctx.seed, ctx.max_steps, ctx.rng,
                                      (self.ref_obs[0].frame.width, self.ref_obs[0].frame.height),
-                                     target=self.players[0])
+                                     duration_s=ctx.duration_s, target=self.players[0])
         self.explorer.begin(explorer_ctx, self.ref_obs[0])
         cases = [c for c in ref_spec.script if c.applies_to(ctx.seed)] if self.script else []
         for n, case in enumerate(cases, 1):
