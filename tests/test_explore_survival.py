@@ -375,6 +375,10 @@ def test_a_game_kept_alive_long_without_new_code_is_let_go_to_its_end_once_per_e
     explorer._ended()  # its GAME OVER stands
     explorer.played = 71
     assert explorer._let_go() is None  # a new episode: alive since 71%
+    drifting = explorer_at(55, 0.3)  # a GAME OVER panel over drifting clouds: its picture never stands
+    assert drifting._let_go() is not None
+    drifting.played, drifting.new_code_at = 57, 0.57  # the code that draws the panel ran
+    assert drifting._let_go() is None and drifting.let_go_at is None and drifting.alive_since == 0.57
     never_ends = explorer_at(55, 0.3)
     assert never_ends._let_go() is not None
     never_ends.played = 81  # let go a quarter of the budget: it does not end by itself
@@ -384,3 +388,25 @@ def test_a_game_kept_alive_long_without_new_code_is_let_go_to_its_end_once_per_e
     no_search = explorer_at(55, 0.3)
     no_search.survival = None  # the game was never played by the search: nothing to let go
     assert no_search._let_go() is None
+
+
+def test_a_goal_met_in_a_third_of_the_branches_still_steers_and_the_plan_that_meets_it_is_not_interrupted():
+    """Where the food lies near, most plans eat it: over a run ``head == food`` held in about a third of the
+    branches.  It still steers, and while a plan that eats is followed the explorer's own step waits."""
+    from app.engine.testers.explore.survival import Branch
+
+    search = SurvivalSearch(BallScout(), [Press("space")], random.Random(0))
+    food = ("main.py", 30, 11)
+    for i in range(9):
+        search._count_near({food: (0.0 if i % 3 == 0 else 4.0, 6.0)})
+    plan = ((0, Press("eat")), (8, NOTHING), (16, NOTHING))
+    eats = Branch(Press("eat"), lived=3, lines=0, pictures=0, plan=plan, looks=3, near=((food, (0.0, 3.0)),))
+    passes = Branch(Press("pass"), lived=3, lines=0, pictures=1, plan=plan, looks=3, near=((food, (4.0, 6.0)),))
+    best = search._best([passes, eats])
+    assert best is not None and best.action == Press("eat") and best.close >= 1.0
+
+    search._look = lambda inputs, frame, valid: best  # type: ignore[method-assign]
+    action, _ = search.choose([], 0)
+    assert action == Press("eat") and search.keeps_promise()  # two steps of it left: the own step waits
+    search.plan.clear()
+    assert not search.keeps_promise()

@@ -67,8 +67,8 @@ LET_GO_STALE = 0.15
 end of a game (its GAME OVER, a score saved, a name asked, the restart) is a state a player reaches too, and one
 a search that only survives never reaches (Go-Explore's archive would hold it as a cell like any other)."""
 LET_GO_MAX = 0.25
-"""A game left alone this share of the budget without ending does not end by itself: it is played on, and not
-let go again in this run."""
+"""A game left alone this share of the budget without ending (its picture standing, the program restarting, or
+new code running) does not end by itself: it is played on, and not let go again in this run."""
 QUIT_WORDS = ("quit", "exit", "close")
 """Menu items named so are not used (their shortcuts end the program) unless ending is declared."""
 INSIDE_WIDGET = {"entry": "entry", "text": "text", "list": "list"}
@@ -380,6 +380,8 @@ class Explorer(OfflineExplorer):
         """In a moving game on the frame gate: the input whose future lives longest."""
         assert self.ctx is not None
         player = self._player()
+        if self.let_go_at is not None and obs.settled:
+            self._ended()  # the game left alone came to rest: its end (the explorer plays it now)
         if (not self.use_survival or self.ctx.spec.kind != "game" or obs.settled
                 or not getattr(player, "lockstep", False) or self.returner.pending is not None):
             return None
@@ -387,7 +389,9 @@ class Explorer(OfflineExplorer):
         if let_go is not None:
             return let_go
         self.survival_tick += 1
-        if self.survival_tick % OWN_EVERY == 0 or self.survival_s > SURVIVAL_SHARE * (time.monotonic() - self.began):
+        if self.survival_tick % OWN_EVERY == 0 and self.survival is not None and self.survival.keeps_promise():
+            self.survival_tick -= 1  # the own step waits until the plan that eats is played (it would end it)
+        elif self.survival_tick % OWN_EVERY == 0 or self.survival_s > SURVIVAL_SHARE * (time.monotonic() - self.began):
             # The explorer's own input, from the state survival reached (Go-Explore's explore phase).
             self.in_play = self.survival is not None and self.survival.living
             return None
@@ -419,6 +423,11 @@ class Explorer(OfflineExplorer):
     def _let_go(self) -> Decision | None:
         """Nothing sent while a game kept alive long without new code is let go to its end (:data:`LET_GO_ALIVE`)."""
         now = self._spent()
+        if self.let_go_at is not None and self.new_code_at > self.let_go_at:
+            # New code ran while the game was left alone: its end (a GAME OVER drawn, a death handled), also
+            # where the picture does not stand (clouds drifting behind the panel).  Played from here.
+            self._ended()
+            return None
         if self.let_go_at is not None:
             if now - self.let_go_at < LET_GO_MAX:
                 return Decision(NOTHING, f"let go: the game was kept alive {self.let_go_at - self.alive_since:.0%} of "
@@ -505,6 +514,8 @@ class Explorer(OfflineExplorer):
         self.played += 1
         if isinstance(decision.action, (Press, Hotkey)):
             self.pressed[decision.action] += 1
+        if isinstance(decision.action, Press) and decision.action.key in self.reads.restarts:
+            self.alive_since = self._spent()  # the game starts over: a new episode is kept alive from here
         if decision.action in self.quitting:
             # Ending is declared fine, and once shows it works; pressed on every new screen it would end
             # episode after episode on the same picture, which reads as input that changes nothing.

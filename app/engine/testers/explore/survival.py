@@ -74,6 +74,11 @@ do (the code behind eating, scoring, breaking a brick), which lines new to the p
 each has run.  (Rare-branch targeting, as FairFuzz does for a fuzzer.)"""
 RARE_AFTER = 8
 """Branches counted before a line can be rare."""
+SELDOM_SHARE = 0.5
+"""An equality test of the program's state that held in at most this share of the branches that evaluated it is
+one the game waits for (a head on its food).  Wider than :data:`RARE_SHARE`: where the food lies near, most plans
+eat it, and over a run a snake's ``head == food`` held in about a third of the branches (its lines were no longer
+rare, and the distance, held to the same share, steered nothing)."""
 APPROACH_PLANS = 8
 """Plans with a turn timed to meet a seldom-true equality test, at most, per look."""
 @dataclass(frozen=True)
@@ -150,6 +155,9 @@ class SurvivalSearch:
         nothing?  (Else the explorer chooses: a menu where no key does better wants a click.)"""
         self.stale = False
         """The last look's best plan showed nothing new: the next one plays a few more plans."""
+        self.promising = False
+        """The plan being followed makes a seldom-true test hold or runs rare lines on its way (the snake eats):
+        the explorer's own step waits until it is played (:meth:`keeps_promise`)."""
 
     @property
     def restarts(self) -> int:
@@ -169,6 +177,7 @@ class SurvivalSearch:
             self.plan, self.living = [], False
             self.scouts.warm(inputs, frame)
             return None
+        self.promising = best.lives and (best.close >= 1.0 or best.rare > 0)
         idle = [b.lived for b in self.last if all(a == NOTHING for _, a in b.plan)]
         self.living = best.lives or 2 * best.lived >= best.looks or bool(idle) and best.lived > idle[0]
         self.plan = list(best.plan)
@@ -187,6 +196,10 @@ class SurvivalSearch:
         at = self.plan[max(0, len(self.plan) - self.replan_below)][0] if self.plan else frame
         self.scouts.warm(ahead, at)
         return action, f"survival: plans played {self.horizon_s:g} s ahead on a scout ({why})"
+
+    def keeps_promise(self) -> bool:
+        """A plan that reaches what the game waits for is being followed (its steps are left)."""
+        return self.promising and bool(self.plan)
 
     def _follow(self, inputs: list[Step], why: str) -> tuple[Action, str]:
         at, action = self.plan.pop(0)
@@ -319,8 +332,8 @@ class SurvivalSearch:
         return any(least > 0 and self._seldom(site) for site, (least, _) in branch.near)
 
     def _seldom(self, site: NearSite) -> bool:
-        """An equality test that held in at most :data:`RARE_SHARE` of the branches that evaluated it."""
-        return self.near_held[site] <= RARE_SHARE * self.near_tested[site]
+        """An equality test that held in at most :data:`SELDOM_SHARE` of the branches that evaluated it."""
+        return self.near_held[site] <= SELDOM_SHARE * self.near_tested[site]
 
     @staticmethod
     def _holds(keys: list[Action], steps: int) -> list[list[Action]]:
@@ -399,7 +412,7 @@ class SurvivalSearch:
             self.near_far[site] = max(self.near_far.get(site, 0.0), last)
 
     def _closeness(self, branch: Branch) -> float:
-        """How near the branch came to the equality tests that hold in at most :data:`RARE_SHARE` of the
+        """How near the branch came to the equality tests that hold in at most :data:`SELDOM_SHARE` of the
         branches that evaluated them (search-based testing's branch distance, each test scaled by the
         largest distance seen): a snake's head to its food, where lines and pictures cannot tell a turn toward
         the food from a turn away.  Half is the least distance (did it hold, or nearly, on the way), half the
