@@ -126,6 +126,24 @@ def test_a_branch_whose_game_ends_lives_only_until_it_ends(survive):
 
 @pytest.mark.xvfb
 @needs_xvfb
+def test_a_branch_does_not_sleep_through_the_game_over_its_game_waits_on():
+    """gameover_pg shows GAME OVER for 3 s with ``pygame.time.wait`` before it quits: a branch plays at full
+    speed and lives by frames, so the wait is not waited (it would spend a look's whole budget on one plan)."""
+    scouts_of = _forked("gameover_pg")
+    scouts = next(scouts_of)
+    try:
+        scouts.warm([], 0)
+        t0 = time.monotonic()
+        ended = scouts.play([], [(0, NOTHING)], list(range(10, 120, 10)), 4, 12)  # falls near frame 45
+        elapsed = time.monotonic() - t0
+    finally:
+        next(scouts_of, None)
+    assert ended is not None and ended.lived < 8
+    assert elapsed < 3.0, f"the branch waited out the game's 3 s wait ({elapsed:.1f} s)"
+
+
+@pytest.mark.xvfb
+@needs_xvfb
 def test_the_search_on_forked_scouts_keeps_the_ball_up(survive):
     search = SurvivalSearch(survive, [Press("space")], random.Random(1), horizon_s=1.5, max_evals=16)
     t0 = time.monotonic()

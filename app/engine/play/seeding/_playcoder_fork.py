@@ -41,6 +41,7 @@ import select
 import signal
 import sys
 import threading
+import time
 from typing import Any, Optional
 
 import _playcoder_near
@@ -212,6 +213,7 @@ class _Branch:
             tracer.take()  # what the trunk ran is not this branch's
             self.trace(tracer)
         atexit.register(self.ended)
+        _no_sleep()
         if not self.full:
             self.probe()
         _post(self.events.pop(0, []))
@@ -465,3 +467,16 @@ def install(gate: Any, sock: int) -> None:
 
     gate.side_fd = sock
     gate.side = drain
+
+
+def _no_sleep() -> None:
+    """A branch plays at full speed: a sleep of the program (a GAME OVER shown for 3 s before it quits, a loop
+    paced by ``time.sleep``) waits for wall time the branch does not live by, and would spend the look's."""
+    time.sleep = lambda seconds: None  # type: ignore[assignment]
+    pgtime = sys.modules.get("pygame.time")
+    if pgtime is not None:
+        for name in ("wait", "delay"):
+            try:
+                setattr(pgtime, name, lambda ms: max(0, int(ms)))
+            except Exception:
+                pass
