@@ -409,10 +409,10 @@ class Explorer(OfflineExplorer):
 
     def _spent(self) -> float:
         """The share of the run's budget spent: its wall-clock time under ``--duration``, else its steps."""
-        assert self.ctx is not None
-        if self.ctx.duration_s:
-            return (time.monotonic() - self.began) / self.ctx.duration_s
-        return self.played / max(1, self.ctx.max_steps)
+        duration = getattr(self.ctx, "duration_s", None)
+        if duration:
+            return (time.monotonic() - self.began) / duration
+        return self.played / max(1, int(getattr(self.ctx, "max_steps", 0) or 0))
 
     def _ended(self) -> None:
         """An episode ended (a GAME OVER stands, or the program started again)."""
@@ -422,6 +422,8 @@ class Explorer(OfflineExplorer):
 
     def _let_go(self) -> Decision | None:
         """Nothing sent while a game kept alive long without new code is let go to its end (:data:`LET_GO_ALIVE`)."""
+        if self.let_go_at is None and (self.let_go_failed or self.survival is None or not self.survival.decisions):
+            return None  # the search never played this game (or it did not end when let go)
         now = self._spent()
         if self.let_go_at is not None and self.new_code_at > self.let_go_at:
             # New code ran while the game was left alone: its end (a GAME OVER drawn, a death handled), also
@@ -435,8 +437,7 @@ class Explorer(OfflineExplorer):
                                          "end of a game is played too)")
             self.let_go_at, self.let_go_failed = None, True  # it does not end by itself: played on
             return None
-        if (not self.let_go_failed and self.survival is not None and self.survival.decisions
-                and now - self.alive_since >= LET_GO_ALIVE and now - self.new_code_at >= LET_GO_STALE):
+        if now - self.alive_since >= LET_GO_ALIVE and now - self.new_code_at >= LET_GO_STALE:
             self.let_go_at = now
             return self._let_go()
         return None
