@@ -22,7 +22,7 @@ input, sampling their windows as fast as the capture allows, and compared:
   :data:`PACED_TOLERANCE` either way is a ``paced`` finding;
 - where **both stood still** the whole watch, their pictures: a still window
   that differs from its reference's off the pinned clock (a date, a time
-  zone) is a ``paced`` finding too.
+  zone) by more than a caret or a thin line is a ``paced`` finding too.
 
 When that first watch finds nothing, both get the same key (the reference's
 first hinted key, never Escape or ``q``) and are watched again for pace: a
