@@ -344,8 +344,8 @@ class Explorer(OfflineExplorer):
 
     def _dialog_open(self) -> bool:
         """Another top-level window of the program is up (a dialog, a message box): the X tree tells."""
-        return self.ctx is not None and self.ctx.windows is not None \
-            and any(t.kind != "main" for t in self.ctx.windows.toplevels())
+        windows = getattr(self.ctx, "windows", None)
+        return windows is not None and any(t.kind != "main" for t in windows.toplevels())
 
     def _next_in_plan(self) -> Decision | None:
         if not self.plan:
