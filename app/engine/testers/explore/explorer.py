@@ -58,7 +58,8 @@ SURVIVAL_SHARE = 0.85
 """At most this share of the run's time goes to survival looks (a look may wait for a scout's restart)."""
 OWN_EVERY = 8
 """Every this many steps of a moving game, the explorer's own input instead of survival's: a search that only
-keeps the game alive never sends the inputs it would die of, and those are inputs a player sends too."""
+keeps the game alive never sends the inputs it would die of, and those are inputs a player sends too.  It waits
+while a plan that meets what the game waits for is followed (:meth:`SurvivalSearch.keeps_promise`)."""
 LET_GO_ALIVE = 0.35
 """A moving game the survival search kept alive this share of the run's budget (since the run began or its last
 episode ended: about a third played well, a third for the game to end, a third to play its end) ..."""
