@@ -118,10 +118,9 @@ class Explorer(OfflineExplorer):
         self.survival_tick = 0
         self.survival_s = 0.0
         self.began = time.monotonic()
-        self.died = False
         self._moved = 0
+        """Steps the game moved in a row (a standing picture after three is an episode's end)."""
         self._last_change: tuple[int, int, int, int] | None = None
-        """The game ended an episode (or stood still after moving): survival looks are worth their cost."""
         self.since_plan = 0
         self._program: Any = None
         self._from_cell: str | None = None
@@ -417,31 +416,29 @@ class Explorer(OfflineExplorer):
 
     def _ended(self) -> None:
         """An episode ended (a GAME OVER stands, or the program started again)."""
-        self.died = True
         self.alive_since = self._spent()
         self.let_go_at = None
 
     def _let_go(self) -> Decision | None:
         """Nothing sent while a game kept alive long without new code is let go to its end (:data:`LET_GO_ALIVE`)."""
-        if self.let_go_at is None and (self.let_go_failed or self.survival is None or not self.survival.decisions):
-            return None  # the search never played this game (or it did not end when let go)
-        now = self._spent()
-        if self.let_go_at is not None and self.new_code_at > self.let_go_at:
+        if self.let_go_at is None:
+            if self.let_go_failed or self.survival is None or not self.survival.decisions:
+                return None  # the search never played this game (or it did not end when let go)
+            now = self._spent()
+            if now - self.alive_since < LET_GO_ALIVE or now - self.new_code_at < LET_GO_STALE:
+                return None
+            self.let_go_at = now
+        elif self.new_code_at > self.let_go_at:
             # New code ran while the game was left alone: its end (a GAME OVER drawn, a death handled), also
             # where the picture does not stand (clouds drifting behind the panel).  Played from here.
             self._ended()
             return None
-        if self.let_go_at is not None:
-            if now - self.let_go_at < LET_GO_MAX:
-                return Decision(NOTHING, f"let go: the game was kept alive {self.let_go_at - self.alive_since:.0%} of "
-                                         "the budget without new code; nothing is sent until this episode ends (the "
-                                         "end of a game is played too)")
+        elif self._spent() - self.let_go_at >= LET_GO_MAX:
             self.let_go_at, self.let_go_failed = None, True  # it does not end by itself: played on
             return None
-        if now - self.alive_since >= LET_GO_ALIVE and now - self.new_code_at >= LET_GO_STALE:
-            self.let_go_at = now
-            return self._let_go()
-        return None
+        return Decision(NOTHING, f"let go: the game was kept alive {self.let_go_at - self.alive_since:.0%} of the "
+                                 "budget without new code; nothing is sent until this episode ends (the end of a "
+                                 "game is played too)")
 
     def _look_ahead(self) -> Decision | None:
         assert self.ctx is not None
