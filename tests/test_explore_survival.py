@@ -11,7 +11,7 @@ from app.engine.play.actions import Press, Wait
 from app.engine.play.observer import Frame
 from app.engine.play.targetspec import resolve_target
 from app.engine.testers.explore.scout_pool import ScoutPool
-from app.engine.testers.explore.scouts import NOTHING, PlayerScout, Seat, Stillness, motion, stands
+from app.engine.testers.explore.scouts import NOTHING, PlayerScout, Scouts, Seat, Stillness, motion, stands
 from app.engine.testers.explore.survival import SurvivalSearch
 
 from conftest import TARGETS, needs_xvfb
@@ -410,3 +410,54 @@ def test_a_goal_met_in_a_third_of_the_branches_still_steers_and_the_plan_that_me
     assert action == Press("eat") and search.keeps_promise()  # two steps of it left: the own step waits
     search.plan.clear()
     assert not search.keeps_promise()
+
+
+class LineScouts(Scouts):
+    """A dot moving one cell a frame to the right from (0, 0); Down turns it down from the frame it is pressed at.
+    Its only equality test is ``dot == food``, the food at (4, 3): a turn at frame 4 eats it."""
+
+    parallel = 4
+    restarts = 0
+
+    def fps(self) -> float:
+        return 10.0
+
+    def ready(self, inputs: list) -> bool:
+        return True
+
+    def warm(self, inputs: list, frame: int) -> None:
+        pass
+
+    def play_many(self, inputs: list, plans: list, stand: int, memory: int) -> list:
+        from app.engine.testers.explore.scouts import Played
+
+        out = []
+        for plan, marks in plans:
+            turn = min([at for at, a in [*inputs, *plan] if a == Press("down")], default=None)
+            x = y = 0
+            least = last = float("inf")
+            for frame in range(marks[-1]):
+                if turn is not None and frame >= turn:
+                    y += 1
+                else:
+                    x += 1
+                last = abs(x - 4) + abs(y - 3)
+                least = min(least, last)
+            out.append(Played(lived=len(marks), near={("main.py", 9, 7): (float(least), float(last))}))
+        return out
+
+
+def test_a_turn_that_falls_between_two_steps_is_timed_by_a_longer_step_of_nothing():
+    """A step lasts three frames, so a turn comes only at frames 0, 3, 6 ...: the dot passes its food a cell
+    away.  A step of nothing a frame longer before the turn eats it, and is what the search then sends."""
+    search = SurvivalSearch(LineScouts(), [Press("down")], random.Random(0), horizon_s=1.0)
+    search.step_frames = {"nothing": 3, "Press": 3, "delay": 4}
+    best = search._look([], 0, False)
+    assert best is not None and dict(best.near)[("main.py", 9, 7)][0] == 0, [(b.plan, b.near) for b in search.last]
+    delay = best.plan[0][1]
+    assert isinstance(delay, Wait) and delay != NOTHING and best.plan[1] == (4, Press("down"))
+    eats = [b for b in search.last if dict(b.near)[("main.py", 9, 7)][0] == 0]
+    assert all(any(isinstance(a, Wait) and a != NOTHING for _, a in b.plan) for b in eats)
+    from app.engine.testers.explore.scouts import full_inputs
+
+    assert full_inputs([], list(best.plan)) == [(4, Press("down"))]  # a longer wait sends nothing

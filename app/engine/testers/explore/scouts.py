@@ -252,7 +252,7 @@ class OneScout(Scouts):
 
 def full_inputs(inputs: list[Step], plan: Plan) -> list[Step]:
     """The game's inputs, then the plan's."""
-    return inputs + [(at, a) for at, a in plan if a != NOTHING]
+    return inputs + [(at, a) for at, a in plan if not isinstance(a, Wait)]
 
 
 class PlayerScout:

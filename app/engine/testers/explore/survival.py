@@ -79,8 +79,11 @@ SELDOM_SHARE = 0.5
 one the game waits for (a head on its food).  Wider than :data:`RARE_SHARE`: where the food lies near, most plans
 eat it, and over a run a snake's ``head == food`` held in about a third of the branches (its lines were no longer
 rare, and the distance, held to the same share, steered nothing)."""
-APPROACH_PLANS = 8
+APPROACH_PLANS = 12
 """Plans with a turn timed to meet a seldom-true equality test, at most, per look."""
+DELAY_FRAMES = 1
+"""How many frames later a turn timed to meet such a test may come than a step's start (see
+:meth:`SurvivalSearch._delay`)."""
 @dataclass(frozen=True)
 class Branch:
     action: Action
@@ -103,8 +106,10 @@ class Branch:
     :meth:`SurvivalSearch._closeness`."""
 
     @property
-    def score(self) -> tuple[int, int, int, float, int]:
-        return (self.lived, self.lines, self.rare, self.close, self.pictures)
+    def score(self) -> tuple[bool, int, int, int, float, int]:
+        """Plans that lived to their horizon tie on life (a plan whose last step ends later has a look more, and
+        lived through it); the others by how long they lived."""
+        return (self.lives, 0 if self.lives else self.lived, self.lines, self.rare, self.close, self.pictures)
 
     @property
     def lives(self) -> bool:
@@ -169,10 +174,15 @@ class SurvivalSearch:
         self.decisions += 1
         self._learn(prefix, frame)
         inputs = _inputs(prefix)
-        if self.plan and self.plan[0][0] == frame and inputs == self.plan_base and len(self.plan) > self.replan_below:
+        same = bool(self.plan) and inputs == self.plan_base
+        if same and self.plan[0][0] == frame and len(self.plan) > self.replan_below:
             return self._follow(inputs, "survival: the plan looked at before lives on "
                                         f"({len(self.plan)} steps of it left)")
-        best = self._look(inputs, frame, bool(self.plan) and self.plan[0][0] == frame and inputs == self.plan_base)
+        # A step may last other frames than the plan counted (a key's step is learnt from the steps played, and a
+        # step of the explorer's own, or a pause at another frame rate, teaches another count): the rest of the
+        # plan, scheduled from here, is still looked at first rather than dropped (a snake a turn away from its
+        # food lost the turn that would have eaten it).
+        best = self._look(inputs, frame, same)
         if best is None:
             self.plan, self.living = [], False
             self.scouts.warm(inputs, frame)
@@ -203,7 +213,7 @@ class SurvivalSearch:
 
     def _follow(self, inputs: list[Step], why: str) -> tuple[Action, str]:
         at, action = self.plan.pop(0)
-        self.plan_base = inputs + ([(at, action)] if action != NOTHING else [])
+        self.plan_base = inputs + ([(at, action)] if not isinstance(action, Wait) else [])
         return action, why
 
     def _learn(self, prefix: list[Step], frame: int) -> None:
@@ -220,6 +230,8 @@ class SurvivalSearch:
         known = self.step_frames.get(_kind(action))
         if known is not None:
             return known
+        if isinstance(action, Wait) and action != NOTHING:
+            return self._frames_after(NOTHING) + DELAY_FRAMES
         hold = 0.0 if action == NOTHING else self.hold_s
         return max(1, round((self.look_s + hold) * fps))
 
@@ -309,8 +321,16 @@ class SurvivalSearch:
         if best is None or not best.lives or not keys or not self._wanting(best):
             return
         actions = [a for _, a in best.plan]
+        steps = range(1, max(2, (len(actions) + 1) // 2 + 1))
         later = [[key if i == j else a for i, a in enumerate(actions)]
-                 for j in range(1, max(2, (len(actions) + 1) // 2 + 1)) for key in keys if actions[j:j + 1] != [key]]
+                 for j in steps for key in keys if actions[j:j + 1] != [key]]
+        # A step lasts several frames (a snake moves a cell a frame and turns only where a step starts): the same
+        # turns a frame later, through a longer step of nothing before one, reach the cells in between.
+        delay = self._delay()
+        later += [[delay if i == j - 1 else a for i, a in enumerate(actions)]
+                  for j in steps if j < len(actions) and actions[j] != NOTHING and actions[j - 1] == NOTHING]
+        later += [[delay if i == j - 1 else key if i == j else a for i, a in enumerate(actions)]
+                  for j in steps for key in keys if actions[j:j + 1] != [key] and actions[j - 1] == NOTHING]
         self.rng.shuffle(later)
         pool = [a for a in later if tuple(a) not in tried][:APPROACH_PLANS]
         width = max(1, self.scouts.parallel)
@@ -326,6 +346,12 @@ class SurvivalSearch:
             branches.extend(played)
             if any(self._closeness(b) > self._closeness(best) for b in played if b.lives):
                 return
+
+    def _delay(self) -> Wait:
+        """A step of nothing :data:`DELAY_FRAMES` frames longer than :data:`NOTHING`'s (whose wait plays one frame):
+        the turn after it comes that much later."""
+        fps = self.scouts.fps() or 60
+        return Wait(round((1 + DELAY_FRAMES) / fps, 6))
 
     def _wanting(self, branch: Branch) -> bool:
         """Did the branch evaluate a seldom-true equality test without making it hold?"""
@@ -469,7 +495,9 @@ def _name(action: Action) -> str:
 
 
 def _kind(action: Action) -> str:
-    return "nothing" if isinstance(action, Wait) else type(action).__name__
+    if isinstance(action, Wait):
+        return "nothing" if action == NOTHING else "delay"
+    return type(action).__name__
 
 
 def _plan_name(plan: tuple[tuple[int, Action], ...]) -> str:
