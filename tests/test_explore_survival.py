@@ -388,6 +388,14 @@ def test_a_game_kept_alive_long_without_new_code_is_let_go_to_its_end_once_per_e
     no_search = explorer_at(55, 0.3)
     no_search.survival = None  # the game was never played by the search: nothing to let go
     assert no_search._let_go() is None
+    restarted = explorer_at(55, 0.3)
+    restarted.reads.restarts.add("enter")
+    restarted.standing = False
+    restarted._restarted_by(Press("enter"))  # pressed while the game moves (a plan's key): nothing starts over
+    assert restarted.alive_since == 0.0 and restarted._let_go() is not None
+    restarted.standing, restarted.played = True, 60
+    restarted._restarted_by(Press("enter"))  # on the standing GAME OVER: a new episode
+    assert restarted.alive_since == 0.6
 
 
 def test_a_goal_met_in_a_third_of_the_branches_still_steers_and_the_plan_that_meets_it_is_not_interrupted():

@@ -136,6 +136,8 @@ class Explorer(OfflineExplorer):
         self.pressed: Counter[Action] = Counter()
         """How often each key was pressed (``responses`` counts how often it changed the window)."""
         self.alive_since = 0.0
+        self.standing = True
+        """Did the picture stand still before the step being played (a menu, a GAME OVER)?"""
         """Where in the run's budget (:meth:`_spent`) the game last began an episode ..."""
         self.new_code_at = 0.0
         """... and last ran a line of its code new to the run."""
@@ -307,6 +309,7 @@ class Explorer(OfflineExplorer):
             self._new_start()  # a declared end restarted the program: a new episode
             self._ended()
         self.in_play = False
+        self.standing = obs.settled
         decision = self._replay() or self._next_in_plan() or self._pair() or self._survive(obs) or self._start_plan(obs)
         self._chose_view = decision is None
         if decision is None:
@@ -502,6 +505,14 @@ class Explorer(OfflineExplorer):
             self.plan.append((action, f"tester plan: {plan.name} (action {i}/{n})"))
         return Decision(plan.actions[0], f"tester plan: {plan.name} (action 1/{n})")
 
+    def _restarted_by(self, action: Action) -> None:
+        """A key the program reads to start again, pressed where the game stood (its GAME OVER, a menu), begins a
+        new episode: it is kept alive from here.  Pressed while the game moves it starts nothing (a snake's
+        Enter is read only on its menu), and the episode's count goes on: a search whose plans press Enter now
+        and then would otherwise never let the game go."""
+        if self.standing and isinstance(action, Press) and action.key in self.reads.restarts:
+            self.alive_since = self._spent()
+
     def _silent_key(self, action: Action) -> bool:
         """A key pressed at least :data:`SILENT_PRESSES` times that never changed the window."""
         return isinstance(action, (Press, Hotkey)) and self.pressed[action] >= SILENT_PRESSES \
@@ -513,8 +524,7 @@ class Explorer(OfflineExplorer):
         self.played += 1
         if isinstance(decision.action, (Press, Hotkey)):
             self.pressed[decision.action] += 1
-        if isinstance(decision.action, Press) and decision.action.key in self.reads.restarts:
-            self.alive_since = self._spent()  # the game starts over: a new episode is kept alive from here
+        self._restarted_by(decision.action)
         if decision.action in self.quitting:
             # Ending is declared fine, and once shows it works; pressed on every new screen it would end
             # episode after episode on the same picture, which reads as input that changes nothing.
