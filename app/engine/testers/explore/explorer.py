@@ -136,11 +136,11 @@ class Explorer(OfflineExplorer):
         self.pressed: Counter[Action] = Counter()
         """How often each key was pressed (``responses`` counts how often it changed the window)."""
         self.alive_since = 0.0
-        self.standing = True
-        """Did the picture stand still before the step being played (a menu, a GAME OVER)?"""
         """Where in the run's budget (:meth:`_spent`) the game last began an episode ..."""
         self.new_code_at = 0.0
         """... and last ran a line of its code new to the run."""
+        self.standing = True
+        """Did the picture stand still before the step being played (a menu, a GAME OVER)?"""
         self.let_go_at: float | None = None
         """Where the game was let go (:data:`LET_GO_ALIVE`), while it is; None while it is played."""
         self.let_go_failed = False

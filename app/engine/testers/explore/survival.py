@@ -324,13 +324,12 @@ class SurvivalSearch:
         steps = range(1, max(2, (len(actions) + 1) // 2 + 1))
         later = [[key if i == j else a for i, a in enumerate(actions)]
                  for j in steps for key in keys if actions[j:j + 1] != [key]]
-        # A step lasts several frames (a snake moves a cell a frame and turns only where a step starts): the same
-        # turns a frame later, through a longer step of nothing before one, reach the cells in between.
+        # A step lasts several frames (a snake moves a cell a frame and turns only where a step starts): a turn a
+        # frame later (the plan's own, or another key), through a longer step of nothing before it, reaches the
+        # cells in between.
         delay = self._delay()
-        later += [[delay if i == j - 1 else a for i, a in enumerate(actions)]
-                  for j in steps if j < len(actions) and actions[j] != NOTHING and actions[j - 1] == NOTHING]
         later += [[delay if i == j - 1 else key if i == j else a for i, a in enumerate(actions)]
-                  for j in steps for key in keys if actions[j:j + 1] != [key] and actions[j - 1] == NOTHING]
+                  for j in steps if j < len(actions) and actions[j - 1] == NOTHING for key in keys]
         self.rng.shuffle(later)
         pool = [a for a in later if tuple(a) not in tried][:APPROACH_PLANS]
         width = max(1, self.scouts.parallel)
