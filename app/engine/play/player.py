@@ -13,6 +13,7 @@ import contextlib
 import threading
 import time
 from concurrent.futures import Future
+from dataclasses import replace
 from typing import Any, Callable, Iterable
 
 from app.engine.play.desktop import DesktopCapture, Hold
@@ -85,9 +86,11 @@ class Player:
         self.observer.probe = target.inside if inside else None
         self.executor = make_executor(self.display.name, self.display.isolated, win.id, geometry, self.display.size,
                                       sleep=self.input_pause, hold_s=self.spec.timing.hold_ms / 1000)
-        if inside and sees_loop(target.inside) and self.spec.timing.hold_ms == Timing.hold_ms:
-            # Tk or Qt reads every event in order: no pauses of a person's pace (unless the target declares a hold).
-            self.executor.pace = EVENT_LOOP_PACE
+        if inside and sees_loop(target.inside):
+            # Tk or Qt reads every event in order: no pauses of a person's pace.  A hold the target declares
+            # changes only the hold (the executor's own, from timing.hold_ms), never the rest of the pace.
+            declared = self.spec.timing.hold_ms != Timing.hold_ms
+            self.executor.pace = replace(EVENT_LOOP_PACE, hold_s=None) if declared else EVENT_LOOP_PACE
         self.executor.park()  # Xvfb puts the pointer mid-screen: over a centred button, which would glow
         return win
 
