@@ -14,6 +14,12 @@ patch that changed one of them would change the judge, so
 Oracles are: ``test_*.py`` anywhere, whatever the target's ``unit_tests``
 patterns match, ``playcoder.toml``, everything under ``refs/`` and everything
 under a folder named ``tests`` or ``test``.
+
+Build files are refused the same way, anywhere in the tree: the program's
+requirements (``requirements*.txt``, ``constraints*.txt``, ``pyproject.toml``,
+``setup.py``, ``setup.cfg``), ``package.json`` and lock files.  A patch that
+edited them would change what the engine builds and runs for the program (a
+new package, a build backend), which is no repair of its code.
 """
 
 from __future__ import annotations
@@ -32,8 +38,13 @@ TEST_FILE_PATTERN = "test_*.py"
 DEFAULT_UNIT_TESTS = (TEST_FILE_PATTERN,)
 REFS_DIR = "refs"
 TEST_DIRS = ("tests", "test")
+BUILD_FILES = ("requirements*.txt", "constraints*.txt", "pyproject.toml", "setup.py", "setup.cfg", "package.json",
+               "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Pipfile",
+               "Pipfile.lock", "pdm.lock", "uv.lock", "*.lock")
+"""File names (any folder) that say what is installed or built for the program: never a patch's to change."""
 REFUSAL = ("refiners may not change the program's oracles (its unit tests, playcoder.toml, reference pictures "
-           "or tests folders)")
+           "or tests folders) or its build files (requirements, pyproject.toml, setup files, package.json, "
+           "lock files)")
 """The sentence every refusal ends with."""
 
 
@@ -59,7 +70,7 @@ class OracleGuard:
             return True
         if any(part in TEST_DIRS for part in path.parts[:-1]):
             return True
-        if fnmatch(path.name, TEST_FILE_PATTERN):
+        if fnmatch(path.name, TEST_FILE_PATTERN) or any(fnmatch(path.name, name) for name in BUILD_FILES):
             return True
         return any(fnmatch(text, pattern) or path.match(pattern) for pattern in self.unit_tests)
 
