@@ -1,4 +1,8 @@
-"""Shared fixtures: a private Xvfb, fresh databases, and a leak check for child processes."""
+"""Shared fixtures of every layer: a private Xvfb, fresh databases, and a leak check for child processes.
+
+Each layer folder (tests/unit, tests/x, tests/gui, tests/e2e) has its own conftest.py with what only that
+layer needs; paths and the Xvfb skip mark are in tests/suite.py.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +10,16 @@ import os
 import shutil
 import sys
 import time
-from pathlib import Path
 
 import psutil
 import pytest
-from layers import layer_of
-
-ROOT = Path(__file__).resolve().parents[1]
-TARGETS = Path(__file__).resolve().parent / "targets"
-APPS = ROOT / "benchmark" / "apps"
-
-needs_xvfb = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is not installed")
+from layers import mark_layers
+from suite import APPS, ROOT, TARGETS, needs_xvfb  # noqa: F401  (older tests import them from conftest)
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every test with its layer (unit, x, gui, e2e) so each layer runs alone: tests/layers.py."""
-    for item in items:
-        layer = layer_of(item)
-        if item.get_closest_marker(layer) is None:
-            item.add_marker(getattr(pytest.mark, layer))
+    """Mark every test with its layer (unit, x, gui, e2e), read from its folder: tests/layers.py."""
+    mark_layers(items)
 
 
 @pytest.fixture(scope="session")

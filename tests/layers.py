@@ -1,82 +1,46 @@
-"""Which layer a test belongs to (unit, x, gui, e2e), read from what the test uses.
+"""Which layer a test belongs to (unit, x, gui, e2e): the folder it lives in.
 
-`conftest.pytest_collection_modifyitems` marks every test with one layer so each layer can run
-alone (`pytest -m unit`).  A `unit`/`x`/`gui`/`e2e` marker written on the test, its class or its
-module wins.  Otherwise the layer is read from the test's fixtures and from the source text of the
-test, of the fixtures it uses and of the module's helpers it calls (one level deep):
+- tests/unit: no X server, no Qt, no engine run (pure functions, SQLite, files, parsing);
+- tests/x: an X server (Xvfb) or a target process, no Qt widgets;
+- tests/gui: Qt widgets with pytest-qt (offscreen, or on Xvfb);
+- tests/e2e: plays a target end to end (`python -m app ...`, the CLI, a `Session`).
 
-- e2e: it starts the engine end to end (`python -m app ...`, `app.cli`, a `Session`);
-- gui: it uses qtbot/qapp or imports PySide6, pytest-qt or app.views;
-- x: it needs an X server (the xvfb or wm_display fixture, Xvfb, a target process, Xlib);
-- unit: none of those.
+`conftest.pytest_collection_modifyitems` marks every test with its folder's layer, so one layer runs
+alone either by folder (`pytest tests/unit`) or by marker (`pytest -m unit`).  A test file directly
+in tests/ has no layer: collection stops and says where to put it.
 """
 
 from __future__ import annotations
 
-import inspect
-import re
-from typing import Any
+from pathlib import Path
 
 import pytest
 
 LAYERS = ("unit", "x", "gui", "e2e")
-
-_E2E = re.compile(r"""["']-m["'],\s*["']app["']|(from|import)\s+app\.cli\b|\bcli\.main\(|\bSession\(|\bplaycoder["'],\s*["']test\b""")
-_GUI_IMPORT = re.compile(r"^\s*(from|import)\s+(PySide6|pytestqt|app\.views(?!\.model))\b", re.M)
-_X = re.compile(r"\bstart_xvfb\b|\bXvfb\b|\bTargetProcess\(|\bXlib\b|\bopen_x\(|\bmake_executor\(|\bDISPLAY\b")
-_GUI_FIXTURES = {"qtbot", "qapp", "qtmodeltester", "qtlog"}
-_X_FIXTURES = {"xvfb", "wm_display"}
-_GUI_MODULES = ("PySide6", "pytestqt", "app.views")
-_QT_FREE = "app.views.model"  # the workbench model imports no Qt
-# conftest's autouse fixtures run for every test, so they say nothing of its layer
-_EVERY_TEST = {"no_leaked_children", "_clean_env"}
-_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+TESTS = Path(__file__).resolve().parent
 
 
-def _source(obj: Any) -> str:
+def layer_of(item: pytest.Item) -> str | None:
+    """The layer folder the test's file is in, or None for a file outside tests/<layer>/."""
     try:
-        return inspect.getsource(obj)
-    except (OSError, TypeError):
-        return ""
+        folder = Path(item.path).resolve().relative_to(TESTS).parts[0]
+    except (ValueError, IndexError):
+        return None
+    return folder if folder in LAYERS else None
 
 
-def _module_imports_gui(module: Any) -> bool:
-    for value in vars(module).values():
-        name = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", None)
-        if isinstance(name, str) and name.startswith(_GUI_MODULES) and not name.startswith(_QT_FREE):
-            return True
-    return False
+def mark_layers(items: list[pytest.Item]) -> None:
+    """Add the layer marker to every test; a test outside a layer folder is a usage error."""
+    stray = sorted({str(item.path) for item in items if layer_of(item) is None and _in_tests(item)})
+    if stray:
+        raise pytest.UsageError(
+            f"{', '.join(stray)}: a test file belongs in one layer folder, tests/unit, tests/x, tests/gui "
+            "or tests/e2e (see docs/architecture.md, Tests); move it there.")
+    for item in items:
+        layer = layer_of(item)
+        if layer is not None and item.get_closest_marker(layer) is None:
+            item.add_marker(getattr(pytest.mark, layer))
 
 
-def _text(item: pytest.Function) -> str:
-    """The source of the test, of every fixture it uses and of the module's functions it calls."""
-    parts = [_source(item.function)]
-    for name, defs in item._fixtureinfo.name2fixturedefs.items():
-        if name in _EVERY_TEST:
-            continue
-        parts.extend(_source(d.func) for d in defs)
-    text = "\n".join(parts)
-    module = item.module
-    for name in set(_CALL.findall(text)):
-        helper = getattr(module, name, None)
-        if inspect.isfunction(helper) and helper.__module__ == module.__name__:
-            parts.append(_source(helper))
-    return "\n".join(parts)
-
-
-def layer_of(item: pytest.Item) -> str:
-    for layer in LAYERS:
-        if item.get_closest_marker(layer) is not None:
-            return layer
-    if not isinstance(item, pytest.Function):
-        return "unit"
-    fixtures = set(item.fixturenames)
-    text = _text(item)
-    if _E2E.search(text):
-        return "e2e"
-    if fixtures & _GUI_FIXTURES or _GUI_IMPORT.search(text) or _module_imports_gui(item.module):
-        return "gui"
-    skip_x = any("Xvfb" in str(m.kwargs.get("reason", "")) for m in item.iter_markers("skipif"))
-    if fixtures & _X_FIXTURES or item.get_closest_marker("xvfb") or skip_x or _X.search(text):
-        return "x"
-    return "unit"
+def _in_tests(item: pytest.Item) -> bool:
+    return TESTS in Path(item.path).resolve().parents
