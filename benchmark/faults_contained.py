@@ -326,7 +326,7 @@ def bench_small(tmp: Path, row: Row) -> None:
                               str(ROOT / "tests" / "test_faults_small.py")], cwd=ROOT, capture_output=True, text=True,
                              timeout=300)
         summary = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "(no output)"
-        row(name, f"tests/test_faults_small.py -k {nodeid}: {summary}", target)
+        row(name, f"tests/x/test_faults_small.py -k {nodeid}: {summary}", target)
 
 
 def _off_screen(row: Row) -> None:

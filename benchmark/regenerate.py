@@ -13,7 +13,7 @@ stamped with the commit and the tree state (a Markdown line
 and ``regenerated_on`` in JSON) if it does not already name them.
 
 ``STALE`` lists the results files that do not yet describe a clean commit,
-each with why; ``tests/test_results_provenance.py`` fails for any other file
+each with why; ``tests/unit/test_results_provenance.py`` fails for any other file
 that names a dirty tree or no commit.  Regenerating an entry is how a file
 leaves that list.
 """

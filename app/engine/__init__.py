@@ -1,1 +1,1 @@
-"""The PlayTester engine. Never imports Qt (checked by tests/test_engine_contract.py)."""
+"""The PlayTester engine. Never imports Qt (checked by tests/unit/test_engine_contract.py)."""

@@ -7,7 +7,7 @@ them immortal).  On CPython 3.11 every ``QPainter.setPen``, ``save``,
 some calls do the same to ``True``/``False``), so after a few thousand paints
 the interpreter aborts with "none_dealloc: deallocating None".  Raising each
 count once by a huge margin makes them effectively immortal, as on 3.12.
-Checked by ``tests/test_views_none_guard.py``; remove this module when Python
+Checked by ``tests/unit/test_views_none_guard.py``; remove this module when Python
 3.11 support (or the affected PySide6 versions) are dropped.
 """
 

@@ -28,7 +28,7 @@ APPS = [p.name for p in list_apps()]
 # Every reference of both suites must pass (no false alarm is acceptable in CI).  Whether the explorer
 # reaches a benchmark variant's bug is an accuracy figure, measured and reported by `playcoder bench
 # detect`, not a pass/fail test; the oracles are checked end to end on the tests' own variants.  Long-run variants
-# (`long = true`: they show after minutes of play) are tested in tests/test_long_runs*.py.
+# (`long = true`: they show after minutes of play) are tested in tests/unit/test_long_runs.py and tests/x/test_long_runs_x.py.
 GENERIC_BUGS = [(p.name, b.id, b.expected_finding) for p in list_apps() if p.parent == APPS_DIR
                 for b in load_bugs(p) if b.expected_finding and not b.long]
 """The suite's generic variants: an accuracy figure (`playcoder bench detect`), never pinned here."""

@@ -1,6 +1,6 @@
 """Long-run bugs (``long = true`` in bugs.toml): skipped by `bench detect` by default, played for their duration
 with ``--long``.  Planning, the child's command line and the bugs.toml fields only; nothing is played here
-(tests/test_long_runs_x.py plays the late crash)."""
+(tests/x/test_long_runs_x.py plays the late crash)."""
 
 from __future__ import annotations
 

@@ -346,7 +346,7 @@ def ocr_views(region: RGB, numeric: bool) -> list[tuple[str, Image.Image, str]]:
     Small screen text is far below the ~30 px glyph height tesseract is trained on,
     so every view upscales with LANCZOS and adds a border of background; every view
     reads one line (``--psm 7``).  Measured on 12-16 px digits in DejaVu, Liberation,
-    Noto and FreeSans (tests/test_ocr_digits.py): the grey ×3 view alone reads 94% of
+    Noto and FreeSans (tests/unit/test_ocr_digits.py): the grey ×3 view alone reads 94% of
     them, the three together 97%; a binarised view with a digit whitelist reads fewer
     on its own but catches some the others miss.
     """
