@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
+from app.engine.testers.registry import DEFAULT, NAMES
 from app.engine.play.display import DISPLAY_MODES, ISOLATED
 from app.engine.errors import UserError
 from app.paths import default_db
@@ -30,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("test", help="play a target and record the trajectory")
     t.add_argument("target", help="folder with playcoder.toml, a bundled app name, optionally @BUG_ID")
-    t.add_argument("--tester", default="offline")
+    t.add_argument("--tester", default=DEFAULT, help=f"{' | '.join(NAMES)} (default {DEFAULT})")
     t.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)
     t.add_argument("--max-steps", type=int, default=None, help="at most this many steps (default 30)")
     t.add_argument("--seed", type=SEED, default=0)
@@ -191,26 +192,7 @@ def cmd_test(args: argparse.Namespace) -> int:
         stream_events(bus, control)
     else:
         bus.subscribe(_say_why_held)
-    llm_options = {k: v for k, v in (("provider", args.provider), ("model", args.model),
-                                      ("base_url", args.base_url)) if v is not None}
-    if llm_options and args.tester != "llm":
-        raise UserError("--provider, --model and --base-url apply only to --tester llm.")
-    if args.reference is not None:
-        if args.tester not in ("differential", "script"):
-            raise UserError("--reference applies only to --tester differential and --tester script.")
-        llm_options = {"reference": args.reference}
-    if args.no_script:
-        if args.tester != "differential":
-            raise UserError("--no-script applies only to --tester differential.")
-        llm_options = {**llm_options, "script": False}
-    if args.explorer is not None:
-        if args.tester not in ("offline", "differential"):
-            raise UserError("--explorer applies only to --tester offline and --tester differential.")
-        llm_options = {**llm_options, "explorer": args.explorer}
-    if args.survival is not None:
-        if args.tester not in ("offline", "differential") or args.explorer == "old":
-            raise UserError("--survival applies only to --tester offline and --tester differential (new explorer).")
-        llm_options = {**llm_options, "survival": args.survival == "on"}
+    llm_options = tester_options(args)
     max_steps = args.max_steps if args.max_steps is not None else (UNBOUNDED_STEPS if args.duration else 30)
     config = RunConfig(target=args.target, tester=args.tester, display=args.display,
                        max_steps=max_steps, seed=args.seed, tester_options=llm_options,
@@ -241,6 +223,18 @@ def cmd_test(args: argparse.Namespace) -> int:
         print(f"playcoder: {result.error}", file=sys.stderr)
         return 2
     return 0
+
+
+def tester_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The tester options ``args`` set, refused in one sentence when the chosen tester does not take one."""
+    from app.engine.testers.registry import check_options
+
+    given = {"provider": args.provider, "model": args.model, "base_url": args.base_url,
+             "reference": args.reference, "script": False if args.no_script else None, "explorer": args.explorer,
+             "survival": None if args.survival is None else args.survival == "on"}
+    options = {name: value for name, value in given.items() if value is not None}
+    check_options(args.tester, options)
+    return options
 
 
 def _say_why_held(event: object) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app import cli
+from app.engine.testers.registry import DEFAULT, NAMES
 from app.engine.errors import UserError
 from app.paths import default_db
 
@@ -39,10 +40,9 @@ def _write_outputs(args: argparse.Namespace, data: dict[str, Any], text: str) ->
 
 
 def _check_common(args: argparse.Namespace) -> None:
-    from app.engine.testers import TESTERS
+    from app.engine.testers.registry import spec
 
-    if args.tester not in TESTERS:
-        raise UserError(f"unknown tester {args.tester!r}; choose one of: {', '.join(TESTERS)}.")
+    spec(args.tester)  # an unknown tester ends here, in one sentence
     if args.max_steps < 1:
         raise UserError("--max-steps must be at least 1.")
     if args.jobs < 1:
@@ -57,8 +57,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
     _check_common(args)
     apps = detect.select_apps(args.apps)
     types = detect.select_types(args.types)
-    if args.no_script and args.tester != "differential":
-        raise UserError("--no-script applies only to --tester differential.")
+    if args.no_script:
+        from app.engine.testers.registry import check_options
+
+        check_options(args.tester, {"script": False})
     jobs = detect.plan(apps, args.runs, args.seed, args.vary_seeds, types, long=args.long, duration=args.duration)
     db = args.db or default_db()
     measured = measured_on()  # the code as it was when the runs started
@@ -178,7 +180,7 @@ def register(subparsers: Any) -> None:
     bsub = b.add_subparsers(dest="bench_command", required=True)
 
     def common(p: argparse.ArgumentParser, max_steps: int) -> None:
-        p.add_argument("--tester", default="offline", help="offline | script | llm (default offline)")
+        p.add_argument("--tester", default=DEFAULT, help=f"{' | '.join(NAMES)} (default {DEFAULT})")
         p.add_argument("--max-steps", type=cli.bounded_int(1, cli.UNBOUNDED_STEPS), default=max_steps)
         p.add_argument("--jobs", type=cli.bounded_int(1, 256), default=DEFAULT_JOBS, help=f"parallel runs (default {DEFAULT_JOBS})")
         p.add_argument("--seed", type=cli.SEED, default=0, help="PLAYCODER_SEED of the targets (default 0)")

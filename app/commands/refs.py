@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from app import cli
+from app.engine.testers.registry import RUBRIC
 from app.engine.errors import UserError
 from app.paths import default_db
 
@@ -81,7 +82,7 @@ def record_references(target: str, *, seed: int = 0, db: Path | None = None, max
     trajectories = TrajectoryStore(db or default_db())
     with tempfile.TemporaryDirectory(prefix="playcoder-rec-") as staging:
         tester = ScriptTester(record_refs=True, record_dir=Path(staging))
-        result = Session(RunConfig(target=str(program), tester="script", max_steps=max_steps, seed=seed),
+        result = Session(RunConfig(target=str(program), tester=RUBRIC, max_steps=max_steps, seed=seed),
                          trajectories, tester=tester).run()
         trajectories.close()
         out = Recording(spec.name, program, result.verdict, result.reason or result.error, result.run_id,

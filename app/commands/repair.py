@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from app import cli
+from app.engine.testers.registry import DEFAULT, REPAIR_TESTERS
 from app.engine.play.display import DISPLAY_MODES, ISOLATED
 from app.engine.errors import UserError
 from app.paths import default_db
@@ -46,7 +47,8 @@ def register(sub: Any) -> None:
     p.add_argument("--model", default=None, help="llm refiner: model name")
     p.add_argument("--base-url", default=None, help="llm refiner: OpenAI-compatible server address")
     p.add_argument("--max-iterations", type=cli.bounded_int(1, 1000), default=6, help="T: at most this many refine cycles (default 6)")
-    p.add_argument("--tester", default="offline", help="the PlayTester used for every play (default offline)")
+    p.add_argument("--tester", choices=REPAIR_TESTERS, default=DEFAULT,
+                   help=f"the PlayTester used for every play (default {DEFAULT})")
     p.add_argument("--max-steps", type=cli.bounded_int(1, cli.UNBOUNDED_STEPS), default=40, help="steps per play run")
     p.add_argument("--seed", type=cli.SEED, default=0)
     p.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from app.engine.testers.registry import RUBRIC
 from app.engine.errors import UserError
 from app.engine.judge.expectations import ExpectationChecker, Measurement
 from app.engine.judge.refs import ReferenceResolver
@@ -171,7 +172,7 @@ class RubricCheck:
     # -- playing -----------------------------------------------------------------------
     def _play(self, control: str, seed: int, tester: CheckingTester, store: TrajectoryStore) -> RunResult:
         self.say(f"playing {self.spec.name} ({control}, seed {seed})")
-        result = Session(RunConfig(target=str(self.folder), tester="script", max_steps=MAX_STEPS, seed=seed,
+        result = Session(RunConfig(target=str(self.folder), tester=RUBRIC, max_steps=MAX_STEPS, seed=seed,
                                    film_fps=0), store, tester=tester).run()
         self.report.runs.append({"control": control, "seed": seed, "run_id": result.run_id,
                                  "verdict": result.verdict})

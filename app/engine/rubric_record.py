@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 from PIL import Image
 
+from app.engine.testers.registry import RUBRIC
 from app.engine.errors import UserError
 from app.engine.play.observer import Frame
 from app.engine.play.targetspec import _COPY_IGNORE, SPEC_FILE, parse_spec
@@ -369,7 +370,7 @@ class CaseDraft:
             store = TrajectoryStore(db or Path(tmp) / "replay.db")
             try:
                 tester = ScriptTester()
-                result = Session(RunConfig(target=str(copy), tester="script", max_steps=REPLAY_MAX_STEPS, seed=seed,
+                result = Session(RunConfig(target=str(copy), tester=RUBRIC, max_steps=REPLAY_MAX_STEPS, seed=seed,
                                            film_fps=0), store, tester=tester).run()
             finally:
                 store.close()

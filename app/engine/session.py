@@ -36,7 +36,7 @@ from app.engine.trace.store import TrajectoryStore
 from app.engine.play.target import TargetProcess
 from app.engine.play.scriptlint import say_once, target_warnings
 from app.engine.play.targetspec import ResolvedTarget, TargetSpec, resolve_target
-from app.engine.testers import make_tester
+from app.engine.testers.registry import DEFAULT, make_tester
 from app.engine.testers.base import Tester, Verdict
 
 
@@ -48,7 +48,7 @@ SLICE_MS = {"game": 150, "app": 300}
 @dataclass
 class RunConfig:
     target: str
-    tester: str = "offline"
+    tester: str = DEFAULT
     display: str = ISOLATED
     max_steps: int = 30
     seed: int = 0
@@ -249,7 +249,7 @@ class Session:
         """Is the clock stopped while the tester thinks? By default for a model playing a game."""
         if self.config.freeze_while_thinking is not None:
             return self.config.freeze_while_thinking
-        return self.config.tester == "llm" and spec.kind == "game"
+        return self.tester is not None and self.tester.abilities.freezes_on_games and spec.kind == "game"
 
     def _film_fps(self) -> int:
         return self.config.film_fps if self.config.film_fps is not None else FILM_FPS

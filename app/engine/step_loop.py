@@ -31,7 +31,6 @@ from app.engine.play.clock import GameClock
 from app.engine.play.observer import Frame, Observation
 from app.engine.play.player import Player
 from app.engine.play.targetspec import TargetSpec, hinted_action
-from app.engine.tester_abilities import DECLARED
 from app.engine.testers.base import Decision, Tester, TesterContext
 
 if TYPE_CHECKING:
@@ -117,7 +116,6 @@ class StepLoop:
         self.endings = EpisodeEndings()
         self.ctx = TesterContext(spec, cfg.seed, cfg.max_steps, random.Random(cfg.seed),
                                  (obs.frame.width, obs.frame.height), duration_s=cfg.duration_s, target=play)
-        self.declared = DECLARED.get(cfg.tester)
 
     # -- the run ---------------------------------------------------------------------------
     def run(self) -> None:
@@ -179,9 +177,10 @@ class StepLoop:
         started = time.time()
         t0 = time.monotonic()
         if human is not None:
-            if self.declared is not None and not self.declared.takes_over:
+            declared = self.tester.abilities
+            if not declared.takes_over:
                 # differential play: the references would never get the person's input
-                session._record(Finding("refused", f"a take-over action was refused ({self.declared.no_take_over}); "
+                session._record(Finding("refused", f"a take-over action was refused ({declared.no_take_over}); "
                                         "the run goes on", session.steps))
                 return None
             try:

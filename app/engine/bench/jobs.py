@@ -29,6 +29,7 @@ from typing import Any, Callable, Sequence
 from app.engine.bench import children
 from app.engine.errors import UserError
 from app.engine.judge.verdict import is_answer
+from app.engine.testers.registry import spec
 from app.engine.trace.store import TrajectoryStore
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -75,9 +76,10 @@ def run_child(target: str, *, tester: str, max_steps: int, seed: int, db: Path,
     bound = ["--duration", f"{duration_s:g}"] if duration_s is not None else ["--max-steps", str(max_steps)]
     cmd = [sys.executable, "-m", "app", "test", target, "--tester", tester, *bound,
            "--seed", str(seed), "--json", "--db", str(db)]
-    if reference is not None and tester == "differential":
+    plays_reference = spec(tester).plays_reference
+    if reference is not None and plays_reference:
         cmd += ["--reference", reference]
-    if no_script and tester == "differential":
+    if no_script and plays_reference:
         cmd.append("--no-script")
     if duration_s is not None:
         timeout_s += duration_s

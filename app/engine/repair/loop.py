@@ -55,13 +55,14 @@ from app.engine.repair.records import CycleRecord
 from app.engine.repair.sandbox import Workspace
 from app.engine.repair.tools import TestReport, UnitTestRunner, Validator
 from app.engine.session import RunConfig, Session
+from app.engine.testers.registry import DEFAULT, RUBRIC, make_tester, spec
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.targetspec import SPEC_FILE
 from app.engine.judge.verdict import ERROR, FAIL, PASS, UNCERTAIN
 
 MAX_ITERATIONS = 6
 """T in the paper."""
-RUBRIC_TESTER = "script"
+RUBRIC_TESTER = RUBRIC
 EXIT_KIND = "exit"
 """A program that quits on its own while being played is not playable, whatever a tester concluded."""
 
@@ -70,7 +71,7 @@ EXIT_KIND = "exit"
 class RepairConfig:
     target: str
     """The label recorded for the session row (e.g. ``calculator@wrong-subtraction``); never shown to a refiner."""
-    tester: str = "offline"
+    tester: str = DEFAULT
     max_iterations: int = MAX_ITERATIONS
     max_steps: int = 40
     seed: int = 0
@@ -127,10 +128,8 @@ class RepairLoop:
     # -- playing -------------------------------------------------------------------
     def testers(self) -> list[str]:
         names = [self.config.tester]
-        if self.config.tester != RUBRIC_TESTER and _has_script(self.workspace):
+        if not spec(self.config.tester).needs_script and _has_script(self.workspace):
             try:
-                from app.engine.testers import make_tester
-
                 make_tester(RUBRIC_TESTER)
                 names.append(RUBRIC_TESTER)
             except UserError:

@@ -3,8 +3,9 @@
 A tester *declares* what it can do (class attributes: :attr:`TesterBase.lockstep`,
 :attr:`TesterBase.gated`, :attr:`TesterBase.from_first_frame`) and overrides the hooks it
 needs; the others are no-ops here, so the session calls every hook and reads every
-declaration directly instead of probing a tester for them.  The workbench's view of the
-same abilities is :mod:`app.engine.tester_abilities` (a test says the two agree).
+declaration directly instead of probing a tester for them.  What a tester offers a person
+(take-over, a model, script cases) is declared as data in :mod:`app.engine.testers.registry`
+and read through :attr:`TesterBase.abilities` (a test says the two declarations agree).
 
 ``Verdict`` is the verdict rule's outcome (:mod:`app.engine.judge.verdict`), re-exported here.
 """
@@ -24,6 +25,7 @@ from app.engine.play.xwidgets import TargetLike, TargetWindows, Widget
 
 if TYPE_CHECKING:
     from app.engine.play.control import RunControl
+    from app.engine.testers.registry import TesterSpec
     from app.engine.trace.store import TrajectoryStore
 
 
@@ -82,6 +84,14 @@ class TesterBase:
     from_first_frame: bool = False
     """Plays a game from its first frame: a game is put on the frame gate when its target asks for one, and
     stands still there during the oracles' start-up watch."""
+
+    @property
+    def abilities(self) -> TesterSpec:
+        """What this tester declares in the registry; a tester made outside it (a test's own) takes over
+        and needs nothing."""
+        from app.engine.testers.registry import TESTERS, TesterSpec
+
+        return TESTERS.get(self.name) or TesterSpec(self.name, "a tester made outside the registry")
 
     def begin(self, ctx: TesterContext, first: Observation) -> None:
         raise NotImplementedError

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from app.engine.testers.registry import DEFAULT
 from app.engine.play.display import ISOLATED
 from app.engine.errors import UserError
 from app.engine.llm.config import KEY_ENV, resolve_settings
@@ -29,7 +30,7 @@ KEYRING_SOURCE = "from the system keyring"
 class RunRequest:
     target: str
     """A target folder (absolute) or bundled app name, optionally ``@BUG_ID``."""
-    tester: str = "offline"
+    tester: str = DEFAULT
     display: str = ISOLATED
     max_steps: int = 30
     seed: int = 0

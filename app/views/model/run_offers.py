@@ -2,7 +2,7 @@
 
 Views ask here instead of testing tester names or run kinds.  The live
 controls follow the live run's state and what its tester declares
-(:mod:`app.engine.tester_abilities`: a differential run cannot be taken over);
+(:mod:`app.engine.testers.registry`: a differential run cannot be taken over);
 a recorded run may be overridden when its verdict is a tester's (not a repair
 session's, whose result is the repair's) and it no longer plays, and replayed
 when it has steps.  Qt-free, like the rest of the model.
@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from app.engine.tester_abilities import TesterAbilities, abilities
+from app.engine.testers.registry import TesterSpec, abilities
 from app.engine.trace.repair_plays import REPAIR_KIND
 
-__all__ = ["RunOffers", "TesterAbilities", "abilities", "live_offers", "run_offers"]
+__all__ = ["RunOffers", "TesterSpec", "abilities", "live_offers", "run_offers"]
 
 NOT_PAUSED = "Take-over needs a paused run: pause it first (Space)"
 RUNNING_NOTE = "The run is still playing: its verdict can be overridden when it ends"

@@ -26,10 +26,11 @@ from PySide6.QtWidgets import (
 
 from app.engine.errors import TargetError
 from app.engine.play.targetspec import SPEC_FILE, list_apps, load_bugs, load_spec
+from app.engine.testers.registry import DEFAULT, REPAIR_TESTERS
 from app.views.model.run_offers import abilities
 
 REFINERS = ("offline", "llm")
-TESTERS = ("offline", "script", "llm")
+TESTERS = REPAIR_TESTERS
 DEFAULT_ITERATIONS = 6
 """T, as ``playcoder repair --max-iterations`` defaults it."""
 DEFAULT_STEPS = 40
@@ -49,7 +50,7 @@ class RepairRequest:
     """A bundled app name or an absolute folder, optionally ``@BUG_ID``."""
     refiner: str = "offline"
     max_iterations: int = DEFAULT_ITERATIONS
-    tester: str = "offline"
+    tester: str = DEFAULT
     max_steps: int = DEFAULT_STEPS
     seed: int = 0
     provider: str | None = None
