@@ -57,6 +57,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     for w in found.widgets:
         print(f"  {w['kind']:<8} {str(w['box']):<24} {w['text']}")
     print(f"keys its code reads: {', '.join(found.keys) or 'none found'}")
+    if found.quit_keys:
+        print(f"keys that end it (left out of keys): {', '.join(found.quit_keys)}")
     if found.saved_state:
         print(f"saved state: {', '.join(found.saved_state)} (every run starts from it; the engine plays a copy)")
     if found.exited is not None:

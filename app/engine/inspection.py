@@ -11,6 +11,7 @@ look like saved state, and a starter ``playcoder.toml`` that ``playcoder test`` 
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import tempfile
 import time
@@ -56,22 +57,53 @@ class Inspection:
     notes: list[str] = field(default_factory=list)
     picture: bytes | None = None
     """The window as it looked when its controls were read (PNG): the workbench's New target draws them on it."""
+    quit_keys: list[str] = field(default_factory=list)
+    """Keys whose handler ends the program: left out of ``keys`` (the explorer's first presses would end the run)."""
 
     def as_json(self) -> dict[str, Any]:
         return {"window": list(self.window), "widgets": self.widgets, "widget_source": self.widget_source,
-                "keys": self.keys, "saved_state": self.saved_state, "toml": self.toml, "notes": self.notes}
+                "keys": self.keys, "quit_keys": self.quit_keys, "saved_state": self.saved_state, "toml": self.toml,
+                "notes": self.notes}
 
 
 def guess_command(folder: Path) -> list[str]:
-    """``python ENTRY`` for the usual entry file names, or the only .py file; TargetError when none fits."""
+    """``python ENTRY``: the one top-level file that runs as a script (``if __name__ == "__main__"``), else
+    the usual entry names, else the only .py file; TargetError when none fits."""
+    return ["python", _entry(folder)[0]]
+
+
+def _entry(folder: Path) -> tuple[str, str]:
+    """The entry file and what the guess rests on (said in the starter toml)."""
+    own = sorted(p.name for p in folder.glob("*.py") if not p.name.startswith(("test_", "setup", "conftest")))
+    scripts = [name for name in own if _runs_as_script(folder / name)]
+    if len(scripts) == 1:
+        return scripts[0], 'the only file with `if __name__ == "__main__"`'
     for name in ENTRY_GUESSES:
-        if (folder / name).is_file():
-            return ["python", name]
-    own = sorted(p.name for p in folder.glob("*.py") if not p.name.startswith(("test_", "setup")))
+        if (folder / name).is_file() and (not scripts or name in scripts):
+            return name, f"the usual entry name {name}"
     if len(own) == 1:
-        return ["python", own[0]]
+        return own[0], "the only Python file"
     raise TargetError(f"cannot tell how {folder} starts ({len(own)} Python files at its top); "
                       'give it with --command "python FILE.py".')
+
+
+def _runs_as_script(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "__name__" in text and "__main__" in text
+
+
+def split_command(command: str) -> list[str]:
+    """A ``--command`` string as the shell would split it: a quoted path may hold spaces."""
+    try:
+        parts = shlex.split(command)
+    except ValueError as exc:
+        raise TargetError(f"--command {command!r} cannot be read ({exc}); close its quotes.") from None
+    if not parts:
+        raise TargetError('--command is empty; give how the program starts, e.g. --command "python main.py".')
+    return parts
 
 
 def _spec(folder: Path, copy: Path, command: str | None) -> TargetSpec:
@@ -81,8 +113,12 @@ def _spec(folder: Path, copy: Path, command: str | None) -> TargetSpec:
         if command is None:
             return spec
         data = {"name": spec.name, "kind": spec.kind}
+        if spec.requirements is not None:
+            data["requirements"] = spec.requirements
     data.setdefault("name", folder.name)
-    data["command"] = command.split() if command else guess_command(copy)
+    data["command"] = split_command(command) if command else guess_command(copy)
+    if "requirements" not in data and (copy / "requirements.txt").is_file():
+        data["requirements"] = "requirements.txt"  # the program does not start without its own packages
     return parse_spec(data, folder=copy, source=folder, bug=None, where="--command")
 
 
@@ -115,12 +151,13 @@ def inspect(folder: Path, command: str | None = None) -> Inspection:
             finally:
                 target.shutdown()
     reads = inputs_from_target(folder, spec.command, spec.requirements)
-    keys = [k for k in reads.keys if unknown_key(k) is None]
+    keys = [k for k in reads.keys if unknown_key(k) is None and k not in reads.quits]
     present = saved_state.state_files(folder)
     state = sorted(set(present) | {f for f in saved_state.written(before, after)
                                    if f.lower().endswith(saved_state.STATE_SUFFIXES) or f not in before})
     found = Inspection((win.width, win.height), widgets[:MAX_WIDGETS], source, keys, state, exited, spec,
                        picture=picture)
+    found.quit_keys = sorted(k for k in reads.quits if unknown_key(k) is None)
     found.toml = starter_toml(found, folder)
     unread = unread_keys(spec.keys, reads)
     if unread:
@@ -216,29 +253,57 @@ def _string(value: str) -> str:
 
 
 def starter_toml(found: Inspection, folder: Path) -> str:
-    """A playcoder.toml for what was seen: name, kind, command, size, keys, exit_ok, a first criterion."""
+    """A playcoder.toml for what was seen: name, kind, command, size, keys, exit_ok, a first criterion; each guess
+    says what it rests on."""
     spec = found.spec
-    game = any(_imports(p, GAME_MODULES) for p in folder.glob("*.py"))
-    lines = [f"name = {_string(spec.name)}", f'kind = "{"game" if game else "app"}"',
-             f"command = [{', '.join(_string(c) for c in spec.command)}]",
+    game_file = _first_importing(folder, GAME_MODULES)
+    kind = (f'kind = "game"                     # {game_file} imports a game library' if game_file else
+            'kind = "app"                      # no game library (pygame, arcade, pyglet) is imported')
+    entry = spec.command[-1] if spec.command else ""
+    lines = [f"name = {_string(spec.name)}", kind,
+             f"command = [{', '.join(_string(c) for c in spec.command)}]" + _entry_note(folder, entry),
              f"size = [{found.window[0]}, {found.window[1]}]          # the window's real size, as inspected",
              'goal = ""                        # what a player tries to do (for the LLM tester)',
              f"keys = [{', '.join(_string(k) for k in found.keys)}]"]
+    if found.quit_keys:
+        lines.append(f"# left out of keys, they end the program: {', '.join(found.quit_keys)}")
     if found.exited == 0:
         lines.append("exit_ok = true                    # it quit by itself with code 0 while watched")
     else:
         lines.append("exit_ok = false                   # true if the program quits by design (game over)")
-    if game and any(_imports(p, ("pygame",)) for p in folder.glob("*.py")):
+    if game_file and _first_importing(folder, ("pygame",)):
         lines.append("# frame_gate = true               # [[script]] cases play it frame by frame from its start")
-    for name in ("requirements.txt", "pyproject.toml"):
-        if (folder / name).is_file() and spec.requirements is None:
-            lines.append(f"# requirements = {_string(name)}   # the engine builds the program's own environment")
-            break
+    if spec.requirements is not None:
+        lines.append(f"requirements = {_string(spec.requirements)}   # the engine builds the program's own environment")
+    elif (folder / "pyproject.toml").is_file():
+        lines.append('# requirements = "pyproject.toml"   # the engine builds the program\'s own environment')
     if found.saved_state:
         lines.append(f"# saved state in the folder: {', '.join(found.saved_state[:8])} "
                      "(every run starts from it; the engine plays a scratch copy)")
     lines += ["", "[[criteria]]", 'id = "opens"', 'text = "The window opens and shows the first screen"', ""]
     return "\n".join(lines)
+
+
+def _entry_note(folder: Path, entry: str) -> str:
+    try:
+        name, why = _entry(folder)
+    except TargetError:
+        return ""
+    return f"   # {why}" if name == entry else ""
+
+
+MAX_SCANNED = 400
+"""Python files read for the game/app guess (a vendored tree is not the program)."""
+
+
+def _first_importing(folder: Path, modules: tuple[str, ...]) -> str | None:
+    """The first of the program's own Python files (its subfolders too) that imports one of ``modules``."""
+    skip = saved_state.SKIP_DIRS
+    paths = sorted(p for p in folder.rglob("*.py") if not skip & set(p.relative_to(folder).parts[:-1]))
+    for path in paths[:MAX_SCANNED]:
+        if _imports(path, modules):
+            return str(path.relative_to(folder))
+    return None
 
 
 def _imports(path: Path, modules: tuple[str, ...]) -> bool:

@@ -55,9 +55,47 @@ def _named_in_code(files: list[Path]) -> set[str]:
     return names
 
 
+WRITE_CALLS = frozenset({"write_text", "write_bytes", "dump", "savetxt", "save", "connect", "to_csv", "to_json"})
+"""Calls through which a program writes a file (``json.dump``, ``Path.write_text``, ``sqlite3.connect`` ...)."""
+WRITE_MODES = ("w", "a", "x", "+")
+
+
+def _writes_files(files: list[Path]) -> bool:
+    """Whether the program's code can write a file at all: an ``open`` in a writing mode, a shelf or one of
+    :data:`WRITE_CALLS`.  A program that never writes keeps no saved state: what its folder holds (a
+    settings file it needs in order to start, a level, a word list) is read, never rewritten."""
+    for path in files:
+        if path.suffix != ".py":
+            continue
+        try:
+            tree = pysyntax.parse(path.read_text(encoding="utf-8", errors="replace"))
+        except (SyntaxError, ValueError, OSError, RecursionError):
+            return True  # unreadable code: assume the worst
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _writes(node):
+                return True
+    return False
+
+
+def _writes(call: ast.Call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if name in WRITE_CALLS or (name == "open" and isinstance(func, ast.Attribute)
+                               and isinstance(func.value, ast.Name) and func.value.id == "shelve"):
+        return True
+    if name != "open":
+        return False
+    modes = [k.value for k in call.keywords if k.arg == "mode"] + call.args[1:2]
+    return any(isinstance(m, ast.Constant) and isinstance(m.value, str) and any(c in m.value for c in WRITE_MODES)
+               or not isinstance(m, ast.Constant) for m in modes)
+
+
 def state_files(folder: Path) -> list[str]:
-    """Files in ``folder`` (relative paths) that look like saved state, sorted."""
+    """Files in ``folder`` (relative paths) that look like saved state, sorted: none when the program's
+    code never writes a file."""
     files = _files(folder)
+    if not _writes_files(files):
+        return []
     named = _named_in_code(files)
     out = []
     for path in files:
