@@ -26,6 +26,7 @@ FAKE_REPAIR = textwrap.dedent("""
     import json, signal, sys, time
     sys.path.insert(0, {root!r})
     sys.path.insert(0, {tests!r})
+    sys.path.insert(0, {root!r} + '/tests')  # the suite's support modules
     from app.engine.trace.store import TrajectoryStore
     from test_views_repair_live import add_cycle, add_session
     store = TrajectoryStore({db!r})
@@ -161,6 +162,7 @@ FAKE_EVENTS = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {root!r})
     sys.path.insert(0, {tests!r})
+    sys.path.insert(0, {root!r} + '/tests')  # the suite's support modules
     from app.engine.play.events import RunFinished, RunStarted, StepRecorded, event_to_json
     from app.engine.repair.events import (CycleRecorded, DiagnosisMade, PatchChecked, PatchProposed,
                                           RepairFinished, RepairPhaseChanged, RepairStarted)
