@@ -32,7 +32,9 @@ apart from recall over all.
 The split by program (:func:`program_split`) is fixed before anything is
 measured: a program is in the **tune** half when the SHA-256 of the UTF-8
 text ``"corpus:NAME"``, read as a big-endian integer, is even, else in the
-**test** half.  Only tune programs may be looked at while tuning a tester.
+**test** half.  Only tune programs may be looked at while tuning a tester; a
+test-half program any commit looked at moves to the tune half, recorded in
+``benchmark/split.md`` (which :func:`program_split` reads).
 
     python -m benchmark.mutants [--programs a,b] [--per-program K] [--seed S] [--out FILE] [--split]
 """
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import hashlib
 import importlib.util
 import json
@@ -53,6 +56,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from app import pysyntax
+from benchmark.split_check import read_split
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "benchmark" / "corpus"
@@ -89,9 +93,20 @@ class Mutant:
     statement: bool
 
 
-def program_split(name: str) -> str:
-    """``tune`` or ``test`` for a corpus program (see the module docstring); fixed, needs no results."""
+def drawn_split(name: str) -> str:
+    """The half the hash drew for a corpus program before anything was measured (see the module docstring)."""
     return TUNE if int(hashlib.sha256(f"corpus:{name}".encode("utf-8")).hexdigest(), 16) % 2 == 0 else TEST
+
+
+def program_split(name: str) -> str:
+    """``tune`` or ``test`` for a corpus program now: the draw, except programs benchmark/split.md moved to tune
+    because a commit looked at their runs."""
+    return TUNE if name in _moved_to_tune() else drawn_split(name)
+
+
+@functools.lru_cache(maxsize=1)
+def _moved_to_tune() -> frozenset[str]:
+    return frozenset(read_split().moved)
 
 
 def corpus_programs(names: list[str] | None = None) -> list[Path]:
