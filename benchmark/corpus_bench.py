@@ -22,17 +22,22 @@ alone judge the run).
   seed 0, each played once against the unmodified program; any ``fail`` is a
   false positive of differential play.
 
-Every run counts.  A run that ends in ``error`` or ``uncertain`` is a miss
-for recall and not a pass for the references; the false-positive rate is the
-share of all reference runs judged ``fail``.  A mutant run is *reached* when
-the mutated line ran during it (the probe's line on the program's stdout, read
-from the run's logs in the database); recall is given over all mutant runs
-and over the reached ones.  A mutant that is never reached could not have
-been seen: it says what exploration covers, not what the judge misses.
-Tables are given per program, per split (tune/test, fixed by
-:func:`benchmark.mutants.program_split` before anything was measured) and
-per mutation operator.  The output names the command line, the commit and
+Every run counts, with Stryker's categories (:mod:`benchmark.scoring`):
+a mutant is *killed*, *survived*, *not reached* (its line ran in no play:
+coverage decides, read from the probe's stdout line in the run's logs),
+*timeout*, *error*, or *equivalent* (the committed list, each with its
+reason).  Recall is killed over the reached mutants; the not-reached share
+is given beside it.  A reference run passes only if it played (at least 5
+settled screens judged over 10 steps); a shorter pass is *not played*.
+Tables are given per program, per split (tune/test, ``benchmark/split.md``)
+and per mutation operator.  The output names the command line, the commit and
 whether the tree had uncommitted changes.
+
+    python -m benchmark.corpus_bench --rescore RESULTS.json [--json FILE] [--md FILE]
+
+counts an earlier results file's runs again with these rules (no run is
+played); the output names both the commit the runs were measured on and the
+commit that counted them.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from typing import Any
 from app.engine.bench.children import run_batch, spawn, stop_all
 from app.engine.bench.provenance import describe_commit, measured_on
 from benchmark import refactorings as refactor
+from benchmark import scoring
 from benchmark.mutants import (CORPUS, MANIFEST, MARK, TEST, TUNE, Mutant, build_target, corpus_programs,
                                load_manifest, program_split)
 
@@ -77,6 +83,9 @@ class Row:
     reached: bool | None
     run_id: int | None
     seconds: float
+    steps: int | None = None
+    screens: int | None = None
+    """Settled screens judged (compared with the reference, or distinct ones for the offline tester)."""
 
 
 def cli_has(flag: str) -> bool:
@@ -124,6 +133,12 @@ def _reached(db: Path, run_id: int | None) -> bool | None:
     return row is not None
 
 
+def _played(data: dict[str, Any]) -> tuple[int, int]:
+    """(steps, settled screens judged) of a run's JSON line."""
+    screens, steps = scoring.screens_and_steps({"reason": data.get("reason") or "", "steps": data.get("steps")})
+    return steps, screens
+
+
 def _mutant_call(m: Mutant, args: argparse.Namespace, extra: list[str], scratch: Path, seed: int = 0) -> Any:
     def call() -> Row:
         folder = CORPUS / m.program
@@ -134,7 +149,7 @@ def _mutant_call(m: Mutant, args: argparse.Namespace, extra: list[str], scratch:
         run_id = data.get("run_id")
         return Row("mutant", m.program, program_split(m.program), m.operator, m.id, seed, str(data.get("verdict")),
                    str(data.get("reason") or data.get("error") or ""), _reached(args.db, run_id), run_id,
-                   round(time.monotonic() - start, 1))
+                   round(time.monotonic() - start, 1), *_played(data))
     return call
 
 
@@ -146,7 +161,7 @@ def _refactoring_call(r: refactor.Refactoring, args: argparse.Namespace, extra: 
         data = _play(target, folder, 0, args, extra)
         return Row("refactoring", r.program, program_split(r.program), r.kind, r.id, 0, str(data.get("verdict")),
                    str(data.get("reason") or data.get("error") or ""), None, data.get("run_id"),
-                   round(time.monotonic() - start, 1))
+                   round(time.monotonic() - start, 1), *_played(data))
     return call
 
 
@@ -173,62 +188,84 @@ def _reference_call(name: str, seed: int, args: argparse.Namespace, extra: list[
         data = _play(folder, folder, seed, args, extra)
         return Row("reference", name, program_split(name), "", "", seed, str(data.get("verdict")),
                    str(data.get("reason") or data.get("error") or ""), None, data.get("run_id"),
-                   round(time.monotonic() - start, 1))
+                   round(time.monotonic() - start, 1), *_played(data))
     return call
 
 
-def _rate(hits: int, total: int) -> str:
-    return f"{100 * hits / total:.0f}% ({hits}/{total})" if total else "—"
-
-
-def summarise(rows: list[Row]) -> dict[str, Any]:
-    """Recall (all and reached) and the false-positive rate, by program, split and operator."""
-    def block(sel: list[Row]) -> dict[str, Any]:
-        mut = [r for r in sel if r.kind == "mutant"]
-        ref = [r for r in sel if r.kind == "reference"]
-        reached = [r for r in mut if r.reached]
-        return {"mutant_runs": len(mut), "caught": sum(r.verdict == "fail" for r in mut),
-                "reached": len(reached), "caught_reached": sum(r.verdict == "fail" for r in reached),
-                "caught_unreached": sum(r.verdict == "fail" and not r.reached for r in mut),
-                "mutant_errors": sum(r.verdict == "error" for r in mut),
-                "mutant_uncertain": sum(r.verdict == "uncertain" for r in mut),
-                "reference_runs": len(ref), "false_positives": sum(r.verdict == "fail" for r in ref),
-                "reference_pass": sum(r.verdict == "pass" for r in ref),
-                "reference_errors": sum(r.verdict == "error" for r in ref),
-                "reference_uncertain": sum(r.verdict == "uncertain" for r in ref)}
+def summarise(rows: list[dict[str, Any]], equivalent: dict[str, str]) -> dict[str, Any]:
+    """Stryker categories and reference outcomes (:mod:`benchmark.scoring`) by split, operator and program."""
+    def block(sel: list[dict[str, Any]]) -> dict[str, Any]:
+        return scoring.score(sel, equivalent)
     return {"all": block(rows),
-            "by_split": {s: block([r for r in rows if r.split == s]) for s in (TUNE, TEST)},
-            "by_program": {p: block([r for r in rows if r.program == p]) for p in sorted({r.program for r in rows})},
-            "by_operator": {o: block([r for r in rows if r.operator == o])
-                            for o in sorted({r.operator for r in rows if r.operator})}}
+            "by_split": {s: block([r for r in rows if r["split"] == s]) for s in (TUNE, TEST)},
+            "by_program": {p: block([r for r in rows if r["program"] == p]) for p in sorted({r["program"] for r in rows})},
+            "by_operator": {o: block([r for r in rows if r["operator"] == o and r["kind"] == "mutant"])
+                            for o in sorted({r["operator"] for r in rows if r["operator"] and r["kind"] == "mutant"})}}
 
 
-def markdown(summary: dict[str, Any], rows: list[Row], header: str) -> str:
+def markdown(summary: dict[str, Any], rows: list[dict[str, Any]], header: str) -> str:
     out = [header, "",
-           "Every run counts: `error` and `uncertain` are misses for recall and not passes for the references. "
-           "*Reached*: the mutated line ran during the run (the probe's stdout line).", "",
-           "| group | recall (all mutant runs) | recall (reached) | reached | caught unreached | errors / uncertain "
-           "| false positives (reference runs) | references pass |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-
-    def line(name: str, b: dict[str, Any]) -> str:
-        return (f"| {name} | {_rate(b['caught'], b['mutant_runs'])} | {_rate(b['caught_reached'], b['reached'])} "
-                f"| {b['reached']}/{b['mutant_runs']} | {b['caught_unreached']} "
-                f"| {b['mutant_errors']} / {b['mutant_uncertain']} "
-                f"| {_rate(b['false_positives'], b['reference_runs'])} | {_rate(b['reference_pass'], b['reference_runs'])} |")
-    out.append(line("**all**", summary["all"]))
-    for s, b in summary["by_split"].items():
-        out.append(line(f"split: {s}", b))
-    for o, b in summary["by_operator"].items():
-        out.append(line(f"operator: {o}", b))
-    for p, b in summary["by_program"].items():
-        out.append(line(f"{p} ({program_split(p)})", b))
-    out += ["", "| kind | program | mutant | seed | reached | verdict | reason |", "| --- | --- | --- | --- | --- | --- | --- |"]
+           "Mutants in Stryker's categories (`benchmark/scoring.py`): *not reached* means the mutated line ran in no "
+           "play (coverage decides); recall is killed over the reached mutants, the not-reached share beside it. "
+           f"A reference run passes only if it played ({scoring.MIN_SCREENS} settled screens over "
+           f"{scoring.MIN_STEPS} steps); a shorter pass is *not played*.", ""]
+    groups = [("**all**", summary["all"])] + [(f"split: {s}", b) for s, b in summary["by_split"].items()]
+    groups += [(f"operator: {o}", b) for o, b in summary["by_operator"].items()]
+    groups += [(f"{p} ({program_split(p)})", b) for p, b in summary["by_program"].items()]
+    if summary["all"]["mutants"]:
+        out += [scoring.MUTANT_HEADER, *(scoring.mutant_line(n, b) for n, b in groups if b["mutants"]), ""]
+    if summary["all"]["references"]:
+        out += [scoring.REFERENCE_HEADER,
+                *(scoring.reference_line(n, b) for n, b in groups if b["references"]), ""]
+    equivalent = scoring.load_equivalent()
+    reached = scoring.reached_anywhere(rows)
+    out += ["| kind | program | mutant | seed | steps | screens | reached | verdict | category | reason |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        reason = r.reason.replace("|", "/").replace("\n", " ")[:160]
-        out.append(f"| {r.kind} | {r.program} | {r.mutant} | {r.seed} | {'' if r.reached is None else r.reached} "
-                   f"| {r.verdict} | {reason} |")
+        cat = (scoring.mutant_category(r, reached, equivalent) if r["kind"] == "mutant"
+               else scoring.reference_category(r) if r["kind"] == "reference" else r["verdict"])
+        steps, screens = scoring.screens_and_steps(r)
+        reason = str(r["reason"]).replace("|", "/").replace("\n", " ")[:160]
+        out.append(f"| {r['kind']} | {r['program']} | {r['mutant']} | {r['seed']} | {steps} | {screens} "
+                   f"| {'' if r['reached'] is None else r['reached']} | {r['verdict']} | {cat} | {reason} |")
     return "\n".join(out) + "\n"
+
+
+def rescore(path: Path, args: argparse.Namespace) -> int:
+    """Count an earlier results file's runs with this checkout's rules and split; play nothing."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rows = [dict(r) for r in data["runs"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"{path} is not a corpus_bench results file ({exc}); pass a --json file it wrote.", file=sys.stderr)
+        return 2
+    for r in rows:
+        r["split"] = program_split(r["program"])
+    counted = measured_on()
+    runs_on = data.get("measured_on") or {}
+    command = str(data.get("command", "")) + f"  (counted again: python -m benchmark.corpus_bench --rescore {path.name})"
+    title = "Differential play" if data.get("tester") == "differential" else "The offline tester"
+    header = (f"{title} on the corpus, explore-only: runs measured at {describe_commit(runs_on)}, counted at "
+              f"{describe_commit(counted)} ({_tree(counted)}).\n\n    {command}")
+    summary = summarise(rows, scoring.load_equivalent())
+    text = markdown(summary, rows, header) + refactoring_table([Row(**{k: r.get(k) for k in Row.__dataclass_fields__})
+                                                                for r in rows])
+    payload = {**data, "command": command, "counted_on": counted, "summary": summary, "runs": rows}
+    payload.pop("regenerated_on", None)
+    _write(args, payload, text)
+    return 0
+
+
+def _tree(info: dict[str, Any]) -> str:
+    return "tree clean" if info.get("dirty") is False else "tree DIRTY" if info.get("dirty") else "tree unknown"
+
+
+def _write(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
+    print(text)
+    if args.json:
+        args.json.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    if args.md:
+        args.md.write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -248,7 +285,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--db", type=Path, default=None, help="SQLite file for every run (default: a scratch file)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--md", type=Path, default=None)
+    ap.add_argument("--rescore", type=Path, default=None,
+                    help="count an earlier --json results file's runs with this checkout's rules (plays nothing)")
     args = ap.parse_args(argv)
+    if args.rescore:
+        return rescore(args.rescore, args)
     names = [n for n in args.programs.split(",") if n]
     programs = [f.name for f in corpus_programs(names or None)
                 if args.split == "all" or program_split(f.name) == args.split]
@@ -261,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m benchmark.corpus_bench " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])
                                                             if not a.startswith("--db"))
     print(f"command: {command}")
-    print(f"measured on: {describe_commit(provenance)}; tree {'clean' if provenance.get('dirty') is False else 'DIRTY' if provenance.get('dirty') else 'unknown'}")
+    print(f"measured on: {describe_commit(provenance)}; {_tree(provenance)}")
     print(f"{len(mutants)} mutant runs, {len(refactored)} refactoring runs and {len(programs) * args.ref_seeds} "
           f"reference runs over {len(programs)} "
           f"programs; explore-only flag: {' '.join(extra) or '(--no-script not in this CLI: the corpus has no script)'}",
@@ -280,21 +321,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  [{i + 1}/{len(calls)}] {row.kind} {row.mutant or row.program} seed {row.seed}: {row.verdict}"
                   + ("" if row.reached is None else f" (reached: {row.reached})"), file=sys.stderr, flush=True)
         rows: list[Row] = run_batch(calls, args.jobs, done)
-    summary = summarise(rows)
+    found = [asdict(r) for r in rows]
+    summary = summarise(found, scoring.load_equivalent())
     title = "Differential play" if args.tester == "differential" else "The offline tester"
-    header = (f"{title} on the corpus, explore-only, at {describe_commit(provenance)}.\n\n"
+    header = (f"{title} on the corpus, explore-only, at {describe_commit(provenance)} ({_tree(provenance)}).\n\n"
               f"    {command}")
-    text = markdown(summary, rows, header) + refactoring_table(rows)
-    print(text)
     payload = {"command": command, "tester": args.tester, "measured_on": provenance, "explore_only_flag": extra,
-               "counting": "every run counts; error and uncertain are misses for recall and not passes for the references",
-               "summary": summary, "runs": [asdict(r) for r in rows]}
-    if args.json:
-        args.json.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-    if args.md:
-        args.md.write_text(text, encoding="utf-8")
+               "counting": "Stryker's categories (benchmark/scoring.py): recall is killed / reached mutants; a "
+                           "reference run passes only if it played",
+               "summary": summary, "runs": found}
+    _write(args, payload, markdown(summary, found, header) + refactoring_table(rows))
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -93,11 +93,6 @@ ENTRIES: tuple[Entry, ...] = (
              "--md", f"benchmark/results/corpus-{tester}-references-{half}.md"),
             (f"corpus-{tester}-references-{half}.md", f"corpus-{tester}-references-{half}.json"), minutes)
       for tester, half, minutes in (("offline", "test", 20), ("differential", "test", 20), ("offline", "tune", 20))),
-    Entry("corpus-observable",
-          ("-m", "benchmark.corpus_observe", "benchmark/results/corpus-differential-mutants.json",
-           "benchmark/results/corpus-offline-mutants.json", "--duration", "45", "--seeds", "0", "--jobs", "2",
-           "--json", "benchmark/results/corpus-observable.json", "--md", "benchmark/results/corpus-observable.md"),
-          ("corpus-observable.md", "corpus-observable.json"), 40),
     Entry("corpus-refactorings",
           ("-m", "benchmark.corpus_bench", "--mutants", "0", "--ref-seeds", "0", "--refactorings", "5", "--duration",
            "15", "--jobs", "2", "--json", "benchmark/results/corpus-refactorings.json", "--md",
