@@ -58,8 +58,18 @@ from app.engine.bench.children import run_batch, spawn, stop_all
 from app.engine.bench.provenance import describe_commit, measured_on
 from benchmark import refactorings as refactor
 from benchmark import scoring
-from benchmark.mutants import (CORPUS, MANIFEST, MARK, TEST, TUNE, Mutant, build_target, corpus_programs,
-                               load_manifest, program_split)
+from benchmark.mutants import (
+    CORPUS,
+    MANIFEST,
+    MARK,
+    TEST,
+    TUNE,
+    Mutant,
+    build_target,
+    corpus_programs,
+    load_manifest,
+    program_split,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmark" / "results"
@@ -192,10 +202,12 @@ def _reference_call(name: str, seed: int, args: argparse.Namespace, extra: list[
     return call
 
 
-def summarise(rows: list[dict[str, Any]], equivalent: dict[str, str]) -> dict[str, Any]:
-    """Stryker categories and reference outcomes (:mod:`benchmark.scoring`) by split, operator and program."""
+def summarise(rows: list[dict[str, Any]], equivalent: dict[str, str],
+              covered: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Stryker categories and reference outcomes (:mod:`benchmark.scoring`) by split, operator and program;
+    ``covered``: mutants whose line ran in other plays (coverage is not a verdict, any play counts)."""
     def block(sel: list[dict[str, Any]]) -> dict[str, Any]:
-        return scoring.score(sel, equivalent)
+        return scoring.score(sel, equivalent, covered)
     return {"all": block(rows),
             "by_split": {s: block([r for r in rows if r["split"] == s]) for s in (TUNE, TEST)},
             "by_program": {p: block([r for r in rows if r["program"] == p]) for p in sorted({r["program"] for r in rows})},
@@ -203,12 +215,13 @@ def summarise(rows: list[dict[str, Any]], equivalent: dict[str, str]) -> dict[st
                             for o in sorted({r["operator"] for r in rows if r["operator"] and r["kind"] == "mutant"})}}
 
 
-def markdown(summary: dict[str, Any], rows: list[dict[str, Any]], header: str) -> str:
+def markdown(summary: dict[str, Any], rows: list[dict[str, Any]], header: str,
+             covered: frozenset[str] = frozenset()) -> str:
     out = [header, "",
-           "Mutants in Stryker's categories (`benchmark/scoring.py`): *not reached* means the mutated line ran in no "
+           ("Mutants in Stryker's categories (`benchmark/scoring.py`): *not reached* means the mutated line ran in no "
            "play (coverage decides); recall is killed over the reached mutants, the not-reached share beside it. "
            f"A reference run passes only if it played ({scoring.MIN_SCREENS} settled screens over "
-           f"{scoring.MIN_STEPS} steps); a shorter pass is *not played*.", ""]
+           f"{scoring.MIN_STEPS} steps); a shorter pass is *not played*."), ""]
     groups = [("**all**", summary["all"])] + [(f"split: {s}", b) for s, b in summary["by_split"].items()]
     groups += [(f"operator: {o}", b) for o, b in summary["by_operator"].items()]
     groups += [(f"{p} ({program_split(p)})", b) for p, b in summary["by_program"].items()]
@@ -218,7 +231,7 @@ def markdown(summary: dict[str, Any], rows: list[dict[str, Any]], header: str) -
         out += [scoring.REFERENCE_HEADER,
                 *(scoring.reference_line(n, b) for n, b in groups if b["references"]), ""]
     equivalent = scoring.load_equivalent()
-    reached = scoring.reached_anywhere(rows)
+    reached = scoring.reached_anywhere(rows) | covered
     out += ["| kind | program | mutant | seed | steps | screens | reached | verdict | category | reason |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
@@ -231,26 +244,37 @@ def markdown(summary: dict[str, Any], rows: list[dict[str, Any]], header: str) -
     return "\n".join(out) + "\n"
 
 
-def rescore(path: Path, args: argparse.Namespace) -> int:
-    """Count an earlier results file's runs with this checkout's rules and split; play nothing."""
+def _load_runs(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        rows = [dict(r) for r in data["runs"]]
+        return data, [dict(r) for r in data["runs"]]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"{path} is not a corpus_bench results file ({exc}); pass a --json file it wrote.", file=sys.stderr)
+        return None
+
+
+def rescore(path: Path, args: argparse.Namespace) -> int:
+    """Count an earlier results file's runs with this checkout's rules and split; play nothing."""
+    loaded = [x for x in (_load_runs(p) for p in [path, *args.coverage_from]) if x is not None]
+    if len(loaded) != 1 + len(args.coverage_from):
         return 2
+    (data, rows), others_runs = loaded[0], [runs for _, runs in loaded[1:]]
+    covered = frozenset(m for runs in others_runs for m in scoring.reached_anywhere(runs))
     for r in rows:
         r["split"] = program_split(r["program"])
     counted = measured_on()
     runs_on = data.get("measured_on") or {}
-    command = str(data.get("command", "")) + f"  (counted again: python -m benchmark.corpus_bench --rescore {path.name})"
+    others = "".join(f" --coverage-from {p.name}" for p in args.coverage_from)
+    command = (str(data.get("command", "")) +
+               f"  (counted again: python -m benchmark.corpus_bench --rescore {path.name}{others})")
     title = "Differential play" if data.get("tester") == "differential" else "The offline tester"
-    header = (f"{title} on the corpus, explore-only: runs measured at {describe_commit(runs_on)}, counted at "
-              f"{describe_commit(counted)} ({_tree(counted)}).\n\n    {command}")
-    summary = summarise(rows, scoring.load_equivalent())
-    text = markdown(summary, rows, header) + refactoring_table([Row(**{k: r.get(k) for k in Row.__dataclass_fields__})
-                                                                for r in rows])
-    payload = {**data, "command": command, "counted_on": counted, "summary": summary, "runs": rows}
+    header = (f"{title} on the corpus, explore-only: runs measured at {describe_commit(runs_on)} ({_tree(runs_on)}), "
+              f"counted at {describe_commit(counted)} ({_tree(counted)}).\n\n    {command}")
+    summary = summarise(rows, scoring.load_equivalent(), covered)
+    as_rows = [Row(**{k: r.get(k) for k in Row.__dataclass_fields__}) for r in rows]
+    text = markdown(summary, rows, header, covered) + refactoring_table(as_rows)
+    payload = {**data, "command": command, "counted_on": counted, "coverage_from": [p.name for p in args.coverage_from],
+               "summary": summary, "runs": rows}
     payload.pop("regenerated_on", None)
     _write(args, payload, text)
     return 0
@@ -287,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--md", type=Path, default=None)
     ap.add_argument("--rescore", type=Path, default=None,
                     help="count an earlier --json results file's runs with this checkout's rules (plays nothing)")
+    ap.add_argument("--coverage-from", type=Path, nargs="*", default=[],
+                    help="with --rescore: other results files whose plays count as coverage (a line run there is reached)")
     args = ap.parse_args(argv)
     if args.rescore:
         return rescore(args.rescore, args)

@@ -109,9 +109,11 @@ def reference_category(row: Mapping[str, Any]) -> str:
     return UNCERTAIN if verdict == "uncertain" else ERROR
 
 
-def score(rows: list[Mapping[str, Any]], equivalent: Mapping[str, str]) -> dict[str, Any]:
-    """Counts per category for the mutant and reference runs of ``rows``, with recall over reached mutants."""
-    reached = reached_anywhere(rows)
+def score(rows: list[Mapping[str, Any]], equivalent: Mapping[str, str],
+          covered: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Counts per category for the mutant and reference runs of ``rows``, with recall over reached mutants;
+    ``covered`` adds mutants whose line ran in plays outside ``rows`` (another tester's)."""
+    reached = reached_anywhere(rows) | covered
     mutants = [r for r in rows if r.get("kind") == "mutant"]
     refs = [r for r in rows if r.get("kind") == "reference"]
     counts = {c: 0 for c in MUTANT_CATEGORIES}

@@ -77,9 +77,9 @@ def history_missing(root: Path = ROOT) -> str:
     """Why this clone cannot be checked ('' when it can): no git, a shallow clone, the split commit absent."""
     try:
         shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=root, capture_output=True,
-                                 text=True, timeout=30)
+                                 text=True, timeout=30, check=False)
         known = subprocess.run(["git", "cat-file", "-e", f"{SPLIT_COMMIT}^{{commit}}"], cwd=root,
-                               capture_output=True, text=True, timeout=30)
+                               capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"git could not be run ({exc})"
     if shallow.returncode != 0:
@@ -108,7 +108,7 @@ def names(commit: Commit, program: str) -> bool:
 
 def _before(when: str, moved: str) -> bool:
     try:
-        return datetime.fromisoformat(when.replace("Z", "+00:00")) < datetime.fromisoformat(moved.replace("Z", "+00:00"))
+        return datetime.fromisoformat(when) < datetime.fromisoformat(moved)
     except ValueError:
         return True  # a move without a readable time seals nothing
 

@@ -50,7 +50,7 @@ def test_recall_is_killed_over_reached_with_the_not_reached_share_beside_it(five
 
 def test_a_reference_run_passes_only_if_it_played(five):
     m = five[0]
-    ref = dict(kind="reference")
+    ref = {"kind": "reference"}
     cases = [("behaved as the reference did: 72 settled screens compared after the same inputs over 71 steps", "pass"),
              ("behaved as the reference did: 1 settled screens compared after the same inputs over 2 steps",
               "not played"),
