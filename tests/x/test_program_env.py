@@ -89,9 +89,13 @@ def test_requirements_build_an_environment_once(xvfb, tmp_path, monkeypatch):
 def test_a_failed_build_says_so_with_the_installer_tail(tmp_path, monkeypatch):
     monkeypatch.setenv("PLAYCODER_ENV_CACHE", str(tmp_path / "cache"))
     folder = program(tmp_path / "game", '["python", "main.py"]', 'requirements = "requirements.txt"\n')
-    (folder / "requirements.txt").write_text("./no-such-package-0.1-py3-none-any.whl\n")
+    (folder / "requirements.txt").write_text("--no-index\nplaycoder-no-such-package\n")
     with pytest.raises(TargetError, match=r"could not build the program's environment from requirements.txt .*"
-                                          r"the installer said: .*no-such-package"):
+                                          r"the installer said: .*playcoder-no-such-package"):
+        program_env.program_env(folder, "requirements.txt")
+    (folder / "requirements.txt").write_text("./no-such-package-0.1-py3-none-any.whl\n")
+    with pytest.raises(TargetError, match=r"requirements.txt line 1 names './no-such-package-0.1-py3-none-any.whl', "
+                                          r"which is not in the program folder; fix the line\."):
         program_env.program_env(folder, "requirements.txt")
     assert not any(p.is_dir() for p in (tmp_path / "cache").iterdir())  # nothing half-built is kept
 

@@ -3,10 +3,13 @@
 A target that declares ``requirements = "requirements.txt"`` (or ``"pyproject.toml"``: its
 ``[project].dependencies``) is played by the Python of an environment built for it: a virtual
 environment made from the engine's interpreter (so tkinter and the engine's Python version are
-there), holding exactly what the file names.  It is built with uv when uv is installed (fast,
-with its own cache), else with ``python -m venv`` and pip, and kept under the user cache folder,
-named by a hash of the file's content and the interpreter: the second run of the same target
-starts at once, and a change of the file builds a new one.
+there), holding exactly what the file names.  The file is read and checked first
+(:mod:`app.engine.play.requirement_set`: includes flattened, every local path inside the program
+folder), then built contained (:mod:`app.engine.play.sandbox_build`: wheels fetched on the host
+with no code run, everything else installed in the sandbox, offline).  It is kept under the user
+cache folder, named by a hash of what is built (the flattened requirement set, each local package
+by content) and the interpreter: the second run of the same target starts at once, and a change of
+the file or of a local package builds a new one.
 
 The self-contained bundle has no real interpreter (its ``python`` is the bundle itself, which
 cannot make a venv): there the packages are installed with ``--target`` into a folder that goes on
@@ -16,8 +19,8 @@ compiled packages match the bundle's ABI.
 The engine's seeding ``sitecustomize`` stays first on the program's ``PYTHONPATH`` either way
 (:func:`app.engine.play.target.target_environment`), and the sandbox shows the environment
 read-only (:func:`app.engine.play.sandbox.interpreter_paths` finds a venv from its interpreter).
-Installers run outside the sandbox (they need the package index) with an environment from which
-secret-looking variables are removed, except the installers' own settings (``PIP_*``, ``UV_*``).
+The host's fetch gets an environment from which secret-looking variables are removed, except the
+installers' own settings (``PIP_*``, ``UV_*``); the install in the sandbox gets the sandbox's whitelist.
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,11 +38,10 @@ from pathlib import Path
 import platformdirs
 
 from app.engine.errors import TargetError
+from app.engine.play.requirement_set import Reader, RequirementSet
+from app.engine.play.sandbox_build import BUILD_TIMEOUT_S, build
 
-BUILD_TIMEOUT_S = 900
-"""The longest an environment build may take (compiling a package from source can be slow)."""
-TAIL_LINES = 8
-"""How many of the installer's last output lines a failed build shows."""
+__all__ = ["BUILD_TIMEOUT_S", "ProgramEnv", "cache_root", "env_key", "find_uv", "program_env", "requirement_lines"]
 COMPLETE_MARK = ".playcoder-complete"
 """Written last into a built environment: a folder without it is a half-built one and is built again."""
 PYPROJECT = "pyproject.toml"
@@ -89,16 +90,18 @@ def _frozen() -> bool:
     return bool(getattr(sys, "frozen", False))
 
 
-def env_key(lines: list[str]) -> str:
-    """The cache name: the requirement lines and the interpreter that will run them."""
+def env_key(reqs: RequirementSet, folder: Path) -> str:
+    """The cache name: what is built (the flattened requirement set, local packages by content) and the
+    interpreter that will run it."""
     h = hashlib.sha256()
-    h.update("\n".join(lines).encode())
+    h.update(reqs.key(Path(os.path.realpath(folder))).encode())
     h.update(f"{sys.version}|{os.path.realpath(sys.executable)}|{_frozen()}".encode())
     return h.hexdigest()[:16]
 
 
 def find_uv() -> str | None:
-    """uv on PATH, else the binary the ``uv`` package installed for the engine's Python."""
+    """uv on PATH, else the binary the ``uv`` package installed for the engine's Python (kept for callers that
+    install by hand; environment builds use pip, whose fetch can refuse every source build)."""
     found = shutil.which("uv")
     if found:
         return found
@@ -119,23 +122,6 @@ def _installer_env() -> dict[str, str]:
     return env
 
 
-def _run(argv: list[str], cwd: Path, what: str, req: str) -> None:
-    try:
-        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S,
-                              env=_installer_env())
-    except subprocess.TimeoutExpired as exc:
-        raise TargetError(f"building the program's environment from {req} took over {BUILD_TIMEOUT_S} s ({what}); "
-                          "install the packages by hand into a venv and name its python in command.") from exc
-    except OSError as exc:
-        raise TargetError(f"could not run {argv[0]} to build the program's environment ({exc}); "
-                          "install uv or pip.") from exc
-    if proc.returncode != 0:
-        tail = " | ".join(line for line in (proc.stdout + proc.stderr).strip().splitlines()[-TAIL_LINES:])
-        raise TargetError(f"could not build the program's environment from {req} ({what} exited with code "
-                          f"{proc.returncode}); fix the requirements or check the package index — the installer "
-                          f"said: {tail}")
-
-
 def _host_python() -> str | None:
     """For the bundle: a host Python of the bundle's own version (compiled packages must match its ABI)."""
     want = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -153,26 +139,15 @@ def _host_python() -> str | None:
     return None
 
 
-def _build(dest: Path, req_file: Path, req: str, cwd: Path) -> None:
-    uv = find_uv()
+def _build(dest: Path, reqs: RequirementSet, req: str, folder: Path) -> None:
+    host = None
     if _frozen():
         host = _host_python()
         if host is None:
             raise TargetError(f"the bundle needs a Python {sys.version_info.major}.{sys.version_info.minor} on PATH "
                               f"to install {req} for the program; install one, or make a venv yourself and name its "
                               "python in command")
-        cmd = ([uv, "pip", "install", "--python", host, "--target", str(dest), "-r", str(req_file)] if uv
-               else [host, "-m", "pip", "install", "--target", str(dest), "-r", str(req_file)])
-        _run(cmd, cwd, "uv pip install" if uv else "pip install", req)
-        return
-    python = dest / "bin" / "python"
-    if uv:
-        _run([uv, "venv", "--quiet", "--python", sys.executable, str(dest)], cwd, "uv venv", req)
-        _run([uv, "pip", "install", "--python", str(python), "-r", str(req_file)], cwd,
-             "uv pip install", req)
-    else:
-        _run([sys.executable, "-m", "venv", str(dest)], cwd, "python -m venv", req)
-        _run([str(python), "-m", "pip", "install", "-r", str(req_file)], cwd, "pip install", req)
+    build(dest, reqs, folder, req, host, _installer_env())
 
 
 _built: dict[tuple[str, str], ProgramEnv] = {}
@@ -184,7 +159,8 @@ def program_env(folder: Path, requirements: str) -> ProgramEnv:
     Relative paths in the file (a local wheel, ``./vendor/pkg``) are read from the file's own folder.
     Concurrent runs of the same target wait for one build (a lock file beside it)."""
     lines = requirement_lines(folder, requirements)
-    key = env_key(lines)
+    reqs = Reader(folder).read(requirements, lines if os.path.basename(requirements) == PYPROJECT else None)
+    key = env_key(reqs, folder)
     memo = _built.get((key, str(folder)))
     if memo is not None:
         return memo
@@ -195,19 +171,11 @@ def program_env(folder: Path, requirements: str) -> ProgramEnv:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (dest / COMPLETE_MARK).is_file():
             shutil.rmtree(dest, ignore_errors=True)
-            req_file, made = folder / requirements, None
-            if os.path.basename(requirements) == PYPROJECT:  # its dependencies as a requirements file, outside
-                with tempfile.NamedTemporaryFile("w", suffix=".txt", prefix="playcoder-req-", delete=False) as fh:
-                    fh.write("\n".join(lines) + "\n")
-                made = Path(fh.name)
             try:
-                _build(dest, made or req_file, requirements, req_file.parent)
+                _build(dest, reqs, requirements, folder)
             except BaseException:
                 shutil.rmtree(dest, ignore_errors=True)
                 raise
-            finally:
-                if made is not None:
-                    made.unlink()
             (dest / COMPLETE_MARK).write_text(requirements + "\n")
     env = (ProgramEnv(sys.executable, str(dest), dest) if _frozen()
            else ProgramEnv(str(dest / "bin" / "python"), None, dest))

@@ -81,6 +81,8 @@ BASE_RO = ("/usr", "/etc", "/opt", "/sys", "/var/cache/fontconfig")
 TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 HIDDEN = ("/home", "/root")
 SHEBANG_BYTES = 256
+MAX_CFG_LINES = 200
+"""Lines of a venv's ``pyvenv.cfg`` read for its ``home``."""
 """How much of a script is read for its ``#!`` line."""
 PASSED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME")
 PASSED_PREFIXES = ("LC_",)
@@ -122,10 +124,16 @@ class Limits:
     """Size of its private /tmp (HOME lives there), and again of its /dev/shm."""
     nofile: int = 4096
     """Open files per process (the processes themselves are bounded by the run's cgroup)."""
+    address_space: bool = True
+    """Bound each process's address space to ``memory_mb`` too.  False for a browser: Chromium reserves
+    terabytes of address space it never touches (V8's cage) and dies at start under such a bound; its memory
+    is then bounded by the run's cgroup alone (docs/architecture.md, *Web pages*)."""
 
 
 TARGET_LIMITS = Limits(wall_s=None, cpu_s=None, memory_mb=4096, fsize_mb=256, nproc=512, disk_mb=512, tmp_mb=256)
 """Played targets: the run bounds the time; a busy game may use a core for the whole run."""
+BROWSER_LIMITS = replace(TARGET_LIMITS, address_space=False)
+"""A played web page's browser: the same bounds, its memory held by the run's cgroup (see ``address_space``)."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +154,8 @@ class Jail:
     """False forces the fallback even where bubblewrap runs (benchmarks, tests of the fallback)."""
     pass_fds: tuple[int, ...] = ()
     """Pipe ends the program inherits (the frame gate's); nothing else of the engine's is open in it."""
+    writable: tuple[Path, ...] = ()
+    """Folders the program may write at their own path (an environment being built); nothing else of the host."""
 
 
 # -- environment ---------------------------------------------------------------------
@@ -321,10 +331,12 @@ def interpreter_paths(argv: Sequence[str], folder: Path, path: str | None = None
     venv = _venv_of(exe)
     if venv is not None:
         found.append(venv)
-        home = _venv_home(venv)
+        home = _venv_home(venv, folder)
         if home:
             found.append(_prefix_of(home))
-    found.append(_prefix_of(os.path.dirname(os.path.realpath(exe))))
+    prefix = _prefix_of(os.path.dirname(os.path.realpath(exe)))
+    if venv is not None and _under(os.path.realpath(prefix), os.path.realpath(venv)) or _may_show(prefix, folder):
+        found.append(prefix)  # else it stays unseen: unseen_interpreter says so in one sentence
     home_dir = os.path.realpath(os.path.expanduser("~"))
     own = os.path.realpath(folder)
     out: list[str] = []
@@ -335,15 +347,38 @@ def interpreter_paths(argv: Sequence[str], folder: Path, path: str | None = None
     return out
 
 
-def _venv_home(venv: str) -> str | None:
+def _own_prefixes() -> list[str]:
+    """The engine's own interpreter: its prefixes and the folder of its executable's prefix."""
+    return [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                          _prefix_of(os.path.dirname(os.path.realpath(sys.executable))))]
+
+
+def _may_show(path: str, folder: Path) -> bool:
+    """An interpreter's folder the sandbox may show: a system folder, the program folder or the engine's own
+    interpreter (never a folder a target merely names, such as one under a home folder's ``.config``)."""
+    real = os.path.realpath(path)
+    roots = [*BASE_RO, *(os.path.realpath(t) for t in TOP_LINKS if os.path.exists(t)), os.path.realpath(folder),
+             *_own_prefixes()]
+    return any(_under(real, r) for r in roots)
+
+
+def _venv_home(venv: str, folder: Path) -> str | None:
+    """``home`` in the venv's ``pyvenv.cfg``: it must lie where :func:`_may_show` allows, else the start is refused
+    naming the line (its value is the file's own, not a host file's content)."""
+    cfg = os.path.join(venv, "pyvenv.cfg")
     try:
-        text = Path(venv, "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+        text = Path(cfg).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines()[:MAX_CFG_LINES], 1):
         key, sep, value = line.partition("=")
         if sep and key.strip() == "home":
-            return value.strip() or None
+            home = value.strip()
+            if home and not _may_show(_prefix_of(home), folder):
+                raise SandboxError(f"{cfg} line {number} names home = {home[:200]!r}, outside the program folder "
+                                   "and the engine's own Python; make the venv from a Python under /usr or /opt "
+                                   "(or the engine's), or declare requirements in playcoder.toml.")
+            return home or None
     return None
 
 
@@ -430,6 +465,8 @@ def _bwrap_argv(bwrap: str, jail: Jail, folder_bytes: int, info_fd: int, xauth_f
              "--size", str(lim.tmp_mb * MB), "--tmpfs", SANDBOX_TMP, "--dir", SANDBOX_HOME]
     for path in [*_python_paths(), *(os.path.realpath(p) for p in jail.read_only)]:
         argv += ["--ro-bind", path, path]  # after /tmp's tmpfs: a Python (or venv) under /tmp stays visible
+    for path in (os.path.realpath(p) for p in jail.writable):
+        argv += ["--bind", path, path]  # after the read-only binds: an environment being built is writable
     if jail.display:
         sock = _x_socket(jail.display)
         argv += ["--dir", "/tmp/.X11-unix", "--ro-bind", sock, sock]
@@ -471,7 +508,8 @@ def _limiter(lim: Limits, new_session: bool, group: RunGroup | None = None) -> C
         if new_session:
             os.setsid()
         die_with_parent(parent)
-        resource.setrlimit(resource.RLIMIT_AS, (lim.memory_mb * MB, lim.memory_mb * MB))
+        if lim.address_space:
+            resource.setrlimit(resource.RLIMIT_AS, (lim.memory_mb * MB, lim.memory_mb * MB))
         if lim.cpu_s is not None:
             resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_s, lim.cpu_s + 1))
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim.fsize_mb * MB, lim.fsize_mb * MB))
