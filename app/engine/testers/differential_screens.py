@@ -128,7 +128,10 @@ class ScreenComparison(ReferenceRuns):
         observers = [p.observer for p in self.players[:1]]
         candidate_observer = getattr(getattr(self.ctx, "player", None), "observer", None)
         watched = [self.pool.submit(self._watch, o, NOISE_WATCH_S) for o in observers if o is not None]
-        own = self._watch(candidate_observer, NOISE_WATCH_S) if candidate_observer is not None else [candidate]
+        # The candidate is the program being judged: what it changes by itself is looked at (a caret in
+        # another phase), never learnt as noise; noise is only what the references do.
+        own = (self._watch(candidate_observer, NOISE_WATCH_S, learn=False) if candidate_observer is not None
+               else [candidate])
         watched_frames = [w.result() for w in watched]
         seen = self._references() + [f for frames in watched_frames for f in frames]
         now = [frames[-1] for frames in watched_frames if frames]  # the text is read against what they show now
@@ -211,8 +214,9 @@ class ScreenComparison(ReferenceRuns):
                 return None
         return found
 
-    def _watch(self, observer: Any, seconds: float) -> list[Frame]:
-        """Frames of one program over ``seconds`` with no input; what changes is added to the noise."""
+    def _watch(self, observer: Any, seconds: float, learn: bool = True) -> list[Frame]:
+        """Frames of one program over ``seconds`` with no input; what a reference changes (``learn``) is
+        added to the noise."""
         frames: list[Frame] = []
         end = time.monotonic() + seconds
         prev = observer.capture()
@@ -220,9 +224,10 @@ class ScreenComparison(ReferenceRuns):
             time.sleep(CONFIRM_SAMPLE_S)
             cur = observer.capture()
             if not cur.same_as(prev):
-                mask = difference_mask(prev, cur)
-                with self._lock:
-                    self._add_noise(mask)
+                if learn:
+                    mask = difference_mask(prev, cur)
+                    with self._lock:
+                        self._add_noise(mask)
                 frames.append(cur)
             prev = cur
         frames.append(prev)
