@@ -268,8 +268,8 @@ def rescore(path: Path, args: argparse.Namespace) -> int:
     command = (str(data.get("command", "")) +
                f"  (counted again: python -m benchmark.corpus_bench --rescore {path.name}{others})")
     title = "Differential play" if data.get("tester") == "differential" else "The offline tester"
-    header = (f"{title} on the corpus, explore-only: runs measured at {describe_commit(runs_on)} ({_tree(runs_on)}), "
-              f"counted at {describe_commit(counted)} ({_tree(counted)}).\n\n    {command}")
+    header = (f"{title} on the corpus, explore-only: runs measured at {describe_commit(runs_on)}, "
+              f"counted at {describe_commit(counted)}.\n\n    {command}")
     summary = summarise(rows, scoring.load_equivalent(), covered)
     as_rows = [Row(**{k: r.get(k) for k in Row.__dataclass_fields__}) for r in rows]
     text = markdown(summary, rows, header, covered) + refactoring_table(as_rows)
@@ -278,10 +278,6 @@ def rescore(path: Path, args: argparse.Namespace) -> int:
     payload.pop("regenerated_on", None)
     _write(args, payload, text)
     return 0
-
-
-def _tree(info: dict[str, Any]) -> str:
-    return "tree clean" if info.get("dirty") is False else "tree DIRTY" if info.get("dirty") else "tree unknown"
 
 
 def _write(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
@@ -328,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m benchmark.corpus_bench " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])
                                                             if not a.startswith("--db"))
     print(f"command: {command}")
-    print(f"measured on: {describe_commit(provenance)}; {_tree(provenance)}")
+    print(f"measured on: {describe_commit(provenance)}")
     print(f"{len(mutants)} mutant runs, {len(refactored)} refactoring runs and {len(programs) * args.ref_seeds} "
           f"reference runs over {len(programs)} "
           f"programs; explore-only flag: {' '.join(extra) or '(--no-script not in this CLI: the corpus has no script)'}",
@@ -350,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     found = [asdict(r) for r in rows]
     summary = summarise(found, scoring.load_equivalent())
     title = "Differential play" if args.tester == "differential" else "The offline tester"
-    header = (f"{title} on the corpus, explore-only, at {describe_commit(provenance)} ({_tree(provenance)}).\n\n"
+    header = (f"{title} on the corpus, explore-only, at {describe_commit(provenance)}.\n\n"
               f"    {command}")
     payload = {"command": command, "tester": args.tester, "measured_on": provenance, "explore_only_flag": extra,
                "counting": "Stryker's categories (benchmark/scoring.py): recall is killed / reached mutants; a "

@@ -69,8 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         pairs += [(bug, str(APPS / bug.split("@")[0])) for bug in timing_bugs(apps)]
     provenance = measured_on()
     print(f"    python -m benchmark.paced_check {' '.join(shlex.quote(a) for a in (argv or sys.argv[1:]))}")
-    print(f"measured on: {describe_commit(provenance)}; tree "
-          f"{'clean' if provenance.get('dirty') is False else 'DIRTY' if provenance.get('dirty') else 'unknown'}; "
+    print(f"measured on: {describe_commit(provenance)}; "
           f"watch {args.seconds:g} s, tolerance {PACED_TOLERANCE:g}x\n")
     print("| candidate | candidate draws/s / pictures/s / motion/s | reference draws/s / pictures/s / motion/s "
           "| finding | s |")

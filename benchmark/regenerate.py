@@ -126,7 +126,6 @@ def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def stamp(path: Path, info: dict[str, object]) -> None:
     """Name the commit and the tree state in ``path`` unless the command that wrote it already did."""
-    state = "tree clean" if info.get("dirty") is False else "tree DIRTY" if info.get("dirty") else "tree unknown"
     if path.suffix == ".json":
         data = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(data, dict):
@@ -135,7 +134,7 @@ def stamp(path: Path, info: dict[str, object]) -> None:
         return
     text = path.read_text(encoding="utf-8")
     lines = [ln for ln in text.splitlines() if not ln.startswith(STAMP)]
-    lines.insert(0, f"{STAMP} at {describe_commit(info)} ({state}).")
+    lines.insert(0, f"{STAMP} at {describe_commit(info)}.")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

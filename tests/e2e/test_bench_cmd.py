@@ -280,7 +280,7 @@ def test_repair_rate_counts_every_variant_by_half():
     # variants, claimed fixed, fixed (held up), suppressed, diverges, tuned template, not fixed, not detected, ...
     assert "| tuning | 2 | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 1 | 50% | 1 | 0 |" in md
     assert "| held-out | 2 | 0 | 0 | 0 | 0 | 0 | 1 | 1 | 0 | 0% | 0 | 2 |" in md
-    assert "Measured on commit abc123, 2026-01-01" in md and "every variant counts" in md
+    assert "Measured on commit abc123 (tree clean), 2026-01-01" in md and "every variant counts" in md
 
 
 def test_types_keep_every_reference_and_refuse_unknown_types():

@@ -1,25 +1,38 @@
-"""Results describe a commit (issue 25): every file under benchmark/results names the commit it was measured
-on and a clean tree, or is listed as stale with why (benchmark/regenerate.py's STALE)."""
+"""Results describe a commit: every file under benchmark/results names the commit it was measured on and says
+its tree was clean, or is listed as stale with why (benchmark/regenerate.py's STALE).  A file that does not say
+its tree state is not clean."""
 
 from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from app.engine.bench.provenance import describe_commit, measured_on
 from benchmark import regenerate
 
 RESULTS = regenerate.RESULTS
 COMMIT = re.compile(r"\bcommit ([0-9a-f]{12,40})\b")
 
 
+DIRTY_WORDS = ("uncommitted changes", "tree DIRTY", "tree unknown", "tree state unknown")
+
+
 def _md_provenance(path: Path) -> tuple[str | None, bool]:
-    """(commit, dirty) from a Markdown result's first lines."""
+    """(commit, dirty) from a Markdown result's first lines; a file that says no tree state takes its JSON
+    twin's (the same command wrote both), and is dirty without one."""
     head = "\n".join(path.read_text(encoding="utf-8").splitlines()[:12])
     m = COMMIT.search(head)
-    dirty = "uncommitted changes" in head or "tree DIRTY" in head
+    if any(word in head for word in DIRTY_WORDS):
+        dirty = True
+    elif "tree clean" in head or "clean worktree" in head:
+        dirty = False
+    else:
+        twin = path.with_suffix(".json")
+        dirty = _json_provenance(twin)[1] if twin.is_file() else True
     return (m.group(1) if m else None), dirty
 
 
@@ -82,3 +95,26 @@ def test_stamp_names_the_commit_once(tmp_path):
         regenerate.stamp(js, info)
     assert md.read_text().count(regenerate.STAMP) == 1 and _md_provenance(md) == ("b" * 12, False)
     assert _json_provenance(js) == ("b" * 40, False)
+
+
+def test_a_results_file_that_does_not_say_its_tree_state_is_not_clean(tmp_path):
+    md = tmp_path / "r.md"
+    md.write_text("Measured on commit " + "c" * 12 + ", 2026-11-27.\n", encoding="utf-8")
+    assert _md_provenance(md) == ("c" * 12, True)
+    (tmp_path / "r.json").write_text(json.dumps({"measured_on": {"commit": "c" * 40, "date": "2026-11-27"}}))
+    assert _md_provenance(md)[1] and _json_provenance(tmp_path / "r.json")[1]
+    (tmp_path / "r.json").write_text(json.dumps({"measured_on": {"commit": "c" * 40, "dirty": False}}))
+    assert _md_provenance(md) == ("c" * 12, False)
+
+
+def test_untracked_files_make_a_tree_dirty(tmp_path):
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "a.py").write_text("x = 1\n")
+    subprocess.run([*git, "add", "a.py"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "a"], cwd=tmp_path, check=True)
+    assert measured_on(tmp_path)["dirty"] is False
+    assert "(tree clean)" in describe_commit(measured_on(tmp_path))
+    (tmp_path / "new_module.py").write_text("y = 2\n")
+    assert measured_on(tmp_path)["dirty"] is True
+    assert "(with uncommitted changes)" in describe_commit(measured_on(tmp_path))

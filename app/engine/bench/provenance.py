@@ -19,7 +19,8 @@ UNKNOWN = "unknown"
 
 
 def measured_on(root: Path = ROOT) -> dict[str, Any]:
-    """``{"commit": sha or 'unknown', "dirty": bool | None, "date": ISO date}`` of the working tree at ``root``."""
+    """``{"commit": sha or 'unknown', "dirty": bool | None, "date": ISO date}`` of the working tree at ``root``;
+    dirty when any tracked file changed or any untracked (not ignored) file exists."""
     date = time.strftime("%Y-%m-%d", time.gmtime())
     git = shutil.which("git")
     if git is None:
@@ -27,7 +28,8 @@ def measured_on(root: Path = ROOT) -> dict[str, Any]:
     try:
         head = subprocess.run([git, "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
                               timeout=GIT_TIMEOUT_S)
-        status = subprocess.run([git, "status", "--porcelain", "--untracked-files=no"], cwd=root,
+        # Untracked files count: a new module the code imports changes what was measured as much as an edit.
+        status = subprocess.run([git, "status", "--porcelain", "--untracked-files=normal"], cwd=root,
                                 capture_output=True, text=True, timeout=GIT_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
         return {"commit": UNKNOWN, "dirty": None, "date": date}
@@ -38,8 +40,10 @@ def measured_on(root: Path = ROOT) -> dict[str, Any]:
 
 
 def describe_commit(info: dict[str, Any] | None) -> str:
-    """``commit 1a2b3c4d5e6f (with local changes), 2026-01-01`` for a :func:`measured_on` result."""
+    """``commit 1a2b3c4d5e6f (tree clean), 2026-01-01`` for a :func:`measured_on` result: the tree state is
+    always said (clean, with uncommitted changes, or unknown), so a results file never leaves it to be guessed."""
     if not info or info.get("commit") in (None, UNKNOWN):
         return "an unknown commit"
-    dirty = {True: " (with uncommitted changes)", False: "", None: ""}[info.get("dirty")]
+    state = info.get("dirty")
+    dirty = " (with uncommitted changes)" if state is True else " (tree clean)" if state is False else " (tree state unknown)"
     return f"commit {str(info['commit'])[:12]}{dirty}, {info.get('date', '')}".rstrip(", ")
