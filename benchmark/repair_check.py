@@ -11,10 +11,13 @@ what the refiner never sees (the unmodified program):
 - **no suppression**: a patch that adds an exception handler doing nothing
   (``except ...: pass``) or that only removes statements (the failing write
   deleted) silences the symptom; it is not a fix, whatever the runs say.
-- **no tuned template in the held-out half**: :data:`TUNED_TEMPLATES` are the
-  offline refiner's templates that are the exact inverse of how bundled bugs
-  were built.  A fix made by one of them says how the bugs were made, not
-  how well the refiner repairs; it is kept out of the held-out figure.
+- **not a mutation operator undone**: :data:`INVERTING_TEMPLATES` are the
+  offline refiner's templates that are the exact inverse of a mutation
+  operator (the classic ones of mutation-testing tools, and the edits the
+  bundled bugs were built with), each with why.  A fix made by one of them
+  says how the bugs were made, not how well the refiner repairs: it is its
+  own outcome, *template inverse*, in both halves, and never in the repair
+  rate.
 
 Every claimed fix's diff (the buggy variant against the repaired copy) goes
 into the results.
@@ -41,10 +44,22 @@ from app.engine.play.targetspec import resolve_target
 ROOT = Path(__file__).resolve().parents[1]
 BEHAVIOUR_SEEDS = (0, 1, 2)
 BEHAVIOUR_TIMEOUT_S = 600
-TUNED_TEMPLATES = {
-    "while-to-if": "bundled freeze bugs were made by turning an `if` into a `while` (8 of the 23 offline fixes)",
-    "dead-method": "two bundled bugs were made by deleting a method's only call; the template calls it again",
+INVERTING_TEMPLATES = {
+    "while-to-if": "undoes an `if` turned into a `while`, how the bundled freeze bugs were built",
+    "dead-method": "undoes a statement deleted (RemoveStatement): calls again a method whose only call was removed",
+    "missing-present": "undoes a statement deleted (RemoveStatement): inserts the removed pygame.display.flip()",
+    "index-modulo": "undoes a `% len(...)` removed from an index, how a bundled crash bug was built",
+    "swap-operands": "undoes operands swapped (SwapArguments / mutmut's operand swap)",
+    "compare-flip": "undoes a comparison replaced (ReplaceComparisonOperator)",
+    "arith-flip": "undoes an arithmetic operator replaced (ReplaceBinaryOperator)",
+    "off-by-one": "undoes a constant moved by one (NumberReplacer)",
+    "boolop-flip": "undoes `and` and `or` swapped (ReplaceAndWithOr)",
+    "bool-const": "undoes True and False swapped (ReplaceTrueWithFalse)",
+    "assign-aug": "undoes an augmented assignment turned plain or back (mutmut's `+=` -> `=`)",
 }
+"""Templates whose fix is a mutation operator run backwards, with why; the rest (similar-name, zero-guard,
+guard-none, index-clamp, insert-break, try-except) add or rename, and are judged by the checks."""
+TEMPLATE_INVERSE = "template inverse"
 TEMPLATE = re.compile(r":\d+ ([a-z][a-z-]*):")
 
 
@@ -153,21 +168,20 @@ def _play_against(candidate: Path, app: Path, seed: int, max_steps: int, db: Pat
             "reason": str(data.get("reason") or err.strip()[-200:])}
 
 
-def check_claimed_fix(variant: str, app: Path, repaired: Path, patch: str, held_out: bool,
-                      max_steps: int) -> dict[str, Any]:
+def check_claimed_fix(variant: str, app: Path, repaired: Path, patch: str, max_steps: int) -> dict[str, Any]:
     """Outcome and evidence for a fix the repair claimed: ``fixed``, or why it is not."""
     after = _sources(repaired) if repaired.is_dir() else {}
     before = buggy_sources(variant)
     diff = source_diff(before, after)
     template = template_of(patch)
-    found: dict[str, Any] = {"diff": diff, "template": template, "tuned_template": template in TUNED_TEMPLATES,
+    found: dict[str, Any] = {"diff": diff, "template": template, "template_inverse": template in INVERTING_TEMPLATES,
                              "behaviour": []}
     why = suppression(before, after)
     if why:
         return {**found, "outcome": "suppressed", "check": why}
-    if held_out and template in TUNED_TEMPLATES:
-        return {**found, "outcome": "tuned template",
-                "check": f"made by {template}, a tuned template ({TUNED_TEMPLATES[template]}): not a held-out fix"}
+    if template in INVERTING_TEMPLATES:
+        return {**found, "outcome": TEMPLATE_INVERSE,
+                "check": f"made by {template}, which {INVERTING_TEMPLATES[template]}: counted apart, not a repair"}
     found["behaviour"] = behaves_like_reference(repaired, app, max_steps)
     bad = next((r for r in found["behaviour"] if r["verdict"] != "pass"), None)
     if bad is not None:

@@ -11,10 +11,12 @@ reports each variant as one of:
   the claim holds up (:mod:`benchmark.repair_check`): the patch swallows no
   exception and deletes no behaviour, and the repaired program behaves as the
   unmodified app under differential play on three seeds;
-* suppressed / diverges / tuned template: the repair claimed a fix that does
-  not hold up (a silenced symptom; a program that plays differently from the
-  reference; in the held-out half, a fix made by a template that inverts how
-  the bundled bugs were built); counted as not fixed, with the diff;
+* template inverse: the repair's claimed fix was made by a template that is a
+  mutation operator run backwards (:data:`benchmark.repair_check.INVERTING_TEMPLATES`),
+  in either half: its own column, never in the repair rate;
+* suppressed / diverges: the repair claimed a fix that does not hold up (a
+  silenced symptom; a program that plays differently from the reference);
+  counted as not fixed, with the diff;
 * not fixed: the first play or the unit tests failed and no patch made the
   program pass;
 * not detected: the first play passed and the unit tests passed, so there
@@ -29,12 +31,12 @@ refused patches (that touched the program's oracles), iterations and seconds.
 Every rate counts every variant of its half: the repair rate is fixed /
 variants, and "no answer" and "not detected" count as not fixed.  The
 halves come from :mod:`app.engine.bench.split` (a fixed sha256 rule); the
-refiner's templates may be tuned on the tuning half only, so the held-out
-half is the honest figure.  ``--md FILE`` writes the tables with the commit
+refiner's templates may be tuned on the tuning half only.  ``--md FILE`` writes the tables with the commit
 they were measured on; benchmark/README.md takes them from there.
 
     python -m benchmark.repair_rate [--apps calculator flappy] [--refiner offline] [--json out.json] [--md out.md]
     python -m benchmark.repair_rate --executor ray [--ray-address HOST:PORT] [--db runs.db]   # one Ray task a variant
+    python -m benchmark.repair_rate --rescore OLD.json --json NEW.json --md NEW.md   # count again, repair nothing
 """
 
 from __future__ import annotations
@@ -62,19 +64,20 @@ from app.engine.bench.ray_tasks import DB, SCRATCH  # noqa: E402
 from app import pysyntax  # noqa: E402
 from app.paths import default_db  # noqa: E402
 from app.engine.bench.jobs import run_parallel  # noqa: E402
-from app.engine.bench.split import HELD_OUT, SPLITS, split_of  # noqa: E402
+from app.engine.bench.split import SPLITS, split_of  # noqa: E402
 from app.engine.errors import UserError  # noqa: E402
 from app.engine.play.targetspec import list_apps, load_bugs  # noqa: E402
-from benchmark.repair_check import check_claimed_fix  # noqa: E402
+from benchmark.repair_check import INVERTING_TEMPLATES, TEMPLATE_INVERSE, check_claimed_fix  # noqa: E402
 
 VARIANT_TIMEOUT_S = 1200
-OUTCOMES = ("fixed", "suppressed", "diverges", "tuned template", "not fixed", "not detected", "no answer")
-CLAIMED = ("fixed", "suppressed", "diverges", "tuned template")
+OUTCOMES = ("fixed", TEMPLATE_INVERSE, "suppressed", "diverges", "not fixed", "not detected", "no answer")
+CLAIMED = ("fixed", TEMPLATE_INVERSE, "suppressed", "diverges")
 """Outcomes where the repair itself said fixed; only ``fixed`` held up under the benchmark's checks."""
 COUNTING = ("every variant counts: the repair rate is fixed / all variants of the half, where fixed means the "
             "repair's claim held up (no swallowed exception, no deleted behaviour, plays as the unmodified app "
-            "under differential play on 3 seeds); suppressed, diverges, tuned template, not detected and no "
-            "answer (uncertain or error) count as not fixed")
+            "under differential play on 3 seeds) and its patch is not a mutation operator run backwards "
+            "(template inverse, its own column in both halves); template inverse, suppressed, diverges, not "
+            "detected and no answer (uncertain or error) count as not fixed")
 CHECK_STEPS = 40
 """Steps of each differential run that checks a claimed fix."""
 
@@ -141,7 +144,7 @@ def variant_row(app: Path, bug: str, stdout: str, stderr: str, code: int, second
     patch = next((i["description"] for i in iterations if i.get("outcome") == "fixed"), "")
     checked: dict[str, Any] = {}
     if outcome == "fixed":  # the repair's claim: now checked with what the refiner never saw
-        checked = check_claimed_fix(f"{app.name}@{bug}", app, out, patch, split == HELD_OUT, CHECK_STEPS)
+        checked = check_claimed_fix(f"{app.name}@{bug}", app, out, patch, CHECK_STEPS)
         outcome = checked["outcome"]
     fixed = outcome == "fixed"
     return {
@@ -151,7 +154,7 @@ def variant_row(app: Path, bug: str, stdout: str, stderr: str, code: int, second
         "refused": sum(i.get("outcome") == "refused" for i in iterations), "seconds": round(seconds, 1),
         "same_as_reference": fixed and same_as_reference(out, app),
         "patch": patch, "check": checked.get("check", ""), "template": checked.get("template", ""),
-        "tuned_template": checked.get("tuned_template", False), "diff": checked.get("diff", ""),
+        "template_inverse": checked.get("template_inverse", False), "diff": checked.get("diff", ""),
         "behaviour": checked.get("behaviour", []),
         "reason": summary.get("reason", stderr.strip()[-300:]),
     }
@@ -190,19 +193,22 @@ def markdown(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
 
     lines = [f"## repair rate — refiner `{summary['refiner']}`, at most {summary['max_iterations']} iterations, "
              f"max {summary['max_steps']} steps, {summary['wall_seconds']:.0f} s wall", "",
-             f"Measured on {describe_commit(summary['measured_on'])}; {COUNTING}.", "",
+             f"Measured on {describe_commit(summary['measured_on'])}"
+             + (f", counted at {describe_commit(summary['counted_on'])}" if summary.get("counted_on") else "")
+             + f"; {summary.get('counting', COUNTING)}.", "",
              *([f"Command: `{summary['command']}`", ""] if summary.get("command") else []),
              "The bundled suite is **in-sample**: every bug, and the refiner's templates, were seen before the "
-             "split was drawn; 'held-out' is only the half the templates were not meant to be tuned on. A fix made "
-             "by a tuned template (while-to-if, dead-method) does not count in that half.", "",
-             "| half | variants | claimed fixed | fixed (held up) | suppressed | diverges | tuned template | not fixed "
-             "| not detected | no answer | repair rate | same as reference | refused patches |",
+             "split was drawn; 'held-out' is only the half the templates were not meant to be tuned on. A claimed "
+             "fix made by a template that runs a mutation operator backwards (template inverse: "
+             + ", ".join(sorted(INVERTING_TEMPLATES)) + ") is its own column in both halves and not in the rate.", "",
+             "| half | variants | repair rate (template inverses excluded) | claimed fixed | fixed (held up) "
+             "| template inverse | suppressed | diverges | not fixed | not detected | no answer | same as reference "
+             "| refused patches |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, t in [*summary["by_split"].items(), ("all", summary["totals"])]:
-        lines.append(f"| {name} | {t['variants']} | {t['claimed_fixed']} | {t['fixed']} | {t['suppressed']} | "
-                     f"{t['diverges']} | {t['tuned_template']} | {t['not_fixed']} | {t['not_detected']} | "
-                     f"{t['no_answer']} | {pct(t['repair_rate'])} | {t['same_as_reference']} | "
-                     f"{t['refused_patches']} |")
+        lines.append(f"| {name} | {t['variants']} | {pct(t['repair_rate'])} | {t['claimed_fixed']} | {t['fixed']} | "
+                     f"{t['template_inverse']} | {t['suppressed']} | {t['diverges']} | {t['not_fixed']} | "
+                     f"{t['not_detected']} | {t['no_answer']} | {t['same_as_reference']} | {t['refused_patches']} |")
     lines += ["", "| variant | half | outcome | iterations | seconds | patch or reason |",
               "| --- | --- | --- | --- | --- | --- |"]
     for r in rows:
@@ -218,6 +224,47 @@ def markdown(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
         for r in diffs:
             lines += [f"#### {r['variant']}: {r['outcome']}", "", "```diff", r["diff"].rstrip("\n"), "```", ""]
     return "\n".join(lines) + "\n"
+
+
+def recount(row: dict[str, Any]) -> dict[str, Any]:
+    """An earlier row counted with today's rules: a claimed fix by an inverting template is a template inverse
+    (after suppression, before behaviour, as :func:`benchmark.repair_check.check_claimed_fix` decides)."""
+    row = dict(row)
+    outcome = "template inverse" if row["outcome"] == "tuned template" else row["outcome"]
+    inverse = row.get("template", "") in INVERTING_TEMPLATES
+    if outcome in ("fixed", "diverges", TEMPLATE_INVERSE) and inverse:
+        outcome = TEMPLATE_INVERSE
+    row.pop("tuned_template", None)
+    row.update(outcome=outcome, template_inverse=inverse, fixed=outcome == "fixed",
+               same_as_reference=outcome == "fixed" and row.get("same_as_reference", False))
+    if outcome == TEMPLATE_INVERSE:
+        row["check"] = f"made by {row['template']}, which {INVERTING_TEMPLATES[row['template']]}: counted apart"
+    return row
+
+
+def rescore(path: Path, args: argparse.Namespace) -> int:
+    """Count an earlier --json file's rows with this checkout's rules; repair nothing."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rows = [recount(r) for r in data["rows"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"{path} is not a repair_rate results file ({exc}); pass a --json file it wrote.", file=sys.stderr)
+        return 2
+    data.pop("regenerated_on", None)
+    summary = {**{k: v for k, v in data.items() if k != "rows"}, "counting": COUNTING, "counted_on": measured_on(),
+               "command": f"{data.get('command', '')}  (counted again: python -m benchmark.repair_rate --rescore "
+                          f"{path.name})",
+               "totals": totals(rows), "by_split": {n: totals([r for r in rows if r["split"] == n]) for n in SPLITS}}
+    _write(args, rows, summary)
+    return 0
+
+
+def _write(args: argparse.Namespace, rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
+    if args.json is not None:
+        args.json.write_text(json.dumps({"rows": rows, **summary}, indent=2))
+    if args.md is not None:
+        args.md.parent.mkdir(parents=True, exist_ok=True)
+        args.md.write_text(markdown(rows, summary), encoding="utf-8")
 
 
 def print_row(row: dict[str, Any]) -> dict[str, Any]:
@@ -269,7 +316,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", type=Path, default=None,
                         help="with --executor ray: the database the runs are imported into (default: $PLAYCODER_DB "
                              "or the user data dir)")
+    parser.add_argument("--rescore", type=Path, default=None,
+                        help="count an earlier --json file's rows with this checkout's rules (repairs nothing)")
     args = parser.parse_args(argv)
+    if args.rescore is not None:
+        return rescore(args.rescore, args)
     # Ctrl-C and SIGTERM stop the running repairs, even when started in the background (where a
     # shell starts it with SIGINT ignored).
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -312,11 +363,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{t['same_as_reference']} identical to the reference, {t['refused_patches']} refused patches")
     print(f"wall time {summary['wall_seconds']:.0f} s with {args.jobs} job(s)" if args.executor == "local"
           else summary_line(played, len(rows), summary["wall_seconds"], "variants"))
-    if args.json is not None:
-        args.json.write_text(json.dumps({"rows": rows, **summary}, indent=2))
-    if args.md is not None:
-        args.md.parent.mkdir(parents=True, exist_ok=True)
-        args.md.write_text(markdown(rows, summary), encoding="utf-8")
+    _write(args, rows, summary)
     return 0
 
 

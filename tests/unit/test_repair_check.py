@@ -1,12 +1,12 @@
 """The repair-rate benchmark counts a fix only when it holds up: no swallowed exception, no deleted behaviour,
-no tuned template in the held-out half (issue 25).  The behaviour check itself is differential play."""
+no mutation operator run backwards counted as a repair, in either half.  The behaviour check itself is differential play."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
-from benchmark.repair_check import (TUNED_TEMPLATES, buggy_sources, check_claimed_fix, source_diff, suppression,
+from benchmark.repair_check import (INVERTING_TEMPLATES, buggy_sources, check_claimed_fix, source_diff, suppression,
                                     template_of)
 
 from suite import ROOT
@@ -30,7 +30,7 @@ def repaired_copy(tmp_path: Path, edit: tuple[str, str]) -> Path:
 def test_deleting_the_failing_write_is_suppression_with_its_diff(tmp_path):
     out = repaired_copy(tmp_path, (BUGGY_WRITE, "            pass\n"))
     result = check_claimed_fix("jotter@save-typeerror", JOTTER, out, "main.py:93 delete: drop the statement "
-                               "(traceback, candidate 1)", False, 10)
+                               "(traceback, candidate 1)", 10)
     assert result["outcome"] == "suppressed", result
     assert "only removes statements" in result["check"]
     assert "-            f.write(self.tasks)" in result["diff"] and "+            pass" in result["diff"]
@@ -40,17 +40,17 @@ def test_deleting_the_failing_write_is_suppression_with_its_diff(tmp_path):
 def test_swallowing_the_exception_is_suppression(tmp_path):
     swallowed = "            try:\n                f.write(self.tasks)\n            except Exception:\n                pass\n"
     out = repaired_copy(tmp_path, (BUGGY_WRITE, swallowed))
-    result = check_claimed_fix("jotter@save-typeerror", JOTTER, out, "main.py:93 try-except: ignore", False, 10)
+    result = check_claimed_fix("jotter@save-typeerror", JOTTER, out, "main.py:93 try-except: ignore", 10)
     assert result["outcome"] == "suppressed"
     assert "swallowed" in result["check"]
 
 
-def test_a_tuned_template_does_not_count_in_the_held_out_half(tmp_path):
+def test_a_fix_by_a_mutation_operator_run_backwards_is_a_template_inverse_in_either_half(tmp_path):
     out = repaired_copy(tmp_path, (BUGGY_WRITE, "            f.write(dump(self.tasks))\n"))
     result = check_claimed_fix("jotter@save-typeerror", JOTTER, out,
-                               "main.py:93 while-to-if: the loop runs its body at most once (static, candidate 1)",
-                               True, 10)
-    assert result["outcome"] == "tuned template" and result["tuned_template"]
+                               "main.py:93 while-to-if: the loop runs its body at most once (static, candidate 1)", 10)
+    assert result["outcome"] == "template inverse" and result["template_inverse"]
+    assert "counted apart" in result["check"] and result["behaviour"] == []
 
 
 def test_a_real_repair_is_not_suppression_and_templates_are_read_from_descriptions():
@@ -61,7 +61,9 @@ def test_a_real_repair_is_not_suppression_and_templates_are_read_from_descriptio
     assert template_of("main.py:94 while-to-if: the loop runs its body at most once (static, candidate 1)") \
         == "while-to-if"
     assert template_of("not fixed after 6 iterations") == ""
-    assert set(TUNED_TEMPLATES) == {"while-to-if", "dead-method"}
+    assert {"while-to-if", "dead-method", "missing-present", "index-modulo"} <= set(INVERTING_TEMPLATES)
+    assert not {"similar-name", "zero-guard", "guard-none", "try-except"} & set(INVERTING_TEMPLATES)
+    assert all(len(why) > 20 for why in INVERTING_TEMPLATES.values())
 
 
 def test_the_behaviour_check_plays_the_repaired_sources_on_a_fresh_copy_of_the_app(tmp_path):
@@ -74,3 +76,29 @@ def test_the_behaviour_check_plays_the_repaired_sources_on_a_fresh_copy_of_the_a
     assert not (candidate / "todo.txt").exists() and not (candidate / "bugs").exists()
     assert "f.write(dump(self.tasks))" in (candidate / "main.py").read_text()
     assert (candidate / "playcoder.toml").read_text() == (JOTTER / "playcoder.toml").read_text()
+
+
+def test_an_earlier_results_file_is_counted_again_with_template_inverses_apart(tmp_path):
+    import json
+
+    from benchmark import repair_rate
+
+    def row(variant, split, outcome, template):
+        return {"variant": variant, "split": split, "outcome": outcome, "fixed": outcome == "fixed",
+                "detected": True, "claimed": True, "iterations": 1, "refused": 0, "seconds": 1.0,
+                "same_as_reference": outcome == "fixed", "patch": "", "reason": "r", "template": template,
+                "tuned_template": outcome == "tuned template"}
+    rows = [row("a@1", "tuning", "fixed", "while-to-if"), row("a@2", "tuning", "fixed", "similar-name"),
+            row("b@1", "held-out", "tuned template", "dead-method"), row("b@2", "held-out", "suppressed", "try-except")]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"rows": rows, "refiner": "offline", "max_iterations": 6, "max_steps": 40,
+                               "wall_seconds": 9.0, "measured_on": {"commit": "a" * 40, "dirty": False}}))
+    new_json, new_md = tmp_path / "new.json", tmp_path / "new.md"
+    assert repair_rate.main(["--rescore", str(old), "--json", str(new_json), "--md", str(new_md)]) == 0
+    data = json.loads(new_json.read_text())
+    assert [r["outcome"] for r in data["rows"]] == ["template inverse", "fixed", "template inverse", "suppressed"]
+    tuning, held = data["by_split"]["tuning"], data["by_split"]["held-out"]
+    assert (tuning["fixed"], tuning["template_inverse"], tuning["repair_rate"]) == (1, 1, 0.5)
+    assert (held["fixed"], held["template_inverse"], held["suppressed"], held["repair_rate"]) == (0, 1, 1, 0.0)
+    md = new_md.read_text()
+    assert "| tuning | 2 | 50% | 2 | 1 | 1 | 0 | 0 |" in md and "counted at commit" in md
