@@ -158,9 +158,7 @@ def paused_live_run(win, db: Path, tester: str = "offline"):
 
     assert win.open_database(db)
     live = LiveRun(RunRequest(str(PROBE), tester=tester), db, win)
-    win.live = live
-    live.sig_state_changed.connect(win._on_live_state_changed)
-    live.attach_view(win.run_view.live)
+    win.live_controls.follow(live)
     live._set_state(PAUSED)
     image = QImage(320, 200, QImage.Format.Format_RGB32)
     image.fill(QColor("#336699"))

@@ -22,7 +22,7 @@ def test_each_owner_gets_exactly_its_handlers(qtbot, tmp_path, isolated_settings
                                      "step_recorded", "run_finished", "control_changed", "process_ended"}
     win = MainWindow()
     qtbot.addWidget(win)
-    assert set(connect_handlers(EngineBridge(), win, prefix="_on_live_")) == {
+    assert set(connect_handlers(EngineBridge(), win.live_controls, prefix="_on_live_")) == {
         "run_started", "step_recorded", "finding_raised", "run_finished", "engine_failed", "process_ended"}
 
 

@@ -61,7 +61,7 @@ def test_control_keys_control_the_run_after_a_take_over_click(paused, qtbot):
     # A click on the picture enters take-over mode (visible) and is the first human action.
     qtbot.mouseClick(view, Qt.MouseButton.LeftButton, pos=view.image_transform().map(QPointF(40, 30)).toPoint())
     assert view.takeover and view.banner.isVisible() and a.take_over.isChecked()
-    assert "TAKE-OVER" in win.live_label.text()
+    assert "TAKE-OVER" in win.live_controls.label.text()
     assert sent[-1]["action"] == "click"
     qtbot.keyClick(view, Qt.Key.Key_A)
     qtbot.keyClick(view, Qt.Key.Key_Space)  # in the mode, Space is the target's

@@ -21,7 +21,9 @@ from PySide6.QtWidgets import (
 from app.views.browser.run_list_watcher import RunListRead, RunListWatcher
 from app.views.browser.runs_model import COLUMN_OF, COLUMNS, RunsModel
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
+from app.views.model.changes import Changes
 from app.views.model.database import READ_ERRORS, Database
+from app.views.model.workbench_model import WorkbenchModel
 from app.views.browser.runs_proxy import NO_VERDICT, RunsProxyModel
 
 log = logging.getLogger(__name__)
@@ -140,6 +142,18 @@ class RunBrowserView(QWidget):
         self.proxy.layoutChanged.connect(self._update_count)
 
     # -- public API ------------------------------------------------------------
+    def bind(self, model: WorkbenchModel) -> None:
+        """Follow the workbench model: its database is the one listed, its run is the one selected, and work
+        that changed runs makes the list read again; what the list finds changed by itself (another process,
+        F5) and the run the user selects go to the model."""
+        model.events.database.connect(self._on_model_database_changed)
+        model.events.run_id.connect(self._on_model_run_id_changed)
+        model.events.changed.connect(self._on_model_changed)
+        self.sig_runs_changed.connect(lambda run_ids: model.apply(Changes(runs=frozenset(run_ids)), initiator=self))
+        self.sig_run_selected.connect(model.select_run)
+        if model.database is not None:
+            self.set_database(model.database)
+
     def set_database(self, database: Database | None) -> None:
         """Show the runs of ``database`` and follow its file for changes made by any process; the search text
         and the filters start empty (those of another database would make this one look empty)."""
@@ -240,6 +254,19 @@ class RunBrowserView(QWidget):
         return not self.proxy.dynamicSortFilter()
 
     # -- handlers ----------------------------------------------------------------
+    def _on_model_database_changed(self, database: Database | None) -> None:
+        if database is not None:  # closing: the list goes with the window
+            self.set_database(database)
+
+    def _on_model_run_id_changed(self, run_id: int | None) -> None:
+        if run_id is not None:
+            self.select_run(run_id)
+
+    def _on_model_changed(self, changes: Changes) -> None:
+        """Work changed runs: read the list again (unless the news is the list's own)."""
+        if changes.initiator is not self and (changes.verdict or changes.run_list or changes.runs):
+            self.refresh()
+
     def _on_watcher_runs_read(self, read: RunListRead) -> None:
         if self._database is None:
             return

@@ -70,6 +70,8 @@ class AnnotationView(QWidget):
     """A label (run id, label) was written to the database."""
     sig_promoted = Signal(int, int)
     """A label of run (run id) was promoted to judgment (judgment id)."""
+    sig_changed = Signal(object)
+    """Emitted with the :class:`~app.views.model.changes.Changes` of a label made a human judgment."""
 
     def __init__(self, database: Database, annotator: str | None = None, *, set_name: str | None = None,
                  settings: QSettings | None = None, parent: QWidget | None = None) -> None:
@@ -453,7 +455,7 @@ class AnnotationView(QWidget):
         if run_id is None or self.vset is None or self.annotator is None:
             return
         try:
-            judgment, _changes = self.database.promote_label(self.vset, self.annotator, run_id)
+            judgment, changes = self.database.promote_label(self.vset, self.annotator, run_id)
         except UserError as exc:
             self._say(str(exc))
             return
@@ -461,6 +463,7 @@ class AnnotationView(QWidget):
         self._refresh_label()
         self._say(f"Your label for run {run_id} is now a human judgment (judgment {judgment}).")
         self.sig_promoted.emit(run_id, judgment)
+        self.sig_changed.emit(changes)
 
     def _save_note(self) -> None:
         run_id = self.current_run()

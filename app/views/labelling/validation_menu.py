@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QInputDialog, QMainWindow
 from app.engine.study import validation
 from app.engine.errors import StoreError
 from app.views.model.database import Database
+from app.views.model.workbench_model import WorkbenchModel
 from app.views.labelling.agreement_view import AgreementView
 from app.views.labelling.annotation_view import AnnotationView, ask_annotator_name
 from app.views.widgets.identity import identity, set_identity
@@ -35,6 +36,7 @@ class ValidationHost(Protocol):
     """What the menu needs from the main window."""
 
     db_path: Path | None
+    model: WorkbenchModel
 
     @property
     def database(self) -> Database | None: ...
@@ -98,6 +100,7 @@ class ValidationMenu(QObject):
         if database is None:
             return None
         view = AnnotationView(database, annotator, set_name=vset.name, settings=settings)
+        view.sig_changed.connect(lambda changes: self.host.model.apply(changes, initiator=view))
         window = ToolWindow(view, self.window, owned_database=database, size=ANNOTATION_SIZE)
         window.setObjectName("AnnotationWindow")
         window.sig_closed.connect(self._on_annotation_closed)

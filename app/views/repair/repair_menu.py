@@ -25,6 +25,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QMainWindow, QWidget
 
 from app.engine.repair.events import RepairFinished
+from app.views.model.changes import run_changed
 from app.views.repair.new_repair_dialog import NewRepairDialog, RepairRequest
 from app.views.engine_bridge import PAUSED
 from app.views.repair.repair_run import RepairRun
@@ -49,6 +50,9 @@ def repair_view_class() -> Callable[[Any], QWidget] | None:
 class RepairMenu(QObject):
     sig_repair_ended = Signal(int)
     """Emitted with the exit code when a repair started here ended (0 fixed, 1 not fixed, 2 could not run)."""
+    sig_changed = Signal(object)
+    """Emitted with the :class:`~app.views.model.changes.Changes` of a repair started here (its session and plays
+    were added to the database), when it ended."""
 
     def __init__(self, window: QMainWindow, show_message: Callable[[str], None],
                  view_class: Callable[[Any], QWidget] | None = None) -> None:
@@ -218,6 +222,7 @@ class RepairMenu(QObject):
 
     def _on_run_repair_finished(self, event: RepairFinished) -> None:
         self._last_line = event.reason
+        self.sig_changed.emit(run_changed(event.session_run, listed=True))
 
     def _on_process_line_printed(self, line: str) -> None:
         self._last_line = line
@@ -239,6 +244,7 @@ class RepairMenu(QObject):
         status = getattr(self.main, "statusBar", None)
         if callable(status):
             status().showMessage(message, 15000)
+        self.sig_changed.emit(run_changed(None, listed=True))  # whatever it wrote before it ended
         self.sig_repair_ended.emit(exit_code)
 
     def _on_window_closed(self) -> None:

@@ -26,6 +26,7 @@ from app.engine.trace.film_reader import FilmReader
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
 from app.views.model.changes import Changes
 from app.views.model.database import READ_ERRORS, Database
+from app.views.model.workbench_model import WorkbenchModel
 from app.views.run.code_view import CodeView
 from app.views.run.difference_maker import DifferenceMaker, difference_key
 from app.views.run.film_player import FilmPlayer
@@ -72,8 +73,8 @@ class RunView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("RunView")
-        self.database: Database | None = None
-        self.run: dict[str, Any] | None = None
+        self._workbench = WorkbenchModel()
+        """The model followed: the window's once bound, else one of its own (a view shown alone)."""
         self._findings: list[dict[str, Any]] = []
         self._live_run_id: int | None = None
         self._live_state: str | None = None
@@ -164,6 +165,8 @@ class RunView(QWidget):
         self.findings.sig_step_requested.connect(self._on_findings_step_requested)
         self.verdict.sig_verdict_changed.connect(self._on_verdict_verdict_changed)
         self.verdict.sig_changed.connect(self.sig_changed)
+        self.sig_changed.connect(lambda changes: self._workbench.apply(changes))
+        self._follow(self._workbench)
         self.replay.sig_row_reached.connect(self._on_replay_row_reached)
         self.header.sig_page_requested.connect(self._on_header_page_requested)
         self.scrub.sig_time_scrubbed.connect(self._on_scrub_time_scrubbed)
@@ -171,26 +174,78 @@ class RunView(QWidget):
         self.differences.sig_difference_made.connect(self._on_differences_difference_made)
 
     # -- opening -----------------------------------------------------------------------------
+    @property
+    def database(self) -> Database | None:
+        return self._workbench.database
+
+    @property
+    def run(self) -> dict[str, Any] | None:
+        """The row of the run shown, as the model last read it."""
+        return self._workbench.run if self._workbench.run_id == self.run_id else None
+
+    @property
+    def run_id(self) -> int | None:
+        return self.model.run_id
+
+    def bind(self, model: WorkbenchModel) -> None:
+        """Follow the workbench model: the run it selects is opened here and its row shows in the header; work
+        whose :class:`Changes` name the run shown (new steps, findings or log lines, its end, a judgment)
+        re-reads it here, and a change of verdicts that names no run re-reads its verdict, whoever made the
+        change.  The live run and its control state come from the model too (the run played live, and whether
+        it runs or is paused, show in the header of that run).  An override or undo made here goes to the
+        model."""
+        self._follow(model)
+        self.verdict.bind(model)
+        self._on_model_database_changed(model.database)
+        if model.run_id is not None:
+            self._open(model.run_id)
+
+    def _follow(self, model: WorkbenchModel) -> None:
+        handlers = (("database", self._on_model_database_changed), ("run_id", self._on_model_run_id_changed),
+                    ("run", self._on_model_run_changed), ("changed", self._on_model_changed),
+                    ("live_run_id", self.set_live_run), ("live_state", self.set_live_state))
+        for name, handler in handlers:
+            getattr(self._workbench.events, name).disconnect(handler)
+            getattr(model.events, name).connect(handler)
+        self._workbench = model
+
     def set_database(self, database: Database | None) -> None:
-        self.database = database
-        self.frames.set_source(database)
-        self.differences.clear()
-        self.open_run(None)
+        """Show the runs of ``database`` (a view alone; in the window the model hands it over)."""
+        self._workbench.use_database(database)
 
     def open_run(self, run_id: int | None) -> None:
-        """Show ``run_id`` (None: nothing) at its first step; reads only the first rows."""
+        """Show ``run_id`` (None: nothing) at its first step: the model selects it (the run it selects again is
+        opened again)."""
+        if run_id == self._workbench.run_id:
+            self._open(run_id)
+        else:
+            self._workbench.select_run(run_id)
+
+    def _on_model_database_changed(self, database: Database | None) -> None:
+        self.frames.set_source(database)
+        self.differences.clear()
+        self._open(None)
+
+    def _on_model_run_id_changed(self, run_id: int | None) -> None:
+        self.details.expanded.clear()
+        self._open(run_id)
+
+    def _on_model_run_changed(self, run: dict[str, Any] | None) -> None:
+        if run is not None and run.get("id") == self.run_id:
+            self.refresh_header()
+
+    def _open(self, run_id: int | None) -> None:
+        """Show ``run_id`` at its first step; reads only the first rows."""
         self.replay.pause()
         db = self.database
-        if run_id != self.run_id:
-            self.details.expanded.clear()
-        self.run = db.run(run_id) if db is not None and run_id is not None else None
-        self.model.set_run(db, run_id if self.run is not None else None)
-        self._findings = db.findings(run_id) if db is not None and run_id is not None and self.run is not None else []
+        run = self._workbench.run if run_id is not None and run_id == self._workbench.run_id else None
+        self.model.set_run(db, run_id if run is not None else None)
+        self._findings = db.findings(run_id) if db is not None and run_id is not None and run is not None else []
         self.findings.set_findings(self._findings)
         self.model.set_findings(self._findings)
         self._update_findings_tab()
-        self.verdict.set_run(db if self.run is not None else None, run_id)
-        self.code.set_run(db, self.run)
+        self.verdict.set_run(db if run is not None else None, run_id)
+        self.code.set_run(db, run)
         self._set_reference_panes(self._has_reference_frames())
         self.refresh_header()
         self._load_film()
@@ -201,21 +256,6 @@ class RunView(QWidget):
             self.go_to_row(self.model.available - 1 if live else 0)
         else:
             self._show_row(-1)
-
-    @property
-    def run_id(self) -> int | None:
-        return self.model.run_id
-
-    def bind(self, model: Any) -> None:
-        """Follow the workbench model: work whose :class:`Changes` name the run shown (new steps, findings or
-        log lines, its end, a judgment) re-reads it here, and a change of verdicts that names no run re-reads
-        its verdict, whoever made the change (this window, another one, another process the run list saw).
-        The live run and its control state come from the model too (the run played live, and whether it runs
-        or is paused, show in the header of that run)."""
-        self.verdict.bind(model)
-        model.events.changed.connect(self._on_model_changed)
-        model.events.live_run_id.connect(self.set_live_run)
-        model.events.live_state.connect(self.set_live_state)
 
     def _on_model_changed(self, changes: Changes) -> None:
         if changes.touches(self.run_id):
@@ -237,7 +277,9 @@ class RunView(QWidget):
         """Re-read the run row, findings and verdict (after the run finished or was judged)."""
         if self.run is None or self.database is None:
             return
-        self.run = self.database.run(self.run["id"])
+        self._workbench.reload_run()
+        if self.run is None:
+            return
         self._findings = self.database.findings(self.run["id"])
         self.findings.set_findings(self._findings)
         self.model.set_findings(self._findings)
@@ -355,8 +397,7 @@ class RunView(QWidget):
         self.model.set_available(event.idx + 1)
         if following:
             self.go_to_row(event.idx)
-        if self.database is not None:
-            self.run = self.database.run(event.run_id)  # window size and status change while it runs
+        self._workbench.reload_run()  # window size and status change while it runs
         self.refresh_header()
         self._load_film()
 

@@ -14,17 +14,22 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QStatusBar, QWidget
 
+from app.views.model.changes import Changes
 from app.views.model.database import Database
+from app.views.model.transfers import TransferWork, exporting, importing
+from app.views.model.workbench_model import WorkbenchModel
 from app.views.widgets.long_task import CANCELLED, FAILED, FINISHED, LongTask, TaskControl, run_long_task
 
 
 class TransferHost(Protocol):
     """What RunTransfer needs of the window that owns it (the main window), without importing it."""
+
+    model: WorkbenchModel
 
     @property
     def database(self) -> Database | None: ...
@@ -40,8 +45,6 @@ BUNDLE_FILTER = "PlayCoder bundle (*.zip)"
 
 
 class RunTransfer(QObject):
-    sig_run_imported = Signal(int)
-    """Emitted with the new run id after a bundle was imported."""
     sig_task_ended = Signal(str)
     """Emitted with the outcome (finished, failed, cancelled) when a transfer's work ended, after its message."""
 
@@ -61,7 +64,8 @@ class RunTransfer(QObject):
             return
         path, _ = QFileDialog.getSaveFileName(self._parent(), "Export run", f"run-{run_id}.zip", BUNDLE_FILTER)
         if path:
-            self._start("app.engine.trace.bundle", "export_bundle", "export runs", run_id, Path(path), readonly=True,
+            self._start("app.engine.trace.bundle", "export_bundle", "export runs",
+                        lambda export: exporting(export, run_id, Path(path)), readonly=True,
                         label=f"Exporting run {run_id} to {Path(path).name}…", done=f"Exported run {run_id} to {path}",
                         doing=f"export run {run_id}")
 
@@ -72,8 +76,9 @@ class RunTransfer(QObject):
         path, _ = QFileDialog.getOpenFileName(self._parent(), "Import bundle", "", BUNDLE_FILTER)
         if not path:
             return
-        self._start("app.engine.trace.bundle", "import_bundle", "import bundles", Path(path), readonly=False,
-                    label=f"Importing {Path(path).name}…", done=f"Imported {path}", on_result=self._on_imported,
+        self._start("app.engine.trace.bundle", "import_bundle", "import bundles",
+                    lambda read: importing(read, Path(path)), readonly=False,
+                    label=f"Importing {Path(path).name}…", done=f"Imported {path}",
                     doing=f"import {Path(path).name}")
 
     def export_report(self) -> None:
@@ -83,14 +88,15 @@ class RunTransfer(QObject):
             return
         path, _ = QFileDialog.getSaveFileName(self._parent(), "Export HTML report", f"run-{run_id}.html", "HTML (*.html)")
         if path:
-            self._start("app.engine.trace.report", "write_html_report", "write reports", run_id, Path(path),
-                        readonly=True, label=f"Writing the report of run {run_id}…",
+            self._start("app.engine.trace.report", "write_html_report", "write reports",
+                        lambda write: exporting(write, run_id, Path(path)), readonly=True, label=f"Writing the report of run {run_id}…",
                         done=f"Wrote the report of run {run_id} to {path}", doing=f"write the report of run {run_id}")
 
-    def _start(self, module: str, name: str, what: str, *args: Any, readonly: bool, label: str, done: str,
-               doing: str, on_result: Any = None) -> LongTask | None:
-        """Run the engine function ``module.name(store, *args)`` off the GUI thread on a connection of its own;
-        None (after one message) when the function is missing, no database is open or another transfer is going.
+    def _start(self, module: str, name: str, what: str, make: Callable[[Any], TransferWork], *, readonly: bool,
+               label: str, done: str, doing: str) -> LongTask | None:
+        """Run ``make(module.name)``, the transfer's work with the engine function, off the GUI thread on a
+        connection of its own, and tell the workbench model what it changed; None (after one message) when the
+        function is missing, no database is open or another transfer is going.
 
         ``what`` completes "cannot … yet", ``doing`` completes "Could not …" in a failure sentence."""
         if self.task is not None and self.task.running:
@@ -107,15 +113,14 @@ class RunTransfer(QObject):
                 raise  # a bug inside the module: the error reporter shows it
             self.window.show_message(f"This version of PlayCoder cannot {what} yet ({module} is missing).")
             return None
-        db = database.path
+        db, transfer = database.path, make(func)
 
-        def work(control: TaskControl) -> Any:
-            return control.open_database(db, readonly=readonly).call(func, *args)
+        def work(control: TaskControl) -> Changes:
+            return transfer(control.open_database(db, readonly=readonly))
 
-        def finished(result: Any) -> None:
+        def finished(changes: Changes) -> None:
             self.window.statusBar().showMessage(done, STATUS_MS)
-            if on_result is not None:
-                on_result(result)
+            self.window.model.apply(changes, initiator=self)
             self.sig_task_ended.emit(FINISHED)
 
         def failed(sentence: str) -> None:
@@ -130,7 +135,3 @@ class RunTransfer(QObject):
                                   parent=self._parent(), on_finished=finished, on_failed=failed,
                                   on_cancelled=cancelled)
         return self.task
-
-    def _on_imported(self, new_id: Any) -> None:
-        if isinstance(new_id, int):
-            self.sig_run_imported.emit(new_id)
