@@ -34,6 +34,8 @@ from app.engine.play.xwidgets import Widget
 from app.engine.testers.base import Decision, TesterContext
 from app.engine.testers.explore.archive import Archive, Step, cell_key, picture_key
 from app.engine.testers.explore.forms import Plan, entry_plans, list_plans, shortcut_action, surface_plans
+from app.engine.testers.explore.values import (CodeValues, calculation_plans, code_entry_values, form_plans,
+                                               values_from_folder)
 from app.engine.testers.explore.keys_from_code import ReadInputs, inputs_from_target
 from app.engine.testers.explore.pairs import Pairs
 from app.engine.testers.explore.returns import Returner
@@ -95,6 +97,8 @@ class Explorer(OfflineExplorer):
         self.go_explore, self.use_survival = go_explore, survival
         self.gated = survival
         self.reads = ReadInputs()
+        self.values = CodeValues()
+        """Constants the program's code compares with and the formats it parses: values worth typing."""
         self.buttons: list[tuple[tuple[int, int, int, int], str]] = []
         """The enabled buttons the toolkit showed at the last look (box, text): what a selected row is acted on by."""
         self.surface_of: dict[Action, str] = {}
@@ -166,6 +170,7 @@ class Explorer(OfflineExplorer):
         if ctx.duration_s is not None:
             self.go_explore = False  # a soak: one program, never restarted for a return (TesterContext.duration_s)
         self.reads = inputs_from_target(ctx.spec.folder, ctx.spec.command, ctx.spec.requirements)
+        self.values = values_from_folder(ctx.spec.folder)
         hinted = set(self.keys)
         for key in self.reads.keys[:MAX_READ_KEYS]:
             if key in self.reads.quits and not ctx.spec.exit_ok:
@@ -485,9 +490,14 @@ class Explorer(OfflineExplorer):
         plans: list[Plan] = []
         tall = [f for f in view.fields if f.cls == "list" or f.height >= LIST_MIN_H]
         entry = next(((f.x0, f.y0, f.x1, f.y1) for f in view.fields if f not in tall and f.cls != "text"), None)
+        # A calculation and a whole form first: the values that matter, where coverage cannot tell them apart.
+        plans += calculation_plans(self.buttons, self.reads)
+        entries = [(f.x0, f.y0, f.x1, f.y1) for f in view.fields if f not in tall and f.cls != "text"]
+        plans += form_plans(entries, self.buttons, self.values)
+        extra = code_entry_values(self.values)
         for f in view.fields:
             box = (f.x0, f.y0, f.x1, f.y1)
-            plans += list_plans(box, self.reads, self.buttons, entry) if f in tall else entry_plans(box)
+            plans += list_plans(box, self.reads, self.buttons, entry) if f in tall else entry_plans(box, extra=extra)
         w, h = obs.frame.width, obs.frame.height
         plans += surface_plans((0, 0, w, h), self.reads)
         fresh = [p for p in plans if p.name not in self.plans_tried]

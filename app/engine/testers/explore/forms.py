@@ -43,17 +43,18 @@ class Plan:
 Box = tuple[int, int, int, int]
 
 
-def _center(box: Box) -> tuple[int, int]:
+def center(box: Box) -> tuple[int, int]:
     return (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
 
 
-def entry_plans(box: Box, submit: str = "enter") -> list[Plan]:
-    """Each value of :data:`ENTRY_VALUES` typed into the entry at ``box`` (emptied first), then submitted."""
+def entry_plans(box: Box, submit: str = "enter", extra: Sequence[tuple[str, str]] = ()) -> list[Plan]:
+    """Each value of :data:`ENTRY_VALUES` (then ``extra``: values from the program's own code, each with what
+    it probes) typed into the entry at ``box``, then submitted."""
     # Not emptied first: a Backspace on an empty field changes nothing, and the oracles would count that
     # against a key the program declares it answers.
-    click = Click(*_center(box))
+    click = Click(*center(box))
     plans = []
-    for value, what in ENTRY_VALUES:
+    for value, what in (*ENTRY_VALUES, *extra):
         typed: tuple[Action, ...] = (Type(value),) if value else ()
         if value == "same":
             typed = (Type(value), Press(submit), click, Type(value))
@@ -76,13 +77,13 @@ def list_plans(box: Box, reads: ReadInputs, buttons: Sequence[tuple[Box, str]] =
     click each button beside it (``buttons``: boxes and texts; a Delete button acts on the selection as the
     key does), double-click it, scroll it.  With an ``entry`` beside it, two rows are added through the
     entry first (Enter after each), so the row acted on is not the only one nor the last."""
-    x, _ = _center(box)
+    x, _ = center(box)
     row = (x, min(box[3] - 1, box[1] + ROW_PX))
     select = Click(*row)
     plans = [Plan(f"select the first row of the list at {box}, then Delete", (select, Press("delete")))]
     fill: tuple[Action, ...] = ()
     if entry is not None:
-        fill = (Click(*_center(entry)),)
+        fill = (Click(*center(entry)),)
         for word in ROW_WORDS:
             fill += (Type(word), Press("enter"))
         plans.insert(0, Plan(f"add two rows through the entry at {entry}, then select the first row of the list "
@@ -91,9 +92,9 @@ def list_plans(box: Box, reads: ReadInputs, buttons: Sequence[tuple[Box, str]] =
     for button, text in ranked[:MAX_ROW_BUTTONS]:
         name = f"the button {text!r}" if text else f"the button at {button}"
         plans.append(Plan(f"select the first row of the list at {box}, then click {name}",
-                          (select, Click(*_center(button)))))
+                          (select, Click(*center(button)))))
     plans += [Plan(f"double-click the first row of the list at {box}", (DoubleClick(*row),)),
-              Plan(f"scroll the list at {box}", (Scroll(*_center(box), "down", 3),))]
+              Plan(f"scroll the list at {box}", (Scroll(*center(box), "down", 3),))]
     for key in reads.keys:
         if key in ("backspace", "ctrl+d", "d", "x") and key != "delete":
             keys = tuple(key.split("+"))
@@ -107,7 +108,7 @@ def list_plans(box: Box, reads: ReadInputs, buttons: Sequence[tuple[Box, str]] =
 def surface_plans(box: Box, reads: ReadInputs) -> list[Plan]:
     """A canvas or a game's window: a right-click (a context menu), a double-click, a drag, a scroll,
     each where the program reads it."""
-    cx, cy = _center(box)
+    cx, cy = center(box)
     plans = []
     if "right" in reads.buttons:
         plans.append(Plan(f"right-click (a context menu) at {(cx, cy)}", (RightClick(cx, cy),)))
@@ -131,4 +132,4 @@ def shortcut_action(text: str) -> Action | None:
 
 
 def context_menu_plan(box: Box) -> Plan:
-    return Plan(f"right-click (a context menu) on {box}", (RightClick(*_center(box)),))
+    return Plan(f"right-click (a context menu) on {box}", (RightClick(*center(box)),))
