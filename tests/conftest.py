@@ -17,6 +17,24 @@ from layers import mark_layers
 from suite import APPS, ROOT, TARGETS, needs_xvfb  # noqa: F401  (older tests import them from conftest)
 
 
+MAX_WORKERS = 8  # each worker starts its own Xvfb and target programs
+
+
+def pytest_xdist_auto_num_workers(config):
+    """How many workers `-n auto` (pyproject's addopts) starts: one per core, at most MAX_WORKERS.
+
+    0 (one process) for --collect-only, on one core, and when every argument names a file or a test:
+    a focused run starts at once and stops at a breakpoint.  PYTEST_XDIST_AUTO_NUM_WORKERS sets the number.
+    """
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").isdigit():
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    named = [a for a in config.args if not a.startswith("-")]
+    if config.option.collectonly or (named and all(a.endswith(".py") or "::" in a for a in named)):
+        return 0
+    cores = len(os.sched_getaffinity(0))
+    return min(cores, MAX_WORKERS) if cores > 1 else 0
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark every test with its layer (unit, x, gui, e2e), read from its folder: tests/layers.py."""
     mark_layers(items)
