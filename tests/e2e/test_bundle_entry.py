@@ -4,7 +4,7 @@ A frozen interpreter has no ``python`` command, reads no PYTHON* variables and i
 starts targets as ``sys.executable main.py``, engine children as ``sys.executable -m app …`` and checks as
 ``sys.executable -c …``.  These tests run the entry script on this Python with ``-E -S`` (the same blindness to the
 environment and to site-packages), so what the bundle does by hand is what makes them pass.  The built bundle
-itself is checked end to end by installer/check_bundle.sh (CI runs it after the suite).
+itself is checked end to end by installer/check_bundle.sh (CI runs it beside the suite).
 """
 
 from __future__ import annotations
