@@ -42,6 +42,8 @@ import struct
 import time
 from typing import Callable
 
+from app.engine.play.channel_limits import Budget, read_some
+
 ENV = "PLAYCODER_FRAME_GATE"
 CLOCK_ENV = "PLAYCODER_CLOCK"
 """An inherited memfd of one double: the engine's time, which the program's Python clocks read."""
@@ -58,6 +60,10 @@ GATE_ENDED = "the program closed its frame gate (it ended)"
 FRAME_GRACE_S = 3.0
 """On top of the granted frames' own time: how long a program may take to use them up."""
 CLOCK_BYTES = 8
+ZERO_BUDGET = 64
+"""Stray zero bytes one wait takes from a program before it counts as flooding its gate (a real one sends one)."""
+FLOODED = ("the program flooded its frame gate with bytes it was never asked for; it runs on the wall clock "
+           "from here")
 F_SEAL_FUTURE_WRITE = getattr(fcntl, "F_SEAL_FUTURE_WRITE", 0x0010)
 """No write and no new writable mapping; the engine's mapping, made before, stays writable (Linux 5.1)."""
 CLOCK_SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | F_SEAL_FUTURE_WRITE | fcntl.F_SEAL_SEAL
@@ -149,7 +155,7 @@ class FrameGate:
         limit = frames / (self.fps or 60) + FRAME_GRACE_S
         if not self._wait_byte(limit):
             self.active = False
-            self.lost = (f"the program did not play {frames} frames within {limit:.1f} s (busy outside its "
+            self.lost = self.lost or (f"the program did not play {frames} frames within {limit:.1f} s (busy outside its "
                          "frame loop, or ended); it runs on the wall clock from here")
             self.release()
             return False
@@ -192,19 +198,23 @@ class FrameGate:
             self._clock.close()
 
     def _wait_byte(self, timeout: float, hello: bool = False) -> bool:
-        """Wait for the program's next byte: the hello (``hello``) or a frame-rate byte."""
-        end = time.monotonic() + timeout
-        while self._ack_r >= 0:
-            left = end - time.monotonic()
-            ready, _, _ = select.select([self._ack_r], [], [], max(0.0, left))
-            if not ready:
+        """Wait for the program's next byte: the hello (``hello``) or a frame-rate byte.  The deadline holds
+        whatever the program writes: more than :data:`ZERO_BUDGET` stray zero bytes in one wait is a flood, and
+        the program is let go with that reason."""
+        deadline = time.monotonic() + timeout
+        budget = Budget(ZERO_BUDGET)
+        while self._ack_r >= 0 and time.monotonic() <= deadline:
+            data = read_some(self._ack_r, deadline, 1)
+            if data is None:
                 return False
-            data = os.read(self._ack_r, 1)
             if not data:
                 return False  # the program ended
             if data[0] == HELLO:
                 if hello:
                     return True
+                if not budget.take(1):
+                    self._let_go(FLOODED)
+                    return False
                 continue
             self.fps = float(data[0])
             return True

@@ -19,7 +19,12 @@ It never blocks the engine: a reader thread takes the program's messages,
 each at most :data:`MAX_LINE` bytes (longer ones are dropped and counted in
 :attr:`Inside.dropped`), requests are written without blocking (a program
 that never reads its requests fills the pipe: the query answers None), and
-every query has a timeout after which it answers None.
+every query has a timeout after which it answers None.  Messages nested deeper
+than :data:`~app.engine.play.channel_limits.MAX_DEPTH`, numbers that are not
+finite or out of range, and forged paths are the program's fault: the message
+(or the value) is dropped and the sentence noted once in the run's log
+(:attr:`Inside.notes`), never an internal error and never a dead reader
+(:mod:`app.engine.play.channel_limits`).
 """
 
 from __future__ import annotations
@@ -31,8 +36,9 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from app.engine.play.channel_limits import MAX_DEPTH, Notes, ProgramFault, integer, number, parse_json
 from app.engine.play.own_code import main_lines, own_lines
 
 ENV = "PLAYCODER_INSIDE"
@@ -50,6 +56,10 @@ STATE_MAX = 64
 DISPLAY_CHANGES_KEPT = 64
 """Display mode changes remembered (the film asks about the latest few seconds only)."""
 TOOLKITS = ("tk", "qt", "pygame", "")
+TIMER_MAX_MS = 24 * 3600 * 1000.0
+"""The farthest a timer may be due (a day): a larger or non-finite ``next_timer_ms`` is the program's fault."""
+COORD_MAX = 1 << 20
+"""The largest widget coordinate taken (pixels, either sign)."""
 KINDS = ("button", "entry", "text", "list", "check", "radio", "scale", "menu", "menuitem", "canvas", "label",
          "other")
 """The normalised widget kinds (:attr:`InsideWidget.kind`), the same for every toolkit."""
@@ -117,8 +127,10 @@ class CoverageDelta:
 class Inside:
     """The engine's end of one program start's channel (created by :class:`TargetProcess`)."""
 
-    def __init__(self, folder: Path | None = None) -> None:
-        """``folder``: the program folder, for :meth:`lines_total` (its own .py files)."""
+    def __init__(self, folder: Path | None = None, note: Callable[[str], None] | None = None) -> None:
+        """``folder``: the program folder, for :meth:`lines_total` (its own .py files); ``note``: where the
+        program's faults on this channel are said (the run's log)."""
+        self.notes = Notes("inside channel", note)
         self.folder = folder
         self.available = False
         """Has the program said hello (a Python program running the seeding sitecustomize)?"""
@@ -220,7 +232,11 @@ class Inside:
             return None
         out = []
         for raw in reply["widgets"]:
-            widget = _widget(raw)
+            try:
+                widget = _widget(raw)
+            except ProgramFault as fault:
+                self.notes.add(str(fault))
+                continue
             if widget is not None:
                 out.append(widget)
         return out
@@ -234,11 +250,15 @@ class Inside:
         if reply is None or not isinstance(reply.get("idle"), bool):
             return None
         due = reply.get("next_timer_ms")
+        try:
+            soon = None if due is None else number(due, 0, TIMER_MAX_MS, "a timer's due time")
+        except ProgramFault as fault:
+            self.notes.add(str(fault))
+            return None
         state = reply.get("state")
         if isinstance(state, str) and len(state) <= STATE_MAX:
             self.state = state
-        return IdleReport(bool(reply["idle"]), float(due) if isinstance(due, (int, float)) else None,
-                          bool(reply.get("repeating", False)))
+        return IdleReport(bool(reply["idle"]), soon, bool(reply.get("repeating", False)))
 
     def wait_hello(self, timeout_s: float) -> bool:
         """Wait until the program has said hello (or ``timeout_s``): a test's or a launcher's sync point."""
@@ -316,7 +336,12 @@ class Inside:
                     with self._lock:
                         self.dropped += 1
                     continue
-                self._take(line)
+                try:
+                    self._take(line)
+                except Exception as exc:  # whatever a message does, the reader lives on (it is the program's)
+                    with self._lock:
+                        self.dropped += 1
+                    self.notes.add(f"the program sent a message the engine could not take ({type(exc).__name__})")
         _close(self._evt_r)
         with self._lock:
             self._closed = True
@@ -325,8 +350,9 @@ class Inside:
     def _take(self, line: bytes) -> None:
         """One message from the program; anything malformed is dropped and counted, never raised."""
         try:
-            msg = json.loads(line)
-        except ValueError:
+            msg = parse_json(line, MAX_LINE, MAX_DEPTH)
+        except ProgramFault as fault:
+            self.notes.add(str(fault))
             msg = None
         if not isinstance(msg, dict) or msg.get("v") != VERSION:
             with self._lock:
@@ -374,7 +400,7 @@ class Inside:
         if self._total is None:
             total = own_lines(self.folder) if self.folder is not None else {}
             if self._main is not None and self.folder is not None:
-                total.update(main_lines(*self._main))
+                total.update(main_lines(*self._main, folder=self.folder))
             self._total = total
         return self._total
 
@@ -383,6 +409,8 @@ def _widget(raw: Any) -> InsideWidget | None:
     if not isinstance(raw, dict):
         return None
     box = raw.get("box")
+    if isinstance(box, list) and len(box) == 4:
+        box = [integer(v, -COORD_MAX, COORD_MAX, "a widget's box") for v in box]
     try:
         kind = str(raw.get("kind", "other"))
         return InsideWidget(

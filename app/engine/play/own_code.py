@@ -46,13 +46,31 @@ MAIN_MAX_BYTES = 4 * 1024 * 1024
 """An installed module run with ``python -m`` larger than this is not counted (it names a file to read)."""
 
 
-def main_lines(path: str, name: str) -> dict[str, frozenset[int]]:
+def module_roots(folder: Path | None) -> list[str]:
+    """Where a module ``python -m`` runs may lie: the program folder, the engine's own interpreter and its
+    site-packages, and the environments the engine builds for programs (never anywhere else on the host)."""
+    import site
+    import sys
+
+    from app.engine.play.program_env import cache_root
+
+    roots = [sys.prefix, sys.base_prefix, *site.getsitepackages(), str(cache_root())]
+    if folder is not None:
+        roots.append(str(folder))
+    return [os.path.realpath(r) for r in roots]
+
+
+def main_lines(path: str, name: str, folder: Path | None = None) -> dict[str, frozenset[int]]:
     """The executable lines of the installed module ``python -m`` runs, under its module path ``name``
     (``freegames/paint.py``), as the program said in its hello; empty for anything else than a readable .py
-    file of a sane size with a plain relative name (the program cannot make the engine read other files)."""
+    file of a sane size with a plain relative name, lying under :func:`module_roots` (a program cannot make the
+    engine read other files)."""
     parts = name.split("/")
     if not path.endswith(".py") or not name.endswith(".py") or not os.path.isabs(path) \
             or any(p in ("", ".", "..") for p in parts):
+        return {}
+    real = os.path.realpath(path)
+    if not any(real == r or real.startswith(r.rstrip("/") + "/") for r in module_roots(folder)):
         return {}
     try:
         if not os.path.isfile(path) or os.path.getsize(path) > MAIN_MAX_BYTES:

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from app.engine.play.actions import Action, Click, DoubleClick, Hotkey, Press, RightClick, Tap, Wait
+from app.engine.play.channel_limits import Notes, ProgramFault, integer, parse_json
 from app.engine.play.display import ISOLATED, XDisplay, open_display
 from app.engine.play.executor import KEY_ALIASES, PERSON_PACE, TAP_GAP_S, TAP_HOLD_S, DOUBLE_CLICK_GAP_S, \
     DOUBLE_CLICK_HOLD_S
@@ -58,6 +59,16 @@ BRANCH_GRACE_S = 3.0
 """On top of a plan's frames at 20 ms each: how long a branch may take before it is given up."""
 PARALLEL = 4
 """Branches played side by side at most (no more than the machine's cores)."""
+MAX_MESSAGE = 1 << 20
+"""The longest message taken from a branch (bytes): a picture is a few KB, an end message a few hundred lines."""
+MAX_SIDE = 1024
+"""The largest side of a branch's picture (it is the display shrunk :data:`SCALE` times)."""
+MAX_PAIRS = 100_000
+"""Lines (and near sites) taken from one branch's end message."""
+MAX_NAME = 1024
+"""The longest file name taken from a branch."""
+DRAIN_MAX = 4096
+"""Late messages thrown away before a look at most."""
 SEND_S = 5.0
 """A message to the trunk that cannot be sent within this long fails (the search is then off for the run)."""
 
@@ -179,7 +190,9 @@ class ForkScouts(Scouts):
         self.restarts = 0
         self.forks = 0
         self.lost = 0
-        """Branches that never said how they ended (given up after their time)."""
+        """Branches that never said how they ended (given up after their time, or the copy's socket ended)."""
+        self.notes = Notes("fork scout socket")
+        """What the forked copy sent that broke the socket's limits (dropped, each said once)."""
         self.parallel = max(1, min(PARALLEL, len(os.sched_getaffinity(0))))
         self.gated = False
         """Was the trunk's last start on the frame gate (else its branches are not the game's future)?"""
@@ -290,32 +303,32 @@ class ForkScouts(Scouts):
         open_ = set(waits)
         deadline = time.monotonic() + max(t for _, t in waits.values()) + 1.0
         while open_:
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([self.gate.sock], [], [], max(0.0, left))
-            if not ready:
+            data = self._receive(deadline)
+            if data is None or not data:  # nothing in time, or the trunk and its branches are gone (EOF)
                 self.lost += len(open_)
+                if data is not None:
+                    self.notes.add("the forked copy closed its socket (it ended) while branches were playing")
                 break
-            data = self.gate.sock.recv(1 << 20)
-            head, _, body = data.partition(b"\n")
             try:
-                msg = json.loads(head)
-            except ValueError:
-                continue
-            ident = msg.get("id")
-            if ident not in open_:
-                continue  # an earlier branch's late word
-            got = played[ident]
-            if "end" in msg:
-                open_.discard(ident)
-                if msg.get("alive") and ident not in dead:
-                    got.lines = {(str(f), int(n)) for f, n in msg.get("lines", [])}
-                    got.ran = {(str(f), int(n)) for f, n in msg.get("ran", [])}
-                    got.near = _near(msg.get("near", []))
-                continue
-            if ident in dead:
-                continue
-            w, h = int(msg["w"]), int(msg["h"])
-            if len(body) != w * h * 3:
+                ident, msg, body = self._message(data, open_)
+                if ident is None:
+                    continue  # an earlier branch's late word
+                got = played[ident]
+                if "end" in msg:
+                    open_.discard(ident)
+                    if msg.get("alive") and ident not in dead:
+                        own = self._own_lines()
+                        got.lines, got.ran = _pairs(msg.get("lines", []), own), _pairs(msg.get("ran", []), own)
+                        got.near = _near(msg.get("near", []))
+                    continue
+                if ident in dead:
+                    continue
+                w, h = integer(msg.get("w"), 1, MAX_SIDE, "a picture's width"), \
+                    integer(msg.get("h"), 1, MAX_SIDE, "a picture's height")
+                if len(body) != w * h * 3:
+                    raise ProgramFault("the program sent a picture whose size does not match its bytes")
+            except ProgramFault as fault:
+                self.notes.add(str(fault))
                 continue
             grey = np.frombuffer(body, dtype=np.uint8).reshape(h, w, 3).astype(np.float32).mean(axis=2)
             if still[ident].stands(grey, stand, memory):
@@ -325,12 +338,39 @@ class ForkScouts(Scouts):
             got.pictures.append(thumbnail_grey(grey))
         return played
 
-    def _drain(self) -> None:
-        """Words of branches given up earlier are thrown away."""
+    def _receive(self, deadline: float) -> bytes | None:
+        """One message from the socket before ``deadline``: None when none came, ``b""`` when the other side is
+        gone (end of file, or the socket failed): the caller stops reading, it never reads EOF in a loop."""
         assert self.gate is not None
-        while select.select([self.gate.sock], [], [], 0)[0]:
-            with contextlib.suppress(OSError):
-                self.gate.sock.recv(1 << 20)
+        try:
+            ready, _, _ = select.select([self.gate.sock], [], [], max(0.0, deadline - time.monotonic()))
+            return self.gate.sock.recv(MAX_MESSAGE) if ready else None
+        except (OSError, ValueError):
+            return b""
+
+    def _message(self, data: bytes, open_: set[int]) -> tuple[int | None, dict[str, Any], bytes]:
+        """A branch's message as (its id, or None when it is no open branch's; its head; the picture's bytes)."""
+        head, _, body = data.partition(b"\n")
+        msg = parse_json(head, MAX_MESSAGE)
+        if not isinstance(msg, dict):
+            raise ProgramFault("the program sent a message that is not an object")
+        ident = msg.get("id")
+        return (ident if isinstance(ident, int) and ident in open_ else None), msg, body
+
+    def _own_lines(self) -> dict[str, frozenset[int]] | None:
+        """The program's own lines (only those count from a branch: its word cannot grow the engine's memory)."""
+        return self.target.inside.lines_by_file() if self.target is not None else None
+
+    def _drain(self) -> None:
+        """Words of branches given up earlier are thrown away (at most a budget of them: a copy that floods the
+        socket is not read for ever; end of file stops at once)."""
+        assert self.gate is not None
+        for _ in range(DRAIN_MAX):
+            try:
+                if not select.select([self.gate.sock], [], [], 0)[0] or not self.gate.sock.recv(MAX_MESSAGE):
+                    return
+            except (OSError, ValueError):
+                return
 
     def _stop(self) -> None:
         if self.target is not None:
@@ -349,6 +389,21 @@ class ForkScouts(Scouts):
             self.display = None
 
 
+def _pairs(items: Any, own: dict[str, frozenset[int]] | None) -> set[tuple[str, int]]:
+    """A branch's (file, line) pairs, as sent: only the program's own lines when they are known, at most
+    :data:`MAX_PAIRS` either way (anything malformed is left out)."""
+    out: set[tuple[str, int]] = set()
+    for item in items[:MAX_PAIRS] if isinstance(items, list) else []:
+        if not isinstance(item, list) or len(item) != 2:
+            continue
+        f, n = item
+        if not isinstance(f, str) or not isinstance(n, int) or isinstance(n, bool) or len(f) > MAX_NAME:
+            continue
+        if own is None or n in own.get(f, ()):
+            out.add((f, n))
+    return out
+
+
 def _near(items: Any) -> dict[NearSite, tuple[float, float]]:
     """A branch's least and last distances, as sent (anything malformed is left out)."""
     out: dict[NearSite, tuple[float, float]] = {}
@@ -356,8 +411,9 @@ def _near(items: Any) -> dict[NearSite, tuple[float, float]]:
         try:
             f, n, c, least, last = item
             least, last = float(least), float(last)
-        except (TypeError, ValueError):
+            site = (str(f)[:MAX_NAME], integer(n, 0, 1 << 31, "a line"), integer(c, 0, 1 << 31, "a column"))
+        except (TypeError, ValueError, OverflowError):  # ProgramFault is a ValueError
             continue
-        if math.isfinite(least) and math.isfinite(last) and 0 <= least <= last:
-            out[(str(f), int(n), int(c))] = (least, last)
+        if math.isfinite(least) and math.isfinite(last) and 0 <= least <= last and len(out) < MAX_PAIRS:
+            out[site] = (least, last)
     return out
