@@ -341,9 +341,8 @@ def write_copy(m: JsMutant, folder: Path, out: Path) -> Path:
                          "install the pinned version or draw the mutants again")
     if out.exists():
         shutil.rmtree(out)
-    shutil.copytree(folder, out, symlinks=True, ignore=shutil.ignore_patterns("node_modules"))
-    if (folder / "node_modules").is_dir():
-        (out / "node_modules").symlink_to((folder / "node_modules").resolve(), target_is_directory=True)
+    # Installed packages and a build are left behind: the program installs (npm ci) and builds its own.
+    shutil.copytree(folder, out, symlinks=True, ignore=shutil.ignore_patterns("node_modules", "dist"))
     (out / m.file).write_bytes(apply(source, m))
     return out
 
