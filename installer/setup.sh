@@ -11,6 +11,7 @@ DEBS=(
   libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
   libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-dejavu-core tk libtk8.6 tesseract-ocr
   openbox  # a window manager for the desktop-mode tests (Xvfb + openbox)
+  chromium  # the browser that plays web pages (web = "index.html" in playcoder.toml)
 )
 # The font set of a common desktop, so developers and CI draw what users see: bundled apps name
 # "DejaVu Sans", while "sans-serif", Helvetica and Arial resolve to one of these per machine (the

@@ -545,6 +545,7 @@ class GenericOracles:
                     "crash", f"the program exited with code {code}" + (f": {last.strip()}" if last else ""),
                     step, {"code": code, "log": tail}, fatal=True))
             return findings
+        findings += self._page_errors(step)
         if any(TRACEBACK_MARK in text for stream, _, text in lines if stream == "stderr"):
             tail = [t for s, _, t in lines if s == "stderr"][-8:]
             last = tail[-1].strip()
@@ -578,6 +579,21 @@ class GenericOracles:
                 findings.append(Finding("blank", "the window shows nothing but one colour", step, fatal=True))
         else:
             self._blank_streak = 0
+        return findings
+
+
+    def _page_errors(self, step: int | None) -> list[Finding]:
+        """A web page's uncaught exceptions and unhandled rejections: a crash naming its script and line (the
+        page keeps running, so the run goes on; the same error again adds no evidence)."""
+        findings = []
+        for error in self.target.page_errors():
+            key = f"{error.where}: {error.message}"
+            if key in self._exceptions_seen:
+                continue
+            self._exceptions_seen.add(key)
+            findings.append(Finding(
+                "crash", f"uncaught error in {error.where}: {error.message}", step,
+                {"script": error.script, "line": error.line, "column": error.column, "log": list(error.stack)}))
         return findings
 
 

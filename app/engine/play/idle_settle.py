@@ -48,8 +48,9 @@ cannot answer (the program ended, or its toolkit cannot tell): the caller falls 
 MAX_TIMER_WAITS = 2
 """One-shot timers waited for in one step at most: a chain of them (a poll or an animation that schedules a
 new callback each time, which the program side cannot tell from a reaction) does not hold the step to its cap."""
-LOOP_TOOLKITS = ("tk", "qt")
-"""Toolkits whose event loop the probe sees; pygame's frames are the frame gate's business."""
+LOOP_TOOLKITS = ("tk", "qt", "web")
+"""Toolkits whose event loop the probe sees (a web page's through the DevTools protocol); pygame's frames are
+the frame gate's business."""
 
 
 SETTLE_ENV = "PLAYCODER_SETTLE"

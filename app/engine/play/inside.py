@@ -55,7 +55,7 @@ STATE_MAX = 64
 """The longest state digest kept (the program sends 16 hex digits)."""
 DISPLAY_CHANGES_KEPT = 64
 """Display mode changes remembered (the film asks about the latest few seconds only)."""
-TOOLKITS = ("tk", "qt", "pygame", "")
+TOOLKITS = ("tk", "qt", "pygame", "web", "")
 TIMER_MAX_MS = 24 * 3600 * 1000.0
 """The farthest a timer may be due (a day): a larger or non-finite ``next_timer_ms`` is the program's fault."""
 COORD_MAX = 1 << 20
@@ -130,8 +130,20 @@ class Inside:
     def __init__(self, folder: Path | None = None, note: Callable[[str], None] | None = None) -> None:
         """``folder``: the program folder, for :meth:`lines_total` (its own .py files); ``note``: where the
         program's faults on this channel are said (the run's log)."""
-        self.notes = Notes("inside channel", note)
+        self._init_state(folder)
+        self.notes.say = note
+        self._req_r, self._req_w = os.pipe()
+        self._evt_r, self._evt_w = os.pipe()
+        os.set_blocking(self._req_w, False)
+        self._reader = threading.Thread(target=self._read, daemon=True, name="inside-reader")
+        self._reader.start()
+
+    def _init_state(self, folder: Path | None) -> None:
+        """What every channel keeps, whatever carries it (a web page's is the DevTools protocol:
+        play/web_inside.py)."""
         self.folder = folder
+        self.notes = Notes("inside channel")
+        """The program's faults on this channel, each said once (see :mod:`app.engine.play.channel_limits`)."""
         self.available = False
         """Has the program said hello (a Python program running the seeding sitecustomize)?"""
         self.toolkit = ""
@@ -139,9 +151,6 @@ class Inside:
         self.python = ""
         self.dropped = 0
         """Messages the program sent that were too long or not JSON of this version (dropped)."""
-        self._req_r, self._req_w = os.pipe()
-        self._evt_r, self._evt_w = os.pipe()
-        os.set_blocking(self._req_w, False)
         self._lock = threading.Condition()
         self._next_id = 0
         self._replies: dict[int, dict[str, Any]] = {}
@@ -160,8 +169,6 @@ class Inside:
         """The program's state digest at its latest idle answer (a Tk or Qt program says; '' when not known): the
         values its main module's globals reach. An input during whose step it changed did something, seen or not."""
         self._closed = False
-        self._reader = threading.Thread(target=self._read, daemon=True, name="inside-reader")
-        self._reader.start()
 
     # -- starting ------------------------------------------------------------------
     def env(self) -> dict[str, str]:

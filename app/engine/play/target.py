@@ -36,6 +36,8 @@ from app.engine.play.program_env import ProgramEnv, program_env
 from app.engine.play.inside import Inside
 from app.engine.play.target_log import MAX_LINE_BYTES, LogLine, TargetLog
 from app.engine.play.targetspec import TargetSpec
+from app.engine.play.web_inside import PageError
+from app.engine.play.web_target import WebLaunch, web_launch
 from app.engine.play.xconn import open_x
 
 WINDOW_POLL_S = 0.05
@@ -100,18 +102,21 @@ class TargetProcess:
         self.log = TargetLog()
         """Its output as a bounded head and tail (a program printing without end costs a bounded amount)."""
         self._readers: list[threading.Thread] = []
-        command, own_env = program_command(spec)
+        self.web: WebLaunch | None = web_launch(spec, seed, self._page_said) if spec.web is not None else None
+        """A web page's launch (its URL and DevTools channel); None for any other program."""
+        command, own_env = program_command(spec) if self.web is None else (self.web.command, None)
         env = target_environment(spec, display.name, seed)
         if own_env is not None and own_env.pythonpath:
             env["PYTHONPATH"] = os.pathsep.join([str(SEEDING_DIR), own_env.pythonpath, *env["PYTHONPATH"].split(
                 os.pathsep)[1:]])
         if gate is not None:
             env.update(gate.env())
-        self.inside = Inside(spec.folder)
-        """The channel from inside the program (a Python program says hello on it; others stay on pixels)."""
+        self.inside: Inside = Inside(spec.folder) if self.web is None else self.web.inside
+        """The channel from inside the program (a Python program says hello on it, a web page answers through
+        the DevTools protocol; others stay on pixels)."""
         env.update(self.inside.env())
         jail = sandbox.Jail(spec.folder, display=display.name, network=spec.network, env=env,
-                            limits=sandbox.TARGET_LIMITS,
+                            limits=sandbox.TARGET_LIMITS if self.web is None else sandbox.BROWSER_LIMITS,
                             read_only=(SEEDING_DIR, *((own_env.folder,) if own_env is not None else ())),
                             pass_fds=(*(gate.child_fds() if gate is not None else ()), *self.inside.child_fds()))
         try:
@@ -138,6 +143,17 @@ class TargetProcess:
         self.window: WindowInfo | None = None
 
     # -- output ------------------------------------------------------------
+    def _page_said(self, stream: str, text: str) -> None:
+        """A web page's console and uncaught errors, kept with the program's output."""
+        line = (stream, time.time(), text)
+        self.log.append(line)
+        if self._on_log is not None:
+            self._on_log(line)
+
+    def page_errors(self) -> list[PageError]:
+        """A web page's uncaught errors since the last call (none for other programs)."""
+        return self.web.inside.page_errors() if self.web is not None else []
+
     def _read(self, name: str, stream: IO[bytes]) -> None:
         for raw in iter(lambda: stream.readline(MAX_LINE_BYTES), b""):  # one line never costs more than this
             line = (name, time.time(), raw.decode("utf-8", errors="replace").rstrip("\n"))
@@ -174,11 +190,25 @@ class TargetProcess:
         return self.sandboxed.poll()
 
     def cpu_percent(self, interval: float) -> float | None:
-        """CPU use of the target over ``interval`` seconds (100 = one core busy)."""
+        """CPU use of the target and the processes it started over ``interval`` seconds (100 = one core busy)."""
         try:
-            return float(psutil.Process(self.pid).cpu_percent(interval=interval))
+            root = psutil.Process(self.pid)
+            tree = [root, *root.children(recursive=True)]  # a browser's page runs in a child process
         except (psutil.Error, OSError):
             return None
+        for proc in tree:
+            try:
+                proc.cpu_percent(None)
+            except (psutil.Error, OSError):
+                pass
+        time.sleep(interval)
+        total = None
+        for proc in tree:
+            try:
+                total = (total or 0.0) + float(proc.cpu_percent(None))
+            except (psutil.Error, OSError):
+                continue
+        return total
 
     def shutdown(self) -> int | None:
         if self.gate is not None:
@@ -226,6 +256,8 @@ class TargetProcess:
                 )
             found = find_window(self.xconn(), self.sandboxed.root_pid, self.spec.window_title)
             if found is not None:
+                if self.web is not None:  # the browser's window is up: load the page into it
+                    self.web.inside.open_page(self.web.url, max(1.0, deadline - time.monotonic()))
                 self.window = found
                 return found
             time.sleep(WINDOW_POLL_S)

@@ -22,6 +22,7 @@ from app.engine.errors import TargetError
 from app.engine.play.actions import Action, Hotkey, Press
 from app.engine.play.executor import ActionRefused, keysym_for
 from app.engine.play.scriptspec import ScriptCase, parse_script
+from app.engine.play.webspec import WebSpec, parse_web
 
 SPEC_FILE = "playcoder.toml"
 KINDS = ("game", "app")
@@ -35,7 +36,8 @@ APPS_DIR = (_TREE if (_TREE / "pyproject.toml").is_file()  # a source tree, else
 WILD_DIR = APPS_DIR.parent / "wild"
 """Programs written the ordinary way, not for the tester (benchmark/wild/README.md)."""
 _TOP_KEYS = {"name", "kind", "command", "window", "size", "goal", "keys", "criteria", "env", "startup_timeout",
-             "script", "unit_tests", "exit_ok", "timing", "differential", "network", "requirements", "frame_gate"}
+             "script", "unit_tests", "exit_ok", "timing", "differential", "network", "requirements", "frame_gate",
+             "web"}
 _COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "bugs", ".git", ".venv", "venv",
                                       "node_modules")
 
@@ -153,6 +155,8 @@ class TargetSpec:
     requirements: str | None = None
     """A requirements file (or ``pyproject.toml``) in the folder: the program's ``python`` is an environment
     built from it (play/program_env.py)."""
+    web: WebSpec | None = None
+    """A web page, played in a browser window (``command`` is then the page's own server, if any)."""
 
     @property
     def label(self) -> str:
@@ -194,11 +198,19 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     kind = data.get("kind", "app")
     if kind not in KINDS:
         raise fail(f'"kind" must be "game" or "app", not {kind!r}')
+    web = parse_web(data["web"], folder, fail) if "web" in data else None
     command = data.get("command")
+    if web is not None and command is not None:
+        raise fail('a web page needs no "command": its server is "web.command" (or the engine serves the folder)')
+    if web is not None:
+        command = list(web.command)
     if isinstance(command, str):
         command = command.split()
-    if not isinstance(command, list) or not command or not all(isinstance(c, str) and c for c in command):
-        raise fail('"command" must be a non-empty list of strings, e.g. ["python", "main.py"]')
+    if web is None and (not isinstance(command, list) or not command
+                        or not all(isinstance(c, str) and c for c in command)):
+        raise fail('"command" must be a non-empty list of strings, e.g. ["python", "main.py"] (or "web" names a '
+                   'page)')
+    assert isinstance(command, list)
     size = data.get("size", [800, 600])
     if (
         not isinstance(size, list) or len(size) != 2
@@ -277,7 +289,7 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
         env=dict(env), startup_timeout=float(timeout), bug=bug,
         script=script, unit_tests=tuple(unit_tests), exit_ok=exit_ok, timing=timing,
         nondeterministic=tuple((b[0], b[1], b[2], b[3]) for b in ignore),
-        network=network, requirements=requirements, frame_gate=frame_gate,
+        network=network, requirements=requirements, frame_gate=frame_gate, web=web,
     )
 
 

@@ -1,0 +1,253 @@
+"""Inside a web page: the DevTools protocol speaking the inside channel's messages.
+
+:class:`WebInside` is an :class:`~app.engine.play.inside.Inside` whose questions are answered by the page's
+browser instead of a Python program's seeding: ``idle`` and ``widgets`` by the probe the engine adds to every
+document (``play/web_probe.js``), ``coverage`` by V8's precise coverage of the program's own scripts, mapped
+to their lines.  Testers, settling and the oracles never ask which kind of program they play.
+
+What only a page says comes as events: an uncaught exception or unhandled rejection (``Runtime.exception
+Thrown``) is a :class:`PageError` the oracles turn into a ``crash`` finding naming its script and line, and
+goes to the run's log with console errors and warnings (stderr) and other console output (stdout).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import unquote, urlsplit
+
+from app.engine.errors import TargetError
+from app.engine.play.devtools import CallError, DevTools
+from app.engine.play.inside import Inside
+from app.engine.play.web_lines import covered_lines
+
+PROBE = Path(__file__).with_name("web_probe.js")
+CONSOLE_TEXT_MAX = 2000
+"""The longest console message kept in the log (characters)."""
+ERRORS_KEPT = 200
+"""Uncaught errors remembered per page start (the same error again counts once anyway)."""
+SETUP_TIMEOUT_S = 5.0
+IDLE_EXPRESSION = "window.__playcoder ? window.__playcoder.painted().then(() => window.__playcoder.idle()) : null"
+LOADED_EXPRESSION = "document.readyState === 'complete' && !!window.__playcoder"
+LOAD_POLL_S = 0.05
+WIDGETS_EXPRESSION = "window.__playcoder ? window.__playcoder.widgets() : null"
+
+LogSink = Callable[[str, str], None]
+"""Where the page's console goes: (stream, text), stream "stdout" or "stderr"."""
+
+
+@dataclass(frozen=True)
+class PageError:
+    """An uncaught exception or unhandled rejection of the page."""
+
+    message: str
+    script: str
+    """The script's path in the program folder (or its URL when it is not the program's own)."""
+    line: int
+    """1-based; 0 when the browser did not say."""
+    column: int
+    stack: tuple[str, ...] = ()
+
+    @property
+    def where(self) -> str:
+        return f"{self.script}:{self.line}" if self.line else self.script or "the page"
+
+
+class WebInside(Inside):
+    """The engine's end of one browser's DevTools pipe, as an inside channel."""
+
+    def __init__(self, folder: Path | None, log: LogSink) -> None:
+        self._init_state(folder)
+        self.devtools = DevTools()
+        self._log = log
+        self._session = ""
+        self._origin = ""
+        self._errors: list[PageError] = []
+        self._errors_read = 0
+        self._js_total: dict[str, set[int]] = {}
+
+    # -- starting ------------------------------------------------------------------
+    def env(self) -> dict[str, str]:
+        return {}
+
+    def child_fds(self) -> tuple[int, ...]:
+        return self.devtools.child_fds()
+
+    def started(self) -> None:
+        self.devtools.started()
+
+    def open_page(self, url: str, timeout_s: float) -> None:
+        """Attach to the browser's one page, add the probe, start coverage, then load ``url``: every script of
+        the page runs with the probe in place.  TargetError when the page cannot be opened."""
+        end = time.monotonic() + timeout_s
+        target = self._page_target(end)
+        attached = self.devtools.call("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                      timeout_s=max(0.1, end - time.monotonic()))
+        if not isinstance(attached, dict) or not isinstance(attached.get("sessionId"), str):
+            raise TargetError("the browser did not let the engine attach to its page; run again, and if it "
+                              "persists check that the chromium package works (chromium --version).")
+        self._session = attached["sessionId"]
+        self.devtools.on("Runtime.exceptionThrown", self._on_exception)
+        self.devtools.on("Runtime.consoleAPICalled", self._on_console)
+        for method, params in (("Runtime.enable", {}), ("Page.enable", {}),
+                               ("Page.addScriptToEvaluateOnNewDocument", {"source": PROBE.read_text("utf-8")}),
+                               ("Profiler.enable", {}),
+                               ("Profiler.startPreciseCoverage", {"callCount": True, "detailed": True})):
+            self._call(method, params, end)
+        parts = urlsplit(url)
+        self._origin = f"{parts.scheme}://{parts.netloc}"
+        navigated = self._call("Page.navigate", {"url": url}, end)
+        if navigated.get("errorText"):
+            raise TargetError(f"the page {url} did not load ({navigated['errorText']}); check that the page "
+                              "exists and, for a server of the program's own, that it answers at that URL.")
+        while not self._probed(end):
+            if time.monotonic() >= end or self.devtools.closed:
+                raise TargetError(f"the page {url} did not finish loading within {timeout_s:g} s; raise "
+                                  "startup_timeout in playcoder.toml if it is slow to load.")
+            time.sleep(LOAD_POLL_S)
+        self.toolkit = "web"
+        self.available = True
+        self._take_coverage(max(0.5, end - time.monotonic()))  # the start-up's lines, and the scripts' lines
+
+    def _probed(self, end: float) -> bool:
+        """The page loaded with the engine's probe in it (the first load, before the probe, does not count)."""
+        result = self.devtools.call("Runtime.evaluate", {"expression": LOADED_EXPRESSION, "returnByValue": True},
+                                    session=self._session, timeout_s=max(0.1, min(1.0, end - time.monotonic())))
+        return isinstance(result, dict) and result.get("result", {}).get("value") is True
+
+    def _page_target(self, end: float) -> str:
+        while time.monotonic() < end and not self.devtools.closed:
+            found = self.devtools.call("Target.getTargets", timeout_s=max(0.1, end - time.monotonic()))
+            if isinstance(found, dict):
+                pages = [t for t in found.get("targetInfos", []) if isinstance(t, dict) and t.get("type") == "page"]
+                if pages and isinstance(pages[0].get("targetId"), str):
+                    return str(pages[0]["targetId"])
+            time.sleep(0.05)
+        raise TargetError("the browser showed no page to play; check that the chromium package works "
+                          "(chromium --version) and raise startup_timeout in playcoder.toml if it is slow.")
+
+    def _call(self, method: str, params: dict[str, Any], end: float) -> dict[str, Any]:
+        result = self.devtools.call(method, params, session=self._session,
+                                    timeout_s=max(0.1, end - time.monotonic()))
+        if isinstance(result, CallError):
+            raise TargetError(f"the browser refused {method} ({result.message}); check the chromium package.")
+        if result is None:
+            raise TargetError(f"the browser did not answer {method} in time; run again, or raise startup_timeout.")
+        return result
+
+    def close(self) -> None:
+        self.devtools.close()
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+
+    def wait_hello(self, timeout_s: float) -> bool:
+        return self.available
+
+    # -- what only a page says --------------------------------------------------------
+    def page_errors(self) -> list[PageError]:
+        """Uncaught errors since the last call."""
+        with self._lock:
+            fresh = self._errors[self._errors_read:]
+            self._errors_read = len(self._errors)
+        return fresh
+
+    def _on_exception(self, params: dict[str, Any], session: str) -> None:
+        details = params.get("exceptionDetails")
+        if session != self._session or not isinstance(details, dict):
+            return
+        error = _page_error(details, self._script_path)
+        with self._lock:
+            if len(self._errors) < ERRORS_KEPT:
+                self._errors.append(error)
+        self._log("stderr", f"Uncaught error at {error.where}: {error.message}")
+        for frame in error.stack:
+            self._log("stderr", "    at " + frame)
+
+    def _on_console(self, params: dict[str, Any], session: str) -> None:
+        if session != self._session:
+            return
+        kind = str(params.get("type", "log"))
+        args = params.get("args")
+        text = " ".join(_remote_text(a) for a in (args if isinstance(args, list) else []))[:CONSOLE_TEXT_MAX]
+        stream = "stderr" if kind in ("error", "warning", "assert") else "stdout"
+        self._log(stream, f"console.{kind}: {text}")
+
+    def _script_path(self, url: str) -> str:
+        """A script's path in the program folder when the page serves it from there, else its URL."""
+        if self._origin and url.startswith(self._origin + "/"):
+            path = unquote(urlsplit(url).path).lstrip("/")
+            if self.folder is not None and path and (self.folder / path).is_file():
+                return path
+        return url
+
+    # -- the channel's questions ----------------------------------------------------------
+    def _ask(self, kind: str, timeout_s: float) -> dict[str, Any] | None:
+        if not self.available or self._closed:
+            return None
+        if kind == "coverage":
+            return self._take_coverage(timeout_s)
+        expression = IDLE_EXPRESSION if kind == "idle" else WIDGETS_EXPRESSION
+        result = self.devtools.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                         "awaitPromise": True}, session=self._session,
+                                    timeout_s=timeout_s)
+        if not isinstance(result, dict) or "exceptionDetails" in result:
+            return None
+        value = result.get("result", {}).get("value")
+        if kind == "widgets":
+            return {"widgets": value} if isinstance(value, list) else None
+        return value if isinstance(value, dict) else None
+
+    def _take_coverage(self, timeout_s: float) -> dict[str, Any] | None:
+        result = self.devtools.call("Profiler.takePreciseCoverage", session=self._session, timeout_s=timeout_s)
+        if not isinstance(result, dict):
+            return None
+        hit: dict[str, list[int]] = {}
+        for script in result.get("result", []):
+            if not isinstance(script, dict):
+                continue
+            path = self._script_path(str(script.get("url", "")))
+            if self.folder is None or "://" in path or not path.endswith((".js", ".mjs")):
+                continue
+            lines = covered_lines(self.folder / path, script.get("functions", []))
+            if lines is None:
+                continue
+            ran, executable = lines
+            with self._lock:
+                self._js_total.setdefault(path, set()).update(executable)
+                self._total = None
+            hit[path] = sorted(ran)
+        with self._lock:
+            self._note_lines(hit, None)
+        return {}
+
+    def _lines_by_file(self) -> dict[str, frozenset[int]]:
+        """The program's own scripts the page ran, each with its executable lines."""
+        return {path: frozenset(lines) for path, lines in self._js_total.items()}
+
+
+def _page_error(details: dict[str, Any], script_path: Callable[[str], str]) -> PageError:
+    raw = details.get("exception")
+    exception: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    message = str(exception.get("description") or details.get("text") or "error").split("\n")[0][:500]
+    if str(details.get("text", "")).startswith("Uncaught (in promise)") and "promise" not in message:
+        message = "(in promise) " + message
+    frames = (details.get("stackTrace") or {}).get("callFrames") or []
+    url, line, column = str(details.get("url", "")), int(details.get("lineNumber", -1)) + 1, \
+        int(details.get("columnNumber", -1)) + 1
+    if frames and isinstance(frames[0], dict):
+        url = str(frames[0].get("url") or url)
+        line, column = int(frames[0].get("lineNumber", -1)) + 1, int(frames[0].get("columnNumber", -1)) + 1
+    stack = tuple(f"{f.get('functionName') or '(anonymous)'} ({script_path(str(f.get('url', '')))}:"
+                  f"{int(f.get('lineNumber', -1)) + 1})" for f in frames[:12] if isinstance(f, dict))
+    return PageError(message, script_path(url), max(0, line), max(0, column), stack)
+
+
+def _remote_text(arg: Any) -> str:
+    if not isinstance(arg, dict):
+        return ""
+    if "value" in arg:
+        return str(arg["value"])
+    return str(arg.get("description") or arg.get("type", ""))
