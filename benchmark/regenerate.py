@@ -1,6 +1,18 @@
 """Regenerate every results file under benchmark/results from a clean tree, naming the commit.
 
-    python -m benchmark.regenerate [--only NAME[,NAME]] [--list] [--worktree]
+    python -m benchmark.regenerate --all [--worktree]          # every entry (hours), then --render
+    python -m benchmark.regenerate --only NAME[,NAME] [--worktree]
+    python -m benchmark.regenerate --list                      # the entries and their commands
+    python -m benchmark.regenerate --check                     # every README figure against its results file
+    python -m benchmark.regenerate --render                    # fill the READMEs' figure tables from the results
+
+The READMEs (README.md, benchmark/README.md) hold their figures only in
+tables between ``<!-- figures: NAME -->`` and ``<!-- end figures -->``,
+rendered from the results files (:mod:`benchmark.figures`).  ``--check``
+lists every figure with its results file and commit and exits 1 when a table
+differs from its results, a results file does not hold its figure, or a
+number stands in the READMEs' prose outside a table (a figure in no results
+file); ``tests/unit/test_readme_figures.py`` runs it on the committed files.
 
 Each entry is one command that writes its files in benchmark/results.  The
 command refuses (one sentence, exit 2) when the working tree has uncommitted
@@ -31,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.engine.bench.provenance import describe_commit, measured_on
+from benchmark import figures
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmark" / "results"
@@ -115,7 +128,7 @@ NOT_REGENERATED: dict[str, str] = {
                                "variable, which entries do not set); the commands are in settle-verdicts.md"
        for side in ("inside", "pixels", "pixels-wild") for ext in ("md", "json")},
     "settle-verdicts.md": "benchmark/compare_verdicts.py's output over the settle-* files, written up with its commands",
-    "faults-contained.md": "issue 24's containment rows, read off `python benchmark/faults.py --only root,tree,output,"
+    "faults-contained.md": "the containment rows, read off `python benchmark/faults.py --only root,tree,output,"
                            "model,gate,small` and written up by hand (root and cgroup v1 needed); not a command's output",
 }
 """Results files no entry writes, with why."""
@@ -170,12 +183,23 @@ def regenerate(entries: list[Entry], where: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmark.regenerate", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="", help="comma-separated entry names (default: every entry)")
+    ap.add_argument("--all", action="store_true", help="run every entry (hours), then render the READMEs' tables")
+    ap.add_argument("--only", default="", help="comma-separated entry names")
     ap.add_argument("--list", action="store_true", help="print the entries and their commands, run nothing")
+    ap.add_argument("--check", action="store_true",
+                    help="list every README figure with its results file and commit; exit 1 for any without one")
+    ap.add_argument("--render", action="store_true", help="fill the READMEs' figure tables from the results files")
     ap.add_argument("--worktree", action="store_true",
                     help="measure HEAD in a scratch git worktree (this checkout may have local changes)")
     args = ap.parse_args(argv)
+    if args.check:
+        return check()
+    if args.render:
+        return render()
     names = [n for n in args.only.split(",") if n]
+    if not (names or args.all or args.list):
+        print("say what to do: --all, --only NAME, --list, --check or --render (see --help).", file=sys.stderr)
+        return 2
     unknown = sorted(set(names) - {e.name for e in ENTRIES})
     if unknown:
         print(f"no such entry: {', '.join(unknown)} (see --list).", file=sys.stderr)
@@ -195,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
             print("The working tree has uncommitted changes (or is not a git checkout): commit them, or pass "
                   "--worktree to measure HEAD in a clean scratch checkout.", file=sys.stderr)
             return 2
-        return regenerate(chosen, ROOT)
+        return regenerate(chosen, ROOT) or render()
     with tempfile.TemporaryDirectory(prefix="playcoder-regen-") as tmp:
         where = Path(tmp) / "tree"
         added = _run(["git", "worktree", "add", "--detach", str(where), "HEAD"], ROOT)
@@ -203,9 +227,34 @@ def main(argv: list[str] | None = None) -> int:
             print(f"could not check HEAD out into a scratch worktree: {added.stderr.strip()}", file=sys.stderr)
             return 2
         try:
-            return regenerate(chosen, where)
+            return regenerate(chosen, where) or render()
         finally:
             _run(["git", "worktree", "remove", "--force", str(where)], ROOT)
+
+
+def check() -> int:
+    """Print every README figure with its results file and commit, then each problem; 1 when there is one."""
+    listing, problems = figures.check()
+    for line in listing:
+        print(line)
+    for line in problems:
+        print(f"PROBLEM {line}", file=sys.stderr)
+    print(f"{len(listing)} figures from results files; {len(problems)} problems.")
+    return 1 if problems else 0
+
+
+def render() -> int:
+    """Fill every figures block of the READMEs from the results files (one sentence when one cannot be)."""
+    try:
+        texts = {path: figures.render_text(path.read_text(encoding="utf-8")) for path in figures.READMES}
+    except LookupError as exc:
+        print(f"{exc}; regenerate that results file first.", file=sys.stderr)
+        return 1
+    for path, text in texts.items():
+        if path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            print(f"rendered the figures of {path.relative_to(ROOT)}")
+    return 0
 
 
 if __name__ == "__main__":
