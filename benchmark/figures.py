@@ -25,8 +25,9 @@ RESULTS = ROOT / "benchmark" / "results"
 READMES = (ROOT / "README.md", ROOT / "benchmark" / "README.md")
 BEGIN = re.compile(r"<!-- figures: ([a-z-]+) -->")
 END = "<!-- end figures -->"
-PROSE_FIGURE = re.compile(r"\b\d+(?:\.\d+)?\s?%|\b\d+\s?/\s?\d+\b(?![\w/.])")
-"""What counts as a measured figure in prose: a percentage or a fraction like 30/40."""
+PROSE_FIGURE = re.compile(r"\b\d+(?:\.\d+)?\s?%|\b\d+\s?/\s?\d+\b(?![\w/.])"
+                          r"|\b\d+(?:\.\d+)?\s?(?:ms|µs|fps|MB|GB|MiB|GiB)\b")
+"""What counts as a measured figure in prose: a percentage, a fraction like 30/40, a time, a rate or a size."""
 QUOTED: dict[str, tuple[str, ...]] = {
     "README.md": ("the paper's 100/100 study", "FN 16%, FP 5%", "95% Student-t intervals"),
 }
