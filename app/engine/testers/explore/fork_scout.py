@@ -68,7 +68,9 @@ MAX_PAIRS = 100_000
 MAX_NAME = 1024
 """The longest file name taken from a branch."""
 DRAIN_MAX = 4096
-"""Late messages thrown away before a look at most."""
+"""Late messages thrown away before a look at most ..."""
+DRAIN_S = 0.25
+"""... within this much time."""
 SEND_S = 5.0
 """A message to the trunk that cannot be sent within this long fails (the search is then off for the run)."""
 
@@ -342,8 +344,11 @@ class ForkScouts(Scouts):
         """One message from the socket before ``deadline``: None when none came, ``b""`` when the other side is
         gone (end of file, or the socket failed): the caller stops reading, it never reads EOF in a loop."""
         assert self.gate is not None
+        left = deadline - time.monotonic()
+        if left <= 0:  # checked before reading: a copy that always has more to say holds no one past the deadline
+            return None
         try:
-            ready, _, _ = select.select([self.gate.sock], [], [], max(0.0, deadline - time.monotonic()))
+            ready, _, _ = select.select([self.gate.sock], [], [], left)
             return self.gate.sock.recv(MAX_MESSAGE) if ready else None
         except (OSError, ValueError):
             return b""
@@ -365,7 +370,11 @@ class ForkScouts(Scouts):
         """Words of branches given up earlier are thrown away (at most a budget of them: a copy that floods the
         socket is not read for ever; end of file stops at once)."""
         assert self.gate is not None
+        end = time.monotonic() + DRAIN_S
         for _ in range(DRAIN_MAX):
+            if time.monotonic() > end:
+                self.notes.add("the forked copy flooded its socket with messages nobody asked for")
+                return
             try:
                 if not select.select([self.gate.sock], [], [], 0)[0] or not self.gate.sock.recv(MAX_MESSAGE):
                     return
