@@ -28,6 +28,8 @@ def screen(text_rows: int = 0, caret: bool = False) -> Frame:
 def oracles() -> GenericOracles:
     found = GenericOracles(target=None, observer=None, declared_keys=('press("delete")',))  # type: ignore[arg-type]
     found.answering = {"elsewhere": {'press("enter")': 1}}  # other inputs did answer
+    found.key_states.note("click(40, 12)")  # a row was picked: where Delete matters
+    found.key_states.note('press("delete")')
     return found
 
 
@@ -74,3 +76,29 @@ def test_a_key_that_changed_the_programs_state_is_not_dead():
     o = oracles()
     o.note_state_changed('press("delete")')
     assert press_delete_on(o, [screen(rows) for rows in range(5)]) == []
+
+
+def test_a_key_is_judged_only_where_keys_of_its_kind_matter():
+    o = GenericOracles(target=None, observer=None, declared_keys=('press("enter")',))  # type: ignore[arg-type]
+    o.answering = {"elsewhere": {"click(1, 1)": 1}}
+    frames = [screen(rows) for rows in range(6)]
+
+    def press_enter() -> list:
+        out = []
+        for step, before in enumerate(frames):
+            o.key_states.note('press("enter")')
+            item = _Input(step, 'press("enter")', float(step), np.zeros((H, W), bool), f"hash-{step}")
+            out += o._check_dead_key(step, item, before)
+        return out
+
+    assert press_enter() == []  # Return on empty entries only: nothing was there to submit
+    o.key_states.note('type("milk")')
+    o.key_states.note('press("enter")')  # pressed once with text typed: now it may be judged
+    found = press_enter()
+    assert found and found[0].kind == "no-response" and found[0].step == 0
+
+
+def test_a_key_that_answered_once_is_not_dead():
+    o = oracles()
+    o.answering = {"elsewhere": {"click(1, 1)": 1}, "a list with a row": {'press("delete")': 3}}
+    assert press_delete_on(o, [screen(rows) for rows in range(6)]) == []

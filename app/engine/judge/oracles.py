@@ -24,11 +24,13 @@ import numpy as np
 from Xlib import X
 from Xlib import error as xerror
 
+from app.engine.step_numbers import step_number
 from app.engine.play.idle_settle import sees_loop
 from app.engine.play.observer import Frame, Observation, VisualObserver, changed_mask, is_blank
 from app.engine.play.sandbox import TARGET_LIMITS
 from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import Timing
+from app.engine.judge.key_states import KeyStates
 from app.engine.judge.repaint_probe import LAST_PROBE, probe_residue, repaint_probe
 
 KEY_CALLS = ("press(", "tap(", "hotkey(")
@@ -139,6 +141,8 @@ class GenericOracles:
         """Inputs that changed the window beyond a caret somewhere in the run (for the dead-key rule)."""
         self.answering: dict[str, dict[str, int]] = {}
         """Per screen (a perceptual hash): the inputs the program answered there at some point of the run."""
+        self.key_states = KeyStates()
+        """The states the inputs put the program in: a key of a kind that matters only in some is judged in them."""
         self.control_of: dict[str, str] = {}
         """Inputs that reach a control shared with others (grid points over one surface): that control."""
         self._log_seen = 0
@@ -228,6 +232,7 @@ class GenericOracles:
         if any(f.fatal for f in findings) or not self.target.alive():
             return findings + ([] if any(f.fatal for f in findings) else self._common(obs.frame, step))
         if is_input:
+            self.key_states.note(action_key or action_name)
             if self.animated or was_animated:
                 self.recent.clear()  # a moving window answers nothing we can attribute to input
             else:
@@ -400,6 +405,10 @@ class GenericOracles:
             return []  # (a caret that moved or blinked after the key, under load, is no answer)
         if item.action in self.handled_inputs:
             return []  # it changed the program's state: its effect may show later (a mode key)
+        if any(item.action in answers for answers in self.answering.values()):
+            return []  # it changed something once in the run: it answers in some state
+        if not self.key_states.tried_where_it_matters(item.action):
+            return []  # never pressed where keys of its kind matter (Return with text typed, Delete on a pick)
         if not any(self.answering.values()):
             return []  # nothing answers at all: the window-wide check above judges that
         self.declared_keys -= {item.action}  # said once
@@ -419,7 +428,7 @@ class GenericOracles:
         if repainted is not False:
             self.animated = False  # it stopped moving on purpose (a pause or an end screen)
             return []
-        return self._sustained_freeze(step, f"the window stopped repainting: it animated before step {step}")
+        return self._sustained_freeze(step, f"the window stopped repainting: it animated before step {step_number(step)}")
 
     def _check_unresponsive(self, step: int) -> list[Finding]:
         alive = self._loop_alive()
