@@ -16,6 +16,10 @@ Where it is made, in order:
 
 The sandbox's first process joins the group between fork and exec
 (:meth:`RunGroup.enter`), so everything it starts is inside from the start.
+The engine itself moves into a memory-bounded group of its own before its first
+run's group is made (:func:`confine_engine`, :data:`ENGINE_MEMORY_MB`), beside
+its runs' groups, not above them.
+
 Where no group can be made, one sentence on a terminal's stderr says so
 (once per process; :data:`fallback_reason` keeps it) and a watcher polls the tree and kills the sandbox past the
 process bound (memory then stays bounded per process only).
@@ -43,7 +47,16 @@ KILL_ROUNDS = 50
 """Removing a group: rounds of SIGKILL to what is left in it before giving up (a fork loop refills it)."""
 KILL_ROUND_S = 0.02
 
+ENGINE_MEMORY_ENV = "PLAYCODER_ENGINE_MEMORY_MB"
+ENGINE_MEMORY_MB = 6144
+"""The engine process's own memory bound (its cgroup), unless $PLAYCODER_ENGINE_MEMORY_MB says otherwise (0: none)."""
+ENGINE_SUFFIX = "-engine"
+
 _counter = itertools.count()
+_base_paths: dict[str, str] | None = None
+engine_group: list[str] | None = None
+"""The engine's own cgroup folders once :func:`confine_engine` ran ([] where none could be made)."""
+_engine_lock = threading.Lock()
 _said = False
 fallback_reason = ""
 """Why no cgroup could be made here (empty while one could, or before the first try)."""
@@ -51,7 +64,10 @@ _said_lock = threading.Lock()
 
 
 def _own_paths() -> dict[str, str]:
-    """Our cgroup path per hierarchy: ``{"": path}`` for v2, ``{"pids": path, "memory": path}`` for v1."""
+    """Where run groups are made, per hierarchy: ``{"": path}`` for v2, ``{"pids": path, "memory": path}`` for
+    v1 — the engine's cgroup as it started (before :func:`confine_engine` moved it into a group of its own)."""
+    if _base_paths is not None:
+        return dict(_base_paths)
     out: dict[str, str] = {}
     try:
         with open("/proc/self/cgroup", encoding="ascii", errors="replace") as fh:
@@ -198,6 +214,61 @@ def fallback_sentence() -> str:
             "(systemd-run --user --scope -p Delegate=yes) for whole-run bounds.")
 
 
+def engine_memory_mb() -> int:
+    try:
+        return max(0, int(os.environ.get(ENGINE_MEMORY_ENV, ENGINE_MEMORY_MB)))
+    except ValueError:
+        return ENGINE_MEMORY_MB
+
+
+def confine_engine() -> list[str]:
+    """Once per process, before its first run group: move the engine into a memory-bounded cgroup of its own
+    (a sibling of its runs' groups, so a run's memory is not the engine's).  Whatever a program sends, the engine
+    then cannot take the host's memory.  Where no group can be made (no root, no delegated subtree), nothing
+    changes and ``[]`` is returned."""
+    global _base_paths, engine_group
+    with _engine_lock:
+        if engine_group is not None:
+            return engine_group
+        mounts, own = _mounts(), _own_paths()
+        _base_paths = own
+        memory = engine_memory_mb() * MB
+        name = f"{PREFIX}{os.getpid()}{ENGINE_SUFFIX}"
+        made: list[str] = []
+        if memory and "" in mounts and "" in own:
+            made = _engine_v2(os.path.join(mounts[""], own[""].lstrip("/")), name, memory)
+        if memory and not made and "memory" in mounts and "memory" in own:
+            path = os.path.join(mounts["memory"], own["memory"].lstrip("/"), name)
+            try:
+                os.mkdir(path)
+            except OSError:
+                path = ""
+            if path and _write(os.path.join(path, "memory.limit_in_bytes"), str(memory)) \
+                    and _write(os.path.join(path, "cgroup.procs"), str(os.getpid())):
+                made = [path]
+            elif path:
+                _rmdir(path)
+        engine_group = made
+        return made
+
+
+def _engine_v2(parent: str, name: str, memory: int) -> list[str]:
+    path = os.path.join(parent, name)
+    if "memory" not in _read(os.path.join(parent, "cgroup.controllers")).split():
+        return []  # a hybrid system: memory is a v1 controller
+    try:
+        os.mkdir(path)
+    except OSError:
+        return []
+    if "memory" not in _read(os.path.join(parent, "cgroup.subtree_control")).split():
+        _write(os.path.join(parent, "cgroup.subtree_control"), "+memory")
+    if _write(os.path.join(path, "memory.max"), str(memory)) and \
+            _write(os.path.join(path, "cgroup.procs"), str(os.getpid())):
+        return [path]
+    _rmdir(path)
+    return []
+
+
 class RunGroup:
     """The cgroup (one folder per hierarchy) of one sandboxed run, or a polling watcher where none can be made."""
 
@@ -213,6 +284,7 @@ class RunGroup:
     @classmethod
     def create(cls, nproc: int, memory_mb: int) -> RunGroup:
         """A new group bounding ``nproc`` processes and ``memory_mb`` of memory for the whole tree."""
+        confine_engine()
         name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
         memory = memory_mb * MB
         mounts, own = _mounts(), _own_paths()
