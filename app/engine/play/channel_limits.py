@@ -79,11 +79,16 @@ def read_some(fd: int, deadline: float, size: int = READ_CHUNK) -> bytes | None:
         return b""
 
 
-def nesting_depth(text: bytes | str) -> int:
-    """The deepest nesting of ``[`` and ``{`` outside strings, in one linear pass (before ``json`` recurses)."""
+def too_deep(text: bytes | str, max_depth: int = MAX_DEPTH) -> bool:
+    """Whether arrays and objects nest deeper than ``max_depth`` (before ``json`` recurses): a count at C speed
+    when there are few brackets, else :func:`nesting_depth`."""
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    if data.count(b"[") + data.count(b"{") <= MAX_DEPTH:  # the common case, at C speed
-        return data.count(b"[") + data.count(b"{")
+    return data.count(b"[") + data.count(b"{") > max_depth and nesting_depth(data) > max_depth
+
+
+def nesting_depth(text: bytes | str) -> int:
+    """The deepest nesting of ``[`` and ``{`` outside strings, in one linear pass."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     depth = deepest = 0
     in_string = escaped = False
     for byte in data:
@@ -112,7 +117,7 @@ def parse_json(data: bytes | str, max_bytes: int = MAX_MESSAGE, max_depth: int =
     """One JSON message within the limits, or :class:`ProgramFault` saying which limit it broke."""
     if len(data) > max_bytes:
         raise ProgramFault(f"the program sent a message of {len(data)} bytes, more than the {max_bytes} allowed")
-    if nesting_depth(data) > max_depth:
+    if too_deep(data, max_depth):
         raise ProgramFault(f"the program sent a message nested deeper than {max_depth} levels")
     try:
         return json.loads(data, parse_constant=_no_constant)
