@@ -29,7 +29,8 @@ from typing import Any
 from app.engine.play.actions import Action, Click, Hotkey, Press, Tap, Wait
 from app.engine.play.inside import InsideWidget
 from app.engine.play.observer import Frame, Observation
-from app.engine.play.targetspec import hinted_action
+from app.engine.judge.expectations import ocr_engine
+from app.engine.play.targetspec import hinted_action, unknown_key
 from app.engine.play.xwidgets import Widget
 from app.engine.testers.base import Decision, TesterContext
 from app.engine.testers.explore.archive import Archive, Step, cell_key, picture_key
@@ -40,6 +41,7 @@ from app.engine.testers.explore.keys_from_code import ReadInputs, inputs_from_ta
 from app.engine.testers.explore.pairs import Pairs
 from app.engine.testers.explore.returns import Returner
 from app.engine.testers.explore.scouts import NOTHING
+from app.engine.testers.explore.screen_words import MAX_READS as MAX_SCREEN_READS, read_screen
 from app.engine.testers.explore.fork_scout import FORK_CHEAP_PLANS, FORK_EVALS, FORK_LOOK_BUDGET_S, ForkScouts
 from app.engine.testers.explore.survival import SurvivalSearch, standing_still
 from app.engine.testers.offline import BURST_TAPS, LIST_MIN_H, SURFACE_SHARE, OfflineExplorer, _View
@@ -97,6 +99,10 @@ class Explorer(OfflineExplorer):
         self.go_explore, self.use_survival = go_explore, survival
         self.gated = survival
         self.reads = ReadInputs()
+        self.screen_reads = 0
+        self.screen_tried: set[Action] = set()
+        self.screen_items: set[str] = set()
+        """Keys and menu-like lines read from screens (:meth:`_read_screen`), each tried once a run."""
         self.values = CodeValues()
         """Constants the program's code compares with and the formats it parses: values worth typing."""
         self.buttons: list[tuple[tuple[int, int, int, int], str]] = []
@@ -562,11 +568,41 @@ class Explorer(OfflineExplorer):
             return
         self._here = self._cell(after.frame)
         new_cell = self.archive.visit(self._here, tuple(self.prefix), picture_key(after.frame))
+        if new_cell and after.settled and not self.buttons and not self.plan:
+            self._read_screen(after.frame)
         found = int(new_cell) + new_lines
         self._found += found
         self.since_new = 0 if found else self.since_new + 1
         if self.go_explore and self.since_new >= RETURN_AFTER and not self.plan:
             self._return()
+
+    def _read_screen(self, frame: Frame) -> None:
+        """A still screen not seen before, with no widgets known from inside: the keys its words name and its
+        menu-like lines become inputs, each tried once now (:mod:`.screen_words`)."""
+        assert self.ctx is not None
+        ocr = ocr_engine()
+        if ocr is None or self.screen_reads >= MAX_SCREEN_READS:
+            return
+        self.screen_reads += 1
+        try:
+            found = read_screen(frame, ocr)
+        except (RuntimeError, OSError, ValueError):  # tesseract failed: no more reading this run
+            self.screen_reads = MAX_SCREEN_READS
+            return
+        for key in found.keys:
+            if unknown_key(key) is not None or (key in self.reads.quits and not self.ctx.spec.exit_ok):
+                continue
+            action = hinted_action(key)
+            if action not in self.screen_tried:
+                self.screen_tried.add(action)
+                self.plan.append((action, f"the screen names the key {key!r}: pressed where it is named"))
+                if action not in self.keys:
+                    self.keys.append(action)
+        for text, box in found.items:
+            click = Click((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
+            if text.lower() not in self.screen_items and not any(w in text.lower() for w in QUIT_WORDS):
+                self.screen_items.add(text.lower())
+                self.plan.append((click, f"click {text!r}: a line the screen shows alone, like a menu item"))
 
     def _note_standing(self, after: Observation) -> None:
         """A game that moved and now stands (but for a glow): a GAME OVER panel; survival is worth it now."""
