@@ -1,6 +1,7 @@
 """Faults and hostile input, measured: the numbers issue 13 asks for, printed as one table.
 
-    python benchmark/faults.py [--only bomb,forge,opens,bench,xvfb,disk,llm,sigterm,root,tree,output,model,gate,small]
+    python benchmark/faults.py [--only bomb,forge,opens,bench,xvfb,disk,llm,sigterm,root,tree,output,model,gate,small,
+                                 build,venvhome,channels]
 
 - bomb: a 2 MB bundle whose logs.jsonl inflates to 1.9 GiB of newlines (also with a
   lying header, and 400 MiB under the per-member limit): `playcoder import` seconds
@@ -18,6 +19,8 @@
 - sigterm: one SIGTERM to `playcoder test`.  Target: one line, exit 130, run row closed.
 
 - root, tree, output, model, gate, small: issue 24 (benchmark/faults_contained.py).
+- build, venvhome, channels: nothing a target ships runs outside its sandbox, nothing a program sends hangs or
+  breaks the engine (benchmark/faults_channels.py).
 
 Needs Xvfb for the runs; the tmpfs case needs root or unprivileged user namespaces.
 """
@@ -42,11 +45,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+for _layer in ("unit", "x", "e2e"):  # the hostile programs some cases borrow from the tests
+    sys.path.insert(1, str(ROOT / "tests" / _layer))
 
 from app.engine.trace.bundle import BundleError, export_bundle, import_bundle  # noqa: E402
 from app.engine.trace.store import TrajectoryStore, image_digest  # noqa: E402
 from hostile_inputs import TricklingServer, forged_bundle, newline_bomb, run_measured  # noqa: E402
-from benchmark import faults_contained  # noqa: E402
+from benchmark import faults_channels, faults_contained  # noqa: E402
 
 PROBE = str(ROOT / "tests" / "targets" / "probe_tk")
 HARNESS = str(ROOT / "tests" / "fault_harness.py")
@@ -252,6 +257,7 @@ def bench_sigterm(tmp: Path) -> None:
 
 CASES = {"bomb": bench_bomb, "forge": bench_forge, "opens": bench_opens, "bench": bench_bench, "xvfb": bench_xvfb,
          "disk": bench_disk, "llm": bench_llm, "sigterm": bench_sigterm}
+CASES.update(faults_channels.cases(row))  # hostile target folders and channel data
 CASES.update(faults_contained.cases(row))  # issue 24: contained as root, every resource of a run bounded
 
 
