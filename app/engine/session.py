@@ -493,4 +493,4 @@ class _Signals:
 
     def signal_program(self, sig: int) -> None:
         if self.play.target is not None:
-            self.play.target.sandboxed.signal_program(sig)
+            self.play.target.signal_program(sig)

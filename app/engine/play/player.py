@@ -21,6 +21,7 @@ from app.engine.play.desktop_input import DesktopBackend, DesktopExecutor
 from app.engine.play.actions import Action, Wait
 from app.engine.play.display import XDisplay
 from app.engine.play.executor import EVENT_LOOP_PACE, ActionExecutor, make_executor
+from app.engine.play.web_gate import WebGate
 from app.engine.play.gate import FrameGate
 from app.engine.play.idle_settle import sees_loop, settle_mode
 from app.engine.play.observer import Frame, Observation, VisualObserver, changed_bbox
@@ -62,7 +63,8 @@ class Player:
 
     def start(self) -> WindowInfo:
         inside = settle_mode() != "pixels"  # PLAYCODER_SETTLE=pixels: the fallback for every program
-        gate = FrameGate(timers_on_clock=self.steps_clock) if self.gated else None
+        gate = None if not self.gated else WebGate() if self.spec.web is not None else \
+            FrameGate(timers_on_clock=self.steps_clock)  # a web page's gate holds its clock
         self.gate = None
         target = self.target = TargetProcess(self.spec, self.display, self.seed, gate=gate)
         win = target.wait_for_window()

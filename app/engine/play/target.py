@@ -14,6 +14,7 @@ reports the host PID (the X server sees the host side of the socket).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -36,6 +37,7 @@ from app.engine.play.program_env import ProgramEnv, program_env
 from app.engine.play.inside import Inside
 from app.engine.play.target_log import MAX_LINE_BYTES, LogLine, TargetLog
 from app.engine.play.targetspec import TargetSpec
+from app.engine.play.web_gate import WebGate
 from app.engine.play.web_inside import PageError
 from app.engine.play.web_target import WebLaunch, web_launch
 from app.engine.play.xconn import open_x
@@ -44,6 +46,10 @@ WINDOW_POLL_S = 0.05
 STOP_GRACE_S = 2.0
 SEEDING_DIR = Path(__file__).resolve().parent / "seeding"
 """First on a target's PYTHONPATH: its ``sitecustomize`` seeds ``random`` (and numpy) from PLAYCODER_SEED."""
+PAUSE_EXPRESSION = "window.__playcoder ? window.__playcoder.pause() : null"
+RESUME_EXPRESSION = "window.__playcoder ? window.__playcoder.resume() : null"
+PAUSE_TIMEOUT_S = 1.0
+"""How long a web page has to pause or resume its clock (a page whose main thread is busy just goes on)."""
 EXIT_NOT_FOUND = 127
 """What a shell answers for a command it cannot find."""
 
@@ -181,6 +187,14 @@ class TargetProcess:
         """The host PID of the program itself (a process-group leader, in its own session)."""
         return self.sandboxed.pid
 
+    def signal_program(self, sig: int) -> None:
+        """Stop (SIGSTOP) or continue (SIGCONT) the program while a tester thinks; a web page's clock is paused
+        inside the page instead (its browser must keep answering, and its time must not jump on continuing)."""
+        if self.web is not None and sig in (signal.SIGSTOP, signal.SIGCONT):
+            self.web.inside.evaluate(PAUSE_EXPRESSION if sig == signal.SIGSTOP else RESUME_EXPRESSION, PAUSE_TIMEOUT_S)
+            return
+        self.sandboxed.signal_program(sig)
+
     def alive(self) -> bool:
         return self.sandboxed.poll() is None
 
@@ -257,7 +271,10 @@ class TargetProcess:
             found = find_window(self.xconn(), self.sandboxed.root_pid, self.spec.window_title)
             if found is not None:
                 if self.web is not None:  # the browser's window is up: load the page into it
-                    self.web.inside.open_page(self.web.url, max(1.0, deadline - time.monotonic()))
+                    held = isinstance(self.gate, WebGate)
+                    if isinstance(self.gate, WebGate):
+                        self.gate.attach(self.web.inside)
+                    self.web.inside.open_page(self.web.url, max(1.0, deadline - time.monotonic()), held=held)
                 self.window = found
                 return found
             time.sleep(WINDOW_POLL_S)

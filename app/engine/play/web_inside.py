@@ -30,6 +30,7 @@ ERRORS_KEPT = 200
 """Uncaught errors remembered per page start (the same error again counts once anyway)."""
 SETUP_TIMEOUT_S = 5.0
 IDLE_EXPRESSION = "window.__playcoder ? window.__playcoder.painted().then(() => window.__playcoder.idle()) : null"
+HOLD_SOURCE = "window.__playcoderHold = true;\n"
 LOADED_EXPRESSION = "document.readyState === 'complete' && !!window.__playcoder"
 LOAD_POLL_S = 0.05
 WIDGETS_EXPRESSION = "window.__playcoder ? window.__playcoder.widgets() : null"
@@ -78,9 +79,10 @@ class WebInside(Inside):
     def started(self) -> None:
         self.devtools.started()
 
-    def open_page(self, url: str, timeout_s: float) -> None:
+    def open_page(self, url: str, timeout_s: float, held: bool = False) -> None:
         """Attach to the browser's one page, add the probe, start coverage, then load ``url``: every script of
-        the page runs with the probe in place.  TargetError when the page cannot be opened."""
+        the page runs with the probe in place (``held``: with its clock held, play/web_gate.py).  TargetError
+        when the page cannot be opened."""
         end = time.monotonic() + timeout_s
         target = self._page_target(end)
         attached = self.devtools.call("Target.attachToTarget", {"targetId": target, "flatten": True},
@@ -92,7 +94,8 @@ class WebInside(Inside):
         self.devtools.on("Runtime.exceptionThrown", self._on_exception)
         self.devtools.on("Runtime.consoleAPICalled", self._on_console)
         for method, params in (("Runtime.enable", {}), ("Page.enable", {}),
-                               ("Page.addScriptToEvaluateOnNewDocument", {"source": PROBE.read_text("utf-8")}),
+                               ("Page.addScriptToEvaluateOnNewDocument",
+                                {"source": (HOLD_SOURCE if held else "") + PROBE.read_text("utf-8")}),
                                ("Profiler.enable", {}),
                                ("Profiler.startPreciseCoverage", {"callCount": True, "detailed": True})):
             self._call(method, params, end)
@@ -146,6 +149,18 @@ class WebInside(Inside):
     def wait_hello(self, timeout_s: float) -> bool:
         return self.available
 
+    def evaluate(self, expression: str, timeout_s: float) -> Any:
+        """The value of ``expression`` in the page (a promise awaited); None when it threw, did not answer
+        within ``timeout_s`` or the page is gone."""
+        if not self.available or self._closed:
+            return None
+        result = self.devtools.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                         "awaitPromise": True}, session=self._session,
+                                    timeout_s=timeout_s)
+        if not isinstance(result, dict) or "exceptionDetails" in result:
+            return None
+        return result.get("result", {}).get("value")
+
     # -- what only a page says --------------------------------------------------------
     def page_errors(self) -> list[PageError]:
         """Uncaught errors since the last call."""
@@ -189,13 +204,7 @@ class WebInside(Inside):
             return None
         if kind == "coverage":
             return self._take_coverage(timeout_s)
-        expression = IDLE_EXPRESSION if kind == "idle" else WIDGETS_EXPRESSION
-        result = self.devtools.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                                         "awaitPromise": True}, session=self._session,
-                                    timeout_s=timeout_s)
-        if not isinstance(result, dict) or "exceptionDetails" in result:
-            return None
-        value = result.get("result", {}).get("value")
+        value = self.evaluate(IDLE_EXPRESSION if kind == "idle" else WIDGETS_EXPRESSION, timeout_s)
         if kind == "widgets":
             return {"widgets": value} if isinstance(value, list) else None
         return value if isinstance(value, dict) else None

@@ -6,46 +6,131 @@
   if (window.__playcoder) return;
   const timers = new Map();   // id -> {due, delay, repeating}
   let frames = 0, loopFrames = 0, inFrame = false, firing = null, fetches = 0;
-  const now = () => performance.now();
   const origSetTimeout = window.setTimeout, origClearTimeout = window.clearTimeout;
   const origSetInterval = window.setInterval, origClearInterval = window.clearInterval;
   const origRaf = window.requestAnimationFrame, origCaf = window.cancelAnimationFrame;
+  const origNow = performance.now.bind(performance);
+
+  // The held clock (differential play, a frozen game): time stands still until the engine plays frames.
+  // Date, performance.now, timers and animation frames then all run on it, so a page shows the same frame
+  // after the same inputs and frames, however loaded the machine.
+  const held = window.__playcoderHold === true;
+  const FRAME_MS = 1000 / 60, EPOCH_MS = 1767225600000;  // 2026-01-01, the same in every run
+  let vnow = 0, vnext = 1;
+  const vtimers = new Map(), vframes = new Map();
+  // A paused clock (--freeze-while-thinking): the page's time stands still and its timers and animation
+  // frames wait while the tester thinks; the time paused is left out of its clocks afterwards.
+  let skipped = 0, pausedAt = null;
+  const deferred = [];
+  const now = held ? () => vnow : () => (pausedAt !== null ? pausedAt : origNow()) - skipped;
+  const later = (run) => function () {
+    if (pausedAt !== null) { const args = arguments; deferred.push(() => run.apply(this, args)); return undefined; }
+    return run.apply(this, arguments);
+  };
+  function pause() { if (!held && pausedAt === null) pausedAt = origNow(); return true; }
+  function resume() {
+    if (pausedAt === null) return true;
+    skipped += origNow() - pausedAt;
+    pausedAt = null;
+    for (const run of deferred.splice(0)) { try { run(); } catch (e) { report(e); } }
+    return true;
+  }
+  const report = (e) => { try { window.reportError(e); } catch (_) { /* the page goes on */ } };
+  const schedule = held ? (run, ms, every) => { const id = vnext++; vtimers.set(id, {due: vnow + ms, run, every}); return id; }
+                        : (run, ms, every) => (every ? origSetInterval : origSetTimeout).call(window, later(run), ms);
+  const unschedule = held ? (id) => { vtimers.delete(id); }
+                          : (id) => { origClearTimeout.call(window, id); origClearInterval.call(window, id); };
+  const callable = (fn, args) => typeof fn === "function" ? function () { return fn.apply(window, args); }
+                                                          : function () { return (0, eval)(String(fn)); };
+  if (!held) {
+    const realDateNow = Date.now;
+    Date.now = () => realDateNow() - Math.floor(skipped) - (pausedAt !== null ? Math.floor(origNow() - pausedAt) : 0);
+    performance.now = now;
+  }
+  if (held) {
+    const RealDate = Date;
+    const VDate = function (...a) {
+      if (!new.target) return new RealDate(EPOCH_MS + vnow).toString();
+      return a.length ? new RealDate(...a) : new RealDate(EPOCH_MS + vnow);
+    };
+    VDate.prototype = RealDate.prototype;
+    VDate.now = () => EPOCH_MS + Math.floor(vnow);
+    VDate.parse = RealDate.parse;
+    VDate.UTC = RealDate.UTC;
+    window.Date = VDate;
+    performance.now = () => vnow;
+  }
+
   window.setTimeout = function (fn, delay, ...args) {
     const ms = Math.max(0, Number(delay) || 0);
     const repeating = firing !== null && firing.fn === fn && firing.delay === ms;
+    const body = callable(fn, args);
     let id = 0;
-    const run = typeof fn === "function" ? function () {
+    const run = function () {
       timers.delete(id);
       const outer = firing; firing = {fn, delay: ms};
-      try { return fn.apply(this, arguments); } finally { firing = outer; }
-    } : fn;
-    id = origSetTimeout.call(window, run, delay, ...args);
+      try { return body(); } finally { firing = outer; }
+    };
+    id = schedule(run, ms, false);
     timers.set(id, {due: now() + ms, delay: ms, repeating});
     return id;
   };
-  window.clearTimeout = function (id) { timers.delete(id); return origClearTimeout.call(window, id); };
+  window.clearTimeout = function (id) { timers.delete(id); unschedule(id); };
   window.setInterval = function (fn, delay, ...args) {
     const ms = Math.max(0, Number(delay) || 0);
+    const body = callable(fn, args);
     let id = 0;
-    const run = typeof fn === "function" ? function () {
+    const run = function () {
       const t = timers.get(id); if (t) t.due = now() + ms;
-      return fn.apply(this, arguments);
-    } : fn;
-    id = origSetInterval.call(window, run, delay, ...args);
+      return body();
+    };
+    id = schedule(run, ms, true);
     timers.set(id, {due: now() + ms, delay: ms, repeating: true});
     return id;
   };
-  window.clearInterval = function (id) { timers.delete(id); return origClearInterval.call(window, id); };
+  window.clearInterval = window.clearTimeout;
   window.requestAnimationFrame = function (fn) {
     const loop = inFrame;
     frames += 1; if (loop) loopFrames += 1;
-    return origRaf.call(window, function (t) {
+    const run = function (t) {
       frames -= 1; if (loop) loopFrames -= 1;
       const outer = inFrame; inFrame = true;
       try { return fn(t); } finally { inFrame = outer; }
-    });
+    };
+    if (!held) return origRaf.call(window, later((t) => run(t - skipped)));
+    const id = vnext++;
+    vframes.set(id, run);
+    return id;
   };
-  window.cancelAnimationFrame = function (id) { return origCaf.call(window, id); };
+  window.cancelAnimationFrame = function (id) {
+    if (held && vframes.delete(id)) { frames -= 1; return; }
+    if (!held) origCaf.call(window, id);
+  };
+
+  function dueTimer(until) {
+    let best = null;
+    for (const [id, t] of vtimers) if (t.due <= until && (best === null || t.due < best[1].due)) best = [id, t];
+    return best;
+  }
+  // Play n frames of the held clock: the timers due in each, in order, then its animation frames.
+  async function advance(n) {
+    await painted();  // an input sent before this call reaches the page first
+    for (let i = 0; i < n; i++) {
+      const until = vnow + FRAME_MS;
+      for (let guard = 0, next = dueTimer(until); next !== null && guard < 10000; guard++, next = dueTimer(until)) {
+        const [id, t] = next;
+        vnow = Math.max(vnow, t.due);
+        if (t.every) t.due = vnow + Math.max(1, timers.get(id) ? timers.get(id).delay : 1); else vtimers.delete(id);
+        try { t.run(); } catch (e) { report(e); }
+      }
+      vnow = until;
+      const due = [...vframes.values()];
+      vframes.clear();
+      for (const run of due) { try { run(vnow); } catch (e) { report(e); } }
+    }
+    await painted();
+    return vnow;
+  }
   if (window.fetch) {
     const origFetch = window.fetch;
     window.fetch = function () {
@@ -70,6 +155,7 @@
   });
 
   function idle() {
+    if (held) return {idle: fetches === 0, next_timer_ms: null, repeating: false, fetches};  // time stands still
     const t = now();
     let next = null, repeating = false;
     for (const timer of timers.values()) {
@@ -117,5 +203,5 @@
     }
     return out;
   }
-  Object.defineProperty(window, "__playcoder", {value: Object.freeze({idle, widgets, painted}), enumerable: false});
+  Object.defineProperty(window, "__playcoder", {value: Object.freeze({idle, widgets, painted, advance, held, pause, resume}), enumerable: false});
 })();
