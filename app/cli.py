@@ -15,6 +15,7 @@ from typing import Any, Callable
 from app.engine.testers.registry import DEFAULT, NAMES
 from app.engine.play.display import DISPLAY_MODES, ISOLATED
 from app.engine.errors import UserError
+from app.engine.run import settings
 from app.paths import default_db
 
 DEMO_TARGET = "tiles2048"
@@ -31,10 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("test", help="play a target and record the trajectory")
     t.add_argument("target", help="folder with playcoder.toml, a bundled app name, optionally @BUG_ID")
-    t.add_argument("--tester", default=DEFAULT, help=f"{' | '.join(NAMES)} (default {DEFAULT})")
-    t.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)
+    t.add_argument("--tester", default=None, help=f"{' | '.join(NAMES)} (default {DEFAULT})")
+    t.add_argument("--display", choices=DISPLAY_MODES, default=None, help=f"default {ISOLATED}")
     t.add_argument("--max-steps", type=int, default=None, help="at most this many steps (default 30)")
-    t.add_argument("--seed", type=SEED, default=0)
+    t.add_argument("--seed", type=SEED, default=None, help="default 0")
     t.add_argument("--reference", default=None, metavar="REF_DIR",
                    help="differential tester, and script's similar_to_reference: the program to compare with "
                         "(default for APP@BUG: APP itself)")
@@ -55,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-script", action="store_true",
                    help="differential tester: play no [[script]] steps first, explore only (explore-only recall)")
     t.add_argument("--explorer", choices=["new", "old"], default=None,
-                   help="offline and differential testers: 'old' explores as before issue 23 (for comparisons)")
+                   help="offline and differential testers: 'old' plays the image-and-X-tree explorer alone, without the keys read from the code, returns to states or the survival search (to compare with)")
     t.add_argument("--survival", choices=["on", "off"], default=None,
                    help="offline and differential testers: in a pygame game, play plans ahead on forked copies and "
                         "keep the one that lives longest and runs new code (default: on for differential, off for "
@@ -150,9 +151,8 @@ ROW_ID = bounded_int(1, 2**63 - 1)
 """A run id (an SQLite INTEGER)."""
 
 
-UNBOUNDED_STEPS = 1_000_000
+UNBOUNDED_STEPS = settings.UNBOUNDED_STEPS
 """The most steps a run may take (also the bound of a --duration run)."""
-MAX_DURATION_S = 86_400
 
 
 def stream_events(bus: Any, control: Any) -> None:
@@ -173,17 +173,10 @@ def stream_events(bus: Any, control: Any) -> None:
 def cmd_test(args: argparse.Namespace) -> int:
     from app.engine.play.control import RunControl
     from app.engine.play.events import EventBus
-    from app.engine.session import RunConfig, RunInterrupted, Session
+    from app.engine.session import RunInterrupted, Session
     from app.engine.trace.store import TrajectoryStore
 
-    if args.max_steps is not None and not 1 <= args.max_steps <= UNBOUNDED_STEPS:
-        raise UserError(f"--max-steps must be between 1 and {UNBOUNDED_STEPS:,}.")
-    if args.duration is not None and not 0 < args.duration <= MAX_DURATION_S:
-        raise UserError(f"--duration must be a number of seconds between 0 and {MAX_DURATION_S:,}.")
-    if args.slice_ms is not None and not 1 <= args.slice_ms <= 60_000:
-        raise UserError("--slice-ms must be between 1 and 60,000 milliseconds.")
-    if args.film_fps is not None and not 0 <= args.film_fps <= 120:
-        raise UserError("--film-fps must be between 0 (no film) and 120 frames a second.")
+    config = run_config(args)  # every setting checked here, before anything starts
     db = args.db or default_db()
     store = TrajectoryStore(db)
     bus = EventBus()
@@ -192,12 +185,6 @@ def cmd_test(args: argparse.Namespace) -> int:
         stream_events(bus, control)
     else:
         bus.subscribe(_say_why_held)
-    llm_options = tester_options(args)
-    max_steps = args.max_steps if args.max_steps is not None else (UNBOUNDED_STEPS if args.duration else 30)
-    config = RunConfig(target=args.target, tester=args.tester, display=args.display,
-                       max_steps=max_steps, seed=args.seed, tester_options=llm_options,
-                       in_place=args.in_place, freeze_while_thinking=args.freeze, slice_ms=args.slice_ms,
-                       duration_s=args.duration, film_fps=args.film_fps)
     interrupted: RunInterrupted | None = None
     try:
         result = Session(config, store, bus=bus, control=control).run()
@@ -225,16 +212,22 @@ def cmd_test(args: argparse.Namespace) -> int:
     return 0
 
 
-def tester_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The tester options ``args`` set, refused in one sentence when the chosen tester does not take one."""
-    from app.engine.testers.registry import check_options
+def run_config(args: argparse.Namespace) -> Any:
+    """``playcoder test``'s options as a run's command-line layer (:mod:`app.engine.run.settings`), checked."""
+    from app.engine.session import RunConfig
 
+    return RunConfig(args.target, in_place=args.in_place, tester=args.tester, display=args.display,
+                     max_steps=args.max_steps, seed=args.seed, duration_s=args.duration, slice_ms=args.slice_ms,
+                     film_fps=args.film_fps, freeze_while_thinking=args.freeze,
+                     tester_options=tester_options(args) or None)
+
+
+def tester_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The tester options ``args`` set (the registry refuses one the tester does not take, with the settings)."""
     given = {"provider": args.provider, "model": args.model, "base_url": args.base_url,
              "reference": args.reference, "script": False if args.no_script else None, "explorer": args.explorer,
              "survival": None if args.survival is None else args.survival == "on"}
-    options = {name: value for name, value in given.items() if value is not None}
-    check_options(args.tester, options)
-    return options
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def _say_why_held(event: object) -> None:

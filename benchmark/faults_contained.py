@@ -304,7 +304,7 @@ def bench_small(tmp: Path, row: Row) -> None:
     base = 'name = "x"\ncommand = ["python", "main.py"]\n'
     said(tmp / "env", base + f'[env]\nBLOB = "{"x" * 3_000_000}"\n', "a 3 MB [env] value")
     said(tmp / "deep", base + "x = " + "[" * 50_000 + "]" * 50_000 + "\n", "a TOML nested 50,000 deep")
-    from app.engine.session import _public_options
+    from app.engine.run.settings import public_options as _public_options
 
     stored = _public_options({"base_url": "http://user:pw@llm.local:8080/v1?token=sekrit#frag"})["base_url"]
     row("base URL with user:pw@ and ?token=", f"stored as {stored}", "no credentials, no query")

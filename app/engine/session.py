@@ -7,18 +7,18 @@ before the next action; target and display are shut down on every exit path.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from app.engine.play.actions import action_to_dict
 from app.engine.play.control import RunControl
 from app.engine.play.display import DEFAULT_SCREEN, ISOLATED, XDisplay, open_display
 from app.engine.errors import RunStopped, TargetError, UserError
-from app.engine.llm.config import public_url
 from app.engine.play.events import (
     ControlChanged, EventBus, FindingRaised, RunFinished, RunStarted, StepRecorded, VerdictReached, WindowFound,
     WindowMoved,
@@ -35,8 +35,9 @@ from app.engine.judge.oracles import Finding, GenericOracles
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.target import TargetProcess
 from app.engine.play.scriptlint import say_once, target_warnings
-from app.engine.play.targetspec import ResolvedTarget, TargetSpec, resolve_target
-from app.engine.testers.registry import DEFAULT, make_tester
+from app.engine.play.targetspec import SPEC_FILE, ResolvedTarget, TargetSpec, resolve_target
+from app.engine.run.settings import RunSettings, public_options, resolve, user_table
+from app.engine.testers.registry import make_tester
 from app.engine.testers.base import Tester, Verdict
 
 
@@ -45,26 +46,25 @@ SLICE_MS = {"game": 150, "app": 300}
 """With the clock stopped: how long a target runs after each action, by its kind."""
 
 
-@dataclass
 class RunConfig:
-    target: str
-    tester: str = DEFAULT
-    display: str = ISOLATED
-    max_steps: int = 30
-    seed: int = 0
-    settle_cap_s: float | None = None
-    """None: the target's ``timing.settle_cap_ms`` (default 1 s)."""
-    tester_options: dict[str, Any] = field(default_factory=dict)
-    in_place: bool = False
-    """Play the target folder itself instead of a scratch copy (a program that saves state changes it)."""
-    freeze_while_thinking: bool | None = None
-    """Stop the target's clock (SIGSTOP) while the tester decides; None: on for the LLM tester on games."""
-    slice_ms: int | None = None
-    """With the clock stopped: how long the game runs after each action; None: by the target's kind."""
-    duration_s: float | None = None
-    """Play until this much time has passed (as well as at most ``max_steps`` steps)."""
-    film_fps: int | None = None
-    """Most frames a second of the run's film (continuous capture); None: ``FILM_FPS``; 0: no film."""
+    """What to play and the caller's layer of its settings (:mod:`app.engine.run.settings`).
+
+    ``given`` holds only what the caller set (the command line's options, a dialog's
+    choices, a repair's): the session puts it over the user config and the target's
+    ``[run]`` table.  ``settings`` is the caller's layer over the built-in defaults,
+    checked here, so a bad value ends before anything starts."""
+
+    def __init__(self, target: str, settings: RunSettings | None = None, *, in_place: bool = False,
+                 **given: Any) -> None:
+        self.target = target
+        self.in_place = in_place
+        """Play the target folder itself instead of a scratch copy (a program that saves state changes it)."""
+        layer = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)} if settings else {}
+        self.given: dict[str, Any] = {**layer, **{k: v for k, v in given.items() if v is not None}}
+        self.settings = resolve(self.given)
+
+    def __repr__(self) -> str:
+        return f"RunConfig({self.target!r}, in_place={self.in_place}, given={self.given!r})"
 
 
 @dataclass
@@ -108,6 +108,8 @@ class Session:
         self.bus = bus or EventBus()
         self.control = control or RunControl()
         self.tester = tester
+        self.settings: RunSettings = config.settings
+        """The run's settings: the caller's until the target is read, then resolved with its and the user's."""
         self.run_id: int | None = None
         self.findings: list[Finding] = []
         self.steps = 0
@@ -129,45 +131,12 @@ class Session:
     # -- entry point -----------------------------------------------------------
     def run(self) -> RunResult:
         """Play the target; never raises for user errors (they end the run as 'error')."""
-        cfg = self.config
-        resolved: ResolvedTarget | None = None
-        display: XDisplay | None = None
+        self._resolved: ResolvedTarget | None = None
+        self._display: XDisplay | None = None
         self._play = None
         status, error = "error", ""
-        interrupted = False
         try:
-            resolved = resolve_target(cfg.target, in_place=cfg.in_place)
-            spec = resolved.spec
-            tester = self.tester = self.tester or make_tester(cfg.tester, cfg.tester_options)
-            timing = spec.timing
-            warnings = target_warnings(spec)  # rubric traps and saved state: said once, kept with the run
-            say_once(warnings)
-            self.run_id = self.store.create_run(
-                target=spec.label, target_path=str(spec.source), bug=spec.bug, target_rev=spec.revision(),
-                tester=cfg.tester, display=cfg.display, seed=cfg.seed, max_steps=cfg.max_steps,
-                engine_pid=os.getpid(),
-                config={"settle_cap_s": self._settle_cap(spec), "tester_options": _public_options(cfg.tester_options),
-                        "kind": spec.kind, "timing": timing.as_dict(), "exit_ok": spec.exit_ok, "warnings": warnings,
-                        "in_place": cfg.in_place, "freeze_while_thinking": self._freezes(spec),
-                        "slice_ms": self._slice_ms(spec), "duration_s": cfg.duration_s,
-                        "film_fps": self._film_fps()},
-            )
-            self._film = RunFilm(self.store, self.run_id, self._film_fps(), timing)
-            self._coverage = RunCoverage(self.store, self.run_id)
-            tester.attach(self.store, self.run_id, self.control)  # testers that record (LLM calls) or cancel (retries)
-            self.bus.publish(RunStarted(self.run_id, spec.label, cfg.tester, cfg.display, str(self.store.path)))
-            tester.prepare(spec, cfg.seed)  # a tester with programs of its own starts them meanwhile
-            # The private screen is the declared size: a full-screen program gets exactly `size`.
-            screen = spec.size if cfg.display == ISOLATED else DEFAULT_SCREEN
-            display = open_display(cfg.display, screen)
-            # A tester that plays other programs beside the candidate in lockstep (differential play)
-            # puts the candidate on a frame gate too.
-            play = self._play = Player(spec, display, cfg.seed, self.control.sleep, hold=self.control.hold,
-                                       gated=tester.lockstep or tester.gated
-                                       or (spec.frame_gate and tester.from_first_frame),
-                                       steps_clock=tester.lockstep)
-            self._start_target(play)
-            self._loop(spec, tester, play)
+            self._play_it()
             status = "completed"
         except _EndRun:
             status = "completed"
@@ -178,22 +147,76 @@ class Session:
         except KeyboardInterrupt:
             status, error = "stopped", "interrupted"
         except Exception as exc:  # an engine bug, unless the display died or the disk filled: say which
-            error = describe_fault(exc, display, self.store.path, self._play) \
+            error = describe_fault(exc, self._display, self.store.path, self._play) \
                 or f"internal error: {type(exc).__name__}: {exc}"
         finally:
-            # Every step runs even if one before it failed (an X server that is gone, a full disk, a second Ctrl-C).
-            steps: list[Callable[[], None]] = []
-            if self._film is not None:
-                steps.append(self._close_film)
-            if self.tester is not None:
-                steps.append(self.tester.close)  # testers that run programs of their own stop them
-            if self._play is not None:
-                steps.append(functools.partial(self._play.close, self._flush_logs))
-            if display is not None:
-                steps.append(display.close)
-            if resolved is not None:
-                steps.append(resolved.cleanup)
-            problems = [close_quietly(step) for step in steps]
+            problems = self._close_all()
+        status, error, interrupted = self._after_close(problems, status, error)
+        result = self._finish(status, error)
+        if interrupted or error == "interrupted":  # closed; now whoever called (a command, a repair) stops too
+            raise RunInterrupted(result)
+        return result
+
+    def _play_it(self) -> None:
+        """Resolve the target and the settings, record the run, start the display and the program, play."""
+        cfg = self.config
+        self._resolved = resolve_target(cfg.target, in_place=cfg.in_place)
+        spec = self._resolved.spec
+        user, user_file = user_table()
+        s = self.settings = resolve(cfg.given, spec.run, str(spec.source / SPEC_FILE), user, user_file)
+        tester = self.tester = self.tester or make_tester(s.tester, s.tester_options)
+        self.run_id = self._create_run(spec)
+        self._film = RunFilm(self.store, self.run_id, self._film_fps(), spec.timing)
+        self._coverage = RunCoverage(self.store, self.run_id)
+        tester.attach(self.store, self.run_id, self.control)  # testers that record (LLM calls) or cancel (retries)
+        self.bus.publish(RunStarted(self.run_id, spec.label, s.tester, s.display, str(self.store.path)))
+        tester.prepare(spec, s.seed)  # a tester with programs of its own starts them meanwhile
+        # The private screen is the declared size: a full-screen program gets exactly `size`.
+        screen = spec.size if s.display == ISOLATED else DEFAULT_SCREEN
+        display = self._display = open_display(s.display, screen)
+        # A tester that plays other programs beside the candidate in lockstep (differential play)
+        # puts the candidate on a frame gate too.
+        play = self._play = Player(spec, display, s.seed, self.control.sleep, hold=self.control.hold,
+                                   gated=tester.lockstep or tester.gated or (spec.frame_gate and tester.from_first_frame),
+                                   steps_clock=tester.lockstep)
+        self._start_target(play)
+        self._loop(spec, tester, play)
+
+    def _create_run(self, spec: TargetSpec) -> int:
+        """The run's row, with its resolved settings and what the target declares in its config."""
+        s = self.settings
+        warnings = target_warnings(spec)  # rubric traps and saved state: said once, kept with the run
+        say_once(warnings)
+        return self.store.create_run(
+            target=spec.label, target_path=str(spec.source), bug=spec.bug, target_rev=spec.revision(),
+            tester=s.tester, display=s.display, seed=s.seed, max_steps=s.steps, engine_pid=os.getpid(),
+            config={"settle_cap_s": self._settle_cap(spec), "tester_options": public_options(s.tester_options),
+                    "kind": spec.kind, "timing": spec.timing.as_dict(), "exit_ok": spec.exit_ok, "warnings": warnings,
+                    "in_place": self.config.in_place, "freeze_while_thinking": self._freezes(spec),
+                    "slice_ms": self._slice_ms(spec), "duration_s": s.duration_s, "film_fps": self._film_fps(),
+                    "settings": s.recorded()},
+        )
+
+    def _close_all(self) -> list[BaseException | None]:
+        """Close the film, the tester, the program, the display and the scratch copy; what each raised."""
+        # Every step runs even if one before it failed (an X server that is gone, a full disk, a second Ctrl-C).
+        steps: list[Callable[[], None]] = []
+        if self._film is not None:
+            steps.append(self._close_film)
+        if self.tester is not None:
+            steps.append(self.tester.close)  # testers that run programs of their own stop them
+        if self._play is not None:
+            steps.append(functools.partial(self._play.close, self._flush_logs))
+        if self._display is not None:
+            steps.append(self._display.close)
+        if self._resolved is not None:
+            steps.append(self._resolved.cleanup)
+        return [close_quietly(step) for step in steps]
+
+    def _after_close(self, problems: list[BaseException | None], status: str,
+                     error: str) -> tuple[str, str, bool]:
+        """The run's status and error once what closing raised is counted, and whether it was interrupted."""
+        interrupted = False
         for problem in problems:
             if isinstance(problem, KeyboardInterrupt) and status == "completed":
                 status, error = "stopped", "interrupted"
@@ -202,11 +225,8 @@ class Session:
             elif isinstance(problem, Exception) and status == "completed":  # e.g. the last logs hit a full disk
                 status = "error"
                 error = str(problem) if isinstance(problem, UserError) else describe_fault(
-                    problem, display, self.store.path) or f"internal error: {type(problem).__name__}: {problem}"
-        result = self._finish(status, error)
-        if interrupted or error == "interrupted":  # closed; now whoever called (a command, a repair) stops too
-            raise RunInterrupted(result)
-        return result
+                    problem, self._display, self.store.path) or f"internal error: {type(problem).__name__}: {problem}"
+        return status, error, interrupted
 
     def _finish(self, status: str, error: str) -> RunResult:
         verdict_obj: Verdict | None = None
@@ -243,16 +263,17 @@ class Session:
 
     # -- the program, started and restarted ---------------------------------------
     def _settle_cap(self, spec: TargetSpec) -> float:
-        return self.config.settle_cap_s if self.config.settle_cap_s is not None else spec.timing.settle_cap_ms / 1000
+        cap = self.settings.settle_cap_s
+        return cap if cap is not None else spec.timing.settle_cap_ms / 1000
 
     def _freezes(self, spec: TargetSpec) -> bool:
         """Is the clock stopped while the tester thinks? By default for a model playing a game."""
-        if self.config.freeze_while_thinking is not None:
-            return self.config.freeze_while_thinking
+        if self.settings.freeze_while_thinking is not None:
+            return self.settings.freeze_while_thinking
         return self.tester is not None and self.tester.abilities.freezes_on_games and spec.kind == "game"
 
     def _film_fps(self) -> int:
-        return self.config.film_fps if self.config.film_fps is not None else FILM_FPS
+        return self.settings.film_fps if self.settings.film_fps is not None else FILM_FPS
 
     def _close_film(self) -> None:
         """Stop filming; flashes seen after the last step are recorded (without a step)."""
@@ -263,7 +284,7 @@ class Session:
             self._record(finding)
 
     def _slice_ms(self, spec: TargetSpec) -> int:
-        return self.config.slice_ms if self.config.slice_ms is not None else SLICE_MS[spec.kind]
+        return self.settings.slice_ms if self.settings.slice_ms is not None else SLICE_MS[spec.kind]
 
     def _start_target(self, play: Player) -> None:
         """Start the program and find its window; a program that dies first is a crash (run ends)."""
@@ -445,18 +466,6 @@ class Session:
         if self.run_id is None:
             return
         self.store.add_logs(self.run_id, target.log.unsaved(final))
-
-
-def _public_options(options: dict[str, Any]) -> dict[str, Any]:
-    """Tester options as stored with the run: no secrets, no credentials inside URLs."""
-    out: dict[str, Any] = {}
-    for key, value in options.items():
-        if any(word in key.lower() for word in ("key", "secret", "password", "token")) and "max" not in key.lower():
-            continue
-        if isinstance(value, str) and "://" in value:
-            value = public_url(value)  # no user:password, and no query (``?token=``) nor fragment
-        out[key] = value
-    return out
 
 
 class _EndRun(Exception):

@@ -108,24 +108,24 @@ class StepLoop:
         self.clock = clock
         self.slice_s = slice_s
         self.started_at = started_at
-        cfg = session.config
+        cfg = session.settings
         timing = spec.timing
         self.cap_static = session._settle_cap(spec)
         self.cap_animated = min(self.cap_static, timing.animated_cap_ms / 1000)
         self.react_s, self.quiet_s = timing.react_ms / 1000, timing.quiet_ms / 1000
         self.endings = EpisodeEndings()
-        self.ctx = TesterContext(spec, cfg.seed, cfg.max_steps, random.Random(cfg.seed),
+        self.ctx = TesterContext(spec, cfg.seed, cfg.steps, random.Random(cfg.seed),
                                  (obs.frame.width, obs.frame.height), duration_s=cfg.duration_s, target=play)
 
     # -- the run ---------------------------------------------------------------------------
     def run(self) -> None:
-        session, cfg = self.session, self.session.config
+        session, cfg = self.session, self.session.settings
         self.tester.begin(self.ctx, self.obs)
         for finding in self.tester.take_findings():
             session._record(finding)
             if finding.fatal:
                 return
-        while session.steps < cfg.max_steps:
+        while session.steps < cfg.steps:
             if cfg.duration_s is not None and time.monotonic() - self.started_at >= cfg.duration_s:
                 return
             if not self.step():

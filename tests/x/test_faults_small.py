@@ -64,7 +64,7 @@ def test_deeply_nested_toml_is_one_sentence(tmp_path):
 
 # -- base URLs -----------------------------------------------------------------------------------
 def test_a_base_url_is_stored_without_credentials_query_or_fragment():
-    from app.engine.session import _public_options
+    from app.engine.run.settings import public_options as _public_options
 
     stored = _public_options({"base_url": "http://user:pw@llm.local:8080/v1?token=sekrit&x=1#frag",
                               "odd": "http://host:notaport/v1?token=sekrit", "max_tokens": 5})

@@ -28,7 +28,7 @@ SPEC_FILE = "playcoder.toml"
 KINDS = ("game", "app")
 NETWORKS = ("none", "loopback")
 MAX_ENV_VALUE_CHARS = 32 * 1024
-"""An [env] entry longer than this is refused: environments are for settings, not data (issue 24)."""
+"""An [env] entry longer than this is refused: environments are for settings, not data."""
 """What a target may reach (play/sandbox.py): nothing, or a loopback of its own."""
 _TREE = Path(__file__).resolve().parents[3]
 APPS_DIR = (_TREE if (_TREE / "pyproject.toml").is_file()  # a source tree, else the copy an installed package ships
@@ -36,8 +36,8 @@ APPS_DIR = (_TREE if (_TREE / "pyproject.toml").is_file()  # a source tree, else
 WILD_DIR = APPS_DIR.parent / "wild"
 """Programs written the ordinary way, not for the tester (benchmark/wild/README.md)."""
 _TOP_KEYS = {"name", "kind", "command", "window", "size", "goal", "keys", "criteria", "env", "startup_timeout",
-             "script", "unit_tests", "exit_ok", "timing", "differential", "network", "requirements", "frame_gate",
-             "web"}
+             "script", "unit_tests", "exit_ok", "timing", "differential", "network", "requirements", "frame_gate", "web",
+             "run"}
 _COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "bugs", ".git", ".venv", "venv",
                                       "node_modules")
 
@@ -150,6 +150,9 @@ class TargetSpec:
     timing: Timing = field(default_factory=Timing)
     network: str = "none"
     """``none`` or ``loopback``: the target runs in a network namespace of its own either way."""
+    run: dict[str, Any] = field(default_factory=dict)
+    """The ``[run]`` table: run settings this target asks for (checked when a run resolves its settings:
+    app/engine/run/settings.py), over the user's config and under the command line."""
     frame_gate: bool = False
     """The script tester plays this pygame game on the frame gate from its first frame (docs/targets.md)."""
     requirements: str | None = None
@@ -280,6 +283,9 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     frame_gate = data.get("frame_gate", False)
     if not isinstance(frame_gate, bool):
         raise fail('"frame_gate" must be true or false')
+    run = data.get("run", {})
+    if not isinstance(run, dict):
+        raise fail('"run" must be a table of run settings ([run] with max_steps, duration_s, film_fps, …)')
     unit_tests = data.get("unit_tests", ["test_*.py"])
     if not isinstance(unit_tests, list) or not unit_tests or not all(isinstance(u, str) and u for u in unit_tests):
         raise fail('"unit_tests" must be a list of file patterns such as ["test_*.py"]')
@@ -290,6 +296,7 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
         script=script, unit_tests=tuple(unit_tests), exit_ok=exit_ok, timing=timing,
         nondeterministic=tuple((b[0], b[1], b[2], b[3]) for b in ignore),
         network=network, requirements=requirements, frame_gate=frame_gate, web=web,
+        run=dict(run),
     )
 
 

@@ -26,6 +26,7 @@ from app.engine.play.display import DISPLAY_MODES, ISOLATED
 from app.engine.errors import TargetError
 from app.engine.llm.config import resolve_settings
 from app.engine.play.targetspec import SPEC_FILE, BugInfo, list_apps, load_bugs, load_spec
+from app.engine.run.settings import MAX_DURATION_S
 from app.engine.testers import TESTERS
 from app.views.settings.llm_options_view import LLMOptionsView
 from app.views.settings.llm_preferences import LLMPreferences, SavedKeys
@@ -91,6 +92,11 @@ class NewRunDialog(QDialog):
         self.steps_spin = QSpinBox(self)
         self.steps_spin.setRange(1, MAX_STEPS_LIMIT)
         self.steps_spin.setValue(DEFAULT_MAX_STEPS)
+        self.duration_spin = QSpinBox(self)
+        self.duration_spin.setRange(0, MAX_DURATION_S)
+        self.duration_spin.setSuffix(" s")
+        self.duration_spin.setSpecialValueText("no time bound")
+        self.duration_spin.setToolTip("Play until this much time has passed (a soak), or Max steps, whichever comes first; 0: steps only")
         self.seed_spin = QSpinBox(self)
         self.seed_spin.setRange(0, 2**31 - 1)
         self.error_label = QLabel(self)
@@ -120,6 +126,7 @@ class NewRunDialog(QDialog):
         form.addRow("", self.llm_box)
         form.addRow("Display", self.display_combo)
         form.addRow("Max steps", self.steps_spin)
+        form.addRow("Duration", self.duration_spin)
         form.addRow("Seed", self.seed_spin)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -226,7 +233,8 @@ class NewRunDialog(QDialog):
             settings = resolve_settings(prefs.options(), keyring_lookup=self._keys.lookup)
             llm = {"provider": settings.provider, "model": settings.model, "base_url": prefs.base_url or None}
         return RunRequest(target=target, tester=self.tester(), display=str(self.display_combo.currentData()),
-                          max_steps=self.steps_spin.value(), seed=self.seed_spin.value(), **llm)
+                          max_steps=self.steps_spin.value(), seed=self.seed_spin.value(),
+                          duration_s=float(self.duration_spin.value()) or None, **llm)
 
     def _problem(self) -> str:
         """The one sentence that keeps Start disabled ("" when the run can start)."""

@@ -12,12 +12,11 @@ one, a locked collection that would prompt again, a backend chosen in code).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
-from app.engine.testers.registry import DEFAULT
-from app.engine.play.display import ISOLATED
+from app.engine.run.settings import RunSettings
 from app.engine.errors import UserError
 from app.engine.llm.config import KEY_ENV, resolve_settings
 from app.views.model.run_offers import abilities
@@ -26,42 +25,43 @@ KEYRING_SOURCE = "from the system keyring"
 """``LLMSettings.key_source`` for a key that came from the keyring."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RunRequest:
+    """A target and the :class:`RunSettings` to play it with (checked when made: a bad value is one sentence)."""
+
     target: str
     """A target folder (absolute) or bundled app name, optionally ``@BUG_ID``."""
-    tester: str = DEFAULT
-    display: str = ISOLATED
-    max_steps: int = 30
-    seed: int = 0
-    provider: str | None = None
-    """llm tester only: openai, anthropic or compatible."""
-    model: str | None = None
-    base_url: str | None = None
+    settings: RunSettings
+
+    def __init__(self, target: str, settings: RunSettings | None = None, *, provider: str | None = None,
+                 model: str | None = None, base_url: str | None = None, **fields: Any) -> None:
+        """``fields`` are :class:`RunSettings` fields (``tester``, ``max_steps``, ``duration_s``, …); the
+        provider, model and server are the llm tester's options, dropped for a tester that needs no model."""
+        settings = settings or RunSettings(**fields)
+        llm = {k: v for k, v in (("provider", provider), ("model", model), ("base_url", base_url)) if v}
+        if llm and abilities(settings.tester).needs_model:
+            settings = replace(settings, tester_options={**settings.tester_options, **llm})
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "settings", settings)
+
+    @property
+    def tester(self) -> str:
+        return self.settings.tester
+
+    @property
+    def display(self) -> str:
+        return self.settings.display
 
     def llm_options(self) -> dict[str, str]:
         """The llm tester's options as :func:`resolve_settings` takes them (empty for other testers)."""
         if not abilities(self.tester).needs_model:
             return {}
-        return {k: v for k, v in (("provider", self.provider), ("model", self.model), ("base_url", self.base_url))
-                if v}
+        return {k: str(v) for k, v in self.settings.tester_options.items()
+                if k in ("provider", "model", "base_url") and v}
 
     def engine_arguments(self, db: Path | str) -> list[str]:
         """Arguments after the Python executable: ``-m app test TARGET --events - …`` (never a key)."""
-        args = [
-            "-m", "app", "test", self.target,
-            "--events", "-",
-            "--db", str(db),
-            "--max-steps", str(self.max_steps),
-            "--seed", str(self.seed),
-            "--tester", self.tester,
-            "--display", self.display,
-        ]
-        options = self.llm_options()
-        for name, flag in (("provider", "--provider"), ("model", "--model"), ("base_url", "--base-url")):
-            if name in options:
-                args += [flag, options[name]]
-        return args
+        return ["-m", "app", "test", self.target, "--events", "-", "--db", str(db), *self.settings.command_line()]
 
     def engine_environment(self, env: Mapping[str, str] | None = None) -> dict[str, str]:
         """Variables to add to the child's environment: the llm key when it comes from the keyring.
