@@ -191,9 +191,7 @@ def exec_ok(child: ChildRun, store: TrajectoryStore) -> bool:
 def tester_tokens(store: TrajectoryStore, run_id: int | None) -> int | None:
     if run_id is None:
         return None
-    row = store.conn.execute("SELECT count(*), coalesce(sum(coalesce(tokens_in, 0) + coalesce(tokens_out, 0)), 0) "
-                             "FROM llm_calls WHERE run_id = ?", [run_id]).fetchone()
-    return int(row[1]) if row and row[0] else None
+    return store.llm.tokens(run_id)
 
 
 def play(candidates: list[Candidate], *, tester: str, max_steps: int, repeats: int, seed: int, db: Path,

@@ -115,8 +115,7 @@ class LLMClient:
             "cost": self.prices.cost(self.provider.model, tin, tout) if result else None,
             "error": scrub(error) if error else None, "at": time.time(),
         }
-        with self.store.transaction():
-            self.store.db.table("llm_calls").insert(row)
+        self.store.llm.add(row)
 
     def _error(self, phase: str, step: int | None, gave_up: RetryGaveUp) -> LLMError:
         last = gave_up.last

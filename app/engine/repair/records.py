@@ -79,9 +79,7 @@ class RepairSession:
 
 def repair_sessions(store: TrajectoryStore) -> list[RepairSession]:
     """Every repair session, newest first."""
-    rows = store.db.query(
-        "SELECT r.*, (SELECT count(*) FROM patches p WHERE p.run_id = r.id) AS cycles FROM runs r "
-        "WHERE r.kind = ? ORDER BY r.id DESC", [REPAIR_KIND])
+    rows = store.repairs.sessions()
     out = []
     for r in rows:
         config = _json(r.get("config"))
@@ -93,7 +91,7 @@ def repair_sessions(store: TrajectoryStore) -> list[RepairSession]:
 
 def cycles(store: TrajectoryStore, session_run: int) -> list[CycleRecord]:
     """The cycles of one session in order."""
-    rows = store.db.query("SELECT * FROM patches WHERE run_id = ? ORDER BY iteration, id", [session_run])
+    rows = store.repairs.cycles(session_run)
     out = []
     for row in rows:
         files = _json(row.get("files"))

@@ -23,8 +23,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import random
-import sqlite3
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,54 +108,22 @@ def _row_to_set(row: Any) -> ValidationSet:
 
 
 def get_set(store: TrajectoryStore, name: str) -> ValidationSet:
-    row = store.conn.execute(
-        "SELECT id, name, seed, successes, failures, created_at FROM validation_sets WHERE name = ?", [name]
-    ).fetchone()
+    row = store.validation.set_named(name)
     if row is None:
         raise UserError(f"There is no validation set named '{name}'; list the sets with `playcoder validate list`.")
     return _row_to_set(row)
 
 
 def list_sets(store: TrajectoryStore) -> list[ValidationSet]:
-    rows = store.conn.execute(
-        "SELECT id, name, seed, successes, failures, created_at FROM validation_sets ORDER BY id"
-    ).fetchall()
-    return [_row_to_set(r) for r in rows]
+    return [_row_to_set(r) for r in store.validation.sets()]
 
 
 def annotators(store: TrajectoryStore, vset: ValidationSet) -> list[str]:
-    rows = store.conn.execute(
-        "SELECT DISTINCT a.annotator FROM annotations a JOIN validation_items i ON i.id = a.item_id "
-        "WHERE i.set_id = ? ORDER BY a.annotator",
-        [vset.id],
-    ).fetchall()
-    return [str(r[0]) for r in rows]
-
-
-_PLAYED = ("status = 'completed' AND kind = 'test' AND EXISTS (SELECT 1 FROM steps s WHERE s.run_id = runs.id)")
-"""A run a set may draw: a completed play of a target (not a repair session's row) that took a step."""
-
-
-def _where(filters: Filters) -> tuple[str, list[Any]]:
-    sql = _PLAYED
-    args: list[Any] = []
-    if filters.tester is not None:
-        sql += " AND tester = ?"
-        args.append(filters.tester)
-    if filters.kind is not None:
-        sql += " AND json_extract(config, '$.kind') = ?"
-        args.append(filters.kind)
-    if filters.target is not None:
-        sql += " AND (target = ? OR target LIKE ? ESCAPE '\\')"
-        escaped = filters.target.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        args += [filters.target, escaped + "@%"]
-    return sql, args
+    return store.validation.annotators(vset.id)
 
 
 def _candidates(store: TrajectoryStore, verdict: str, filters: Filters) -> list[int]:
-    where, args = _where(filters)
-    return [int(r[0]) for r in store.conn.execute(f"SELECT id FROM runs WHERE {where} AND verdict = ? ORDER BY id",
-                                                  [*args, verdict]).fetchall()]
+    return store.validation.candidates(verdict, filters.tester, filters.kind, filters.target)
 
 
 def candidate_counts(store: TrajectoryStore, tester: str | None = None, *, kind: str | None = None,
@@ -171,8 +137,7 @@ def candidate_counts(store: TrajectoryStore, tester: str | None = None, *, kind:
 def candidate_choices(store: TrajectoryStore) -> dict[str, list[str]]:
     """What the filters can choose among: ``{"tester": [...], "kind": [...], "target": [...]}`` over the
     runs a set may draw (target names without their bug variant)."""
-    rows = store.conn.execute(
-        f"SELECT DISTINCT tester, json_extract(config, '$.kind'), target FROM runs WHERE {_PLAYED}").fetchall()
+    rows = store.validation.candidate_facets()
     return {"tester": sorted({str(r[0]) for r in rows if r[0]}), "kind": sorted({str(r[1]) for r in rows if r[1]}),
             "target": sorted({str(r[2]).partition("@")[0] for r in rows if r[2]})}
 
@@ -202,7 +167,7 @@ def sample_set(
         raise UserError("--successes and --failures must be zero or more and not both zero.")
     if not 0 <= seed <= MAX_SEED:
         raise UserError(f"--seed must be between 0 and {MAX_SEED}.")
-    if store.conn.execute("SELECT 1 FROM validation_sets WHERE name = ?", [name]).fetchone():
+    if store.validation.set_named(name) is not None:
         raise UserError(f"A validation set named '{name}' already exists; choose another --name.")
     filters = Filters(tester, kind, target)
     good = _candidates(store, SUCCESS, filters)
@@ -214,19 +179,8 @@ def sample_set(
     rng = random.Random(seed)
     drawn = [(run, SUCCESS) for run in rng.sample(good, successes)] + [(run, FAILURE) for run in rng.sample(bad, failures)]
     rng.shuffle(drawn)
-    try:
-        with store.transaction():
-            cursor = store.conn.execute(
-                "INSERT INTO validation_sets (name, seed, successes, failures, created_at) VALUES (?, ?, ?, ?, ?)",
-                [name, seed, successes, failures, time.time()],
-            )
-            set_id = int(cursor.lastrowid or 0)
-            store.conn.executemany(
-                "INSERT INTO validation_items (set_id, run_id, tester_verdict) VALUES (?, ?, ?)",
-                [(set_id, run, verdict) for run, verdict in drawn],
-            )
-    except sqlite3.IntegrityError as exc:
-        raise UserError(f"A validation set named '{name}' already exists; choose another --name.") from exc
+    if not store.validation.create_set(name, seed, successes, failures, drawn):
+        raise UserError(f"A validation set named '{name}' already exists; choose another --name.")
     return get_set(store, name)
 
 
@@ -249,10 +203,7 @@ def order_seed(set_seed: int, annotator: str) -> int:
 
 def annotator_order(store: TrajectoryStore, vset: ValidationSet, annotator: str) -> list[BlindItem]:
     """The set's items in this annotator's own shuffled order."""
-    rows = store.conn.execute(
-        "SELECT id, run_id FROM validation_items WHERE set_id = ? ORDER BY id", [vset.id]
-    ).fetchall()
-    items = [BlindItem(int(r[0]), int(r[1])) for r in rows]
+    items = [BlindItem(item, run) for item, run in store.validation.items(vset.id)]
     random.Random(order_seed(vset.seed, check_annotator(annotator))).shuffle(items)
     return items
 
@@ -268,33 +219,16 @@ def resume_index(order: list[BlindItem], labels: dict[int, Label]) -> int:
 # -- labels ---------------------------------------------------------------------------
 def labels_of(store: TrajectoryStore, vset: ValidationSet, annotator: str) -> dict[int, Label]:
     """This annotator's labels by run id (and nobody else's)."""
-    rows = store.conn.execute(
-        "SELECT i.run_id, a.annotator, a.label, a.note, a.at, a.promoted_judgment, a.seconds FROM annotations a "
-        "JOIN validation_items i ON i.id = a.item_id WHERE i.set_id = ? AND a.annotator = ?",
-        [vset.id, annotator],
-    ).fetchall()
+    rows = store.validation.labels_of(vset.id, annotator)
     return {int(r[0]): Label(int(r[0]), str(r[1]), str(r[2]), str(r[3] or ""), float(r[4]), r[5],
                              None if r[6] is None else float(r[6])) for r in rows}
 
 
 def item_id(store: TrajectoryStore, vset: ValidationSet, run_id: int) -> int:
-    row = store.conn.execute(
-        "SELECT id FROM validation_items WHERE set_id = ? AND run_id = ?", [vset.id, run_id]
-    ).fetchone()
-    if row is None:
+    item = store.validation.item_of(vset.id, run_id)
+    if item is None:
         raise UserError(f"Run {run_id} is not in validation set '{vset.name}'; pick a run of that set.")
-    return int(row[0])
-
-
-_UPSERT = (
-    "INSERT INTO annotations (item_id, annotator, label, note, at, seconds) VALUES (?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT(item_id, annotator) DO UPDATE SET label = excluded.label, note = excluded.note, at = excluded.at, "
-    "promoted_judgment = CASE WHEN annotations.label = excluded.label THEN annotations.promoted_judgment END, "
-    "seconds = CASE WHEN excluded.seconds IS NULL THEN annotations.seconds "
-    "ELSE coalesce(annotations.seconds, 0) + excluded.seconds END"
-)
-"""A relabel replaces the annotator's label; a changed label forgets its promotion (the judgment itself stays);
-time spent adds up over visits."""
+    return item
 
 
 def check_label(label: str) -> str:
@@ -306,7 +240,7 @@ def check_label(label: str) -> str:
 def upsert_label(store: TrajectoryStore, item: int, annotator: str, label: str, note: str,
                  seconds: float | None = None) -> None:
     """Write one label; callers that write many wrap this in one transaction."""
-    store.conn.execute(_UPSERT, [item, annotator, label, note, time.time(), seconds])
+    store.validation.upsert_label(item, annotator, label, note, seconds)
 
 
 def set_label(
@@ -326,37 +260,21 @@ def set_label(
 def add_time(store: TrajectoryStore, vset: ValidationSet, annotator: str, run_id: int, seconds: float) -> bool:
     """Add time spent on an item to this annotator's label of it; False (nothing written) when not labelled."""
     item = item_id(store, vset, run_id)
-    with store.transaction():
-        cur = store.conn.execute("UPDATE annotations SET seconds = coalesce(seconds, 0) + ? "
-                                 "WHERE item_id = ? AND annotator = ?", [max(0.0, seconds), item, annotator])
-    return cur.rowcount > 0
+    return store.validation.add_seconds(item, annotator, seconds)
 
 
 def progress(store: TrajectoryStore, vset: ValidationSet, annotator: str) -> tuple[int, int]:
     """(labelled, total) for one annotator."""
-    done = store.conn.execute(
-        "SELECT count(*) FROM annotations a JOIN validation_items i ON i.id = a.item_id "
-        "WHERE i.set_id = ? AND a.annotator = ?",
-        [vset.id, annotator],
-    ).fetchone()[0]
-    total = store.conn.execute("SELECT count(*) FROM validation_items WHERE set_id = ?", [vset.id]).fetchone()[0]
-    return int(done), int(total)
+    return store.validation.progress(vset.id, annotator)
 
 
 def units(store: TrajectoryStore, vset: ValidationSet) -> list[Unit]:
     """Every item with the tester's frozen verdict and all labels, ordered by run id (for the statistics only)."""
-    rows = store.conn.execute(
-        "SELECT i.id, i.run_id, i.tester_verdict FROM validation_items i WHERE i.set_id = ? ORDER BY i.run_id",
-        [vset.id],
-    ).fetchall()
-    labels: dict[int, dict[str, str]] = {int(r[0]): {} for r in rows}
-    for item, annotator, label in store.conn.execute(
-        "SELECT a.item_id, a.annotator, a.label FROM annotations a JOIN validation_items i ON i.id = a.item_id "
-        "WHERE i.set_id = ?",
-        [vset.id],
-    ).fetchall():
-        labels[int(item)][str(annotator)] = str(label)
-    return [Unit(int(r[1]), str(r[2]), labels[int(r[0])]) for r in rows]
+    rows = store.validation.verdicts(vset.id)
+    labels: dict[int, dict[str, str]] = {item: {} for item, _, _ in rows}
+    for item, annotator, label in store.validation.all_labels(vset.id):
+        labels[item][annotator] = label
+    return [Unit(run, verdict, labels[item]) for item, run, verdict in rows]
 
 
 # -- labels as CSV -----------------------------------------------------------------------
@@ -370,11 +288,7 @@ class ImportSummary:
 
 def export_labels(store: TrajectoryStore, vset: ValidationSet, path: Path) -> int:
     """Write every label of the set (no tester verdicts); returns the number of rows."""
-    rows = store.conn.execute(
-        "SELECT a.annotator, i.run_id, a.label, coalesce(a.note, '') FROM annotations a "
-        "JOIN validation_items i ON i.id = a.item_id WHERE i.set_id = ? ORDER BY a.annotator, i.run_id",
-        [vset.id],
-    ).fetchall()
+    rows = store.validation.label_table(vset.id)
     try:
         with open(path, "w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
@@ -407,10 +321,7 @@ def import_labels(store: TrajectoryStore, vset: ValidationSet, path: Path) -> Im
             f"{path} has no column {', '.join(missing)}; its first line must be {','.join(LABEL_COLUMNS)}."
         )
     col = {name: header.index(name) for name in LABEL_COLUMNS if name in header}
-    items = {
-        int(r[1]): int(r[0])
-        for r in store.conn.execute("SELECT id, run_id FROM validation_items WHERE set_id = ?", [vset.id])
-    }
+    items = {run: item for item, run in store.validation.items(vset.id)}
     errors: list[str] = []
     seen: dict[tuple[str, int], int] = {}
     pending: list[tuple[int, str, str, str]] = []
@@ -429,14 +340,7 @@ def import_labels(store: TrajectoryStore, vset: ValidationSet, path: Path) -> Im
         more = len(errors) - MAX_LISTED_ERRORS
         listed = "; ".join(errors[:MAX_LISTED_ERRORS]) + (f"; and {more} more" if more > 0 else "")
         raise UserError(f"Nothing was imported from {path}: {listed} — fix these lines and import again.")
-    existing = {
-        (int(r[0]), str(r[1]))
-        for r in store.conn.execute(
-            "SELECT a.item_id, a.annotator FROM annotations a JOIN validation_items i ON i.id = a.item_id "
-            "WHERE i.set_id = ?",
-            [vset.id],
-        )
-    }
+    existing = {(item, annotator) for item, annotator, _ in store.validation.all_labels(vset.id)}
     with store.transaction():
         for item, annotator, label, note in pending:
             upsert_label(store, item, annotator, label, note)
@@ -494,10 +398,7 @@ def promote(store: TrajectoryStore, vset: ValidationSet, annotator: str, run_id:
     note = f"promoted from validation set {vset.name}" + (f": {label.note}" if label.note else "")
     with store.transaction():
         judgment = store.add_judgment(run_id, source="human", author=annotator, verdict=label.label, note=note)
-        store.conn.execute(
-            "UPDATE annotations SET promoted_judgment = ? WHERE item_id = ? AND annotator = ?",
-            [judgment, item, annotator],
-        )
+        store.validation.mark_promoted(item, annotator, judgment)
     return judgment
 
 

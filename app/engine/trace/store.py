@@ -38,6 +38,9 @@ from app.engine.trace import coverage as coverage_sql
 from app.engine.trace import repair_plays as plays_sql
 from app.engine.trace.repair_plays import RepairPlay
 from app.engine.trace.disk_reserve import DiskReserve
+from app.engine.trace.store_llm import LLMCallsRepository
+from app.engine.trace.store_repairs import RepairRepository
+from app.engine.trace.store_validation import ValidationRepository
 from app.engine.trace.store_base import _pk
 from app.engine.trace.store_judgments import JudgmentsRepository
 from app.engine.trace.store_media import MAX_LOG_LINE_CHARS, MediaRepository
@@ -224,13 +227,13 @@ def _migration_2(db: sqlite_utils.Database) -> None:
 
 
 def _migration_3(db: sqlite_utils.Database) -> None:
-    """Labels remember the time their annotator spent on the item (issue 17)."""
+    """Labels remember the time their annotator spent on the item (agreement studies report the effort labelling took)."""
     if "seconds" not in db.table("annotations").columns_dict:
         db.execute("ALTER TABLE annotations ADD COLUMN seconds REAL")
 
 
 def _migration_4(db: sqlite_utils.Database) -> None:
-    """Runs have films (issue 16): one row per segment file under ``<database>.films/`` (trace/film.py).
+    """Runs have films: one row per segment file under ``<database>.films/`` (trace/film.py).
 
     ``t0`` is the wall time of the segment's first timestamp; ``t1``, ``frames`` and ``bytes`` are
     filled when the segment closes (NULL after a killed engine: the segment's index says how far it got)."""
@@ -255,7 +258,7 @@ def _migration_4(db: sqlite_utils.Database) -> None:
 
 
 def _migration_5(db: sqlite_utils.Database) -> None:
-    """Steps remember what the reference program showed after them (issue 14, differential play).
+    """Steps remember what the reference program showed after them (differential play).
 
     ``frame_reference`` is a frame's content address like ``frame_after``; NULL for every
     step of a run that had no reference and for a step the reference did not play (a take-over)."""
@@ -264,14 +267,14 @@ def _migration_5(db: sqlite_utils.Database) -> None:
 
 
 def _migration_6(db: sqlite_utils.Database) -> None:
-    """A repair's plays are linked to their session with the version they played (issue 28,
-    :mod:`app.engine.trace.repair_plays`); the plays already recorded are linked now."""
+    """A repair's plays are linked to their session with the version they played
+    (:mod:`app.engine.trace.repair_plays`); the plays already recorded are linked now."""
     plays_sql.create_table(db.conn)
 
 
 def _migration_7(db: sqlite_utils.Database) -> None:
-    """Runs record the lines each step ran and what they saw the program through (issue 23,
-    :mod:`app.engine.trace.coverage`): ``seen_through`` is 'inside' (a Python program that answered from
+    """Runs record the lines each step ran and what they saw the program through
+    (:mod:`app.engine.trace.coverage`): ``seen_through`` is 'inside' (a Python program that answered from
     inside) or 'pixels' (NULL for runs recorded before)."""
     coverage_sql.create_tables(db.conn)
     if "seen_through" not in db.table("runs").columns_dict:
@@ -280,7 +283,7 @@ def _migration_7(db: sqlite_utils.Database) -> None:
 
 def _migration_8(db: sqlite_utils.Database) -> None:
     """Steps record, of their settle time, how long the program was still reacting (``busy_ms``) and how long the
-    engine waited after that (``waited_ms``) (issue 27; :attr:`~app.engine.play.observer.Observation.busy_ms`).
+    engine waited after that (``waited_ms``) (:attr:`~app.engine.play.observer.Observation.busy_ms`).
     NULL for steps recorded before and where it is not known."""
     columns = db.table("steps").columns_dict
     for name in ("busy_ms", "waited_ms"):
@@ -332,6 +335,12 @@ class TrajectoryStore(StepsRepository, MediaRepository, JudgmentsRepository):
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
+        self.validation = ValidationRepository(self)
+        """Validation sets, their items and labels (:mod:`.store_validation`)."""
+        self.repairs = RepairRepository(self)
+        """Repair sessions and their cycles (:mod:`.store_repairs`)."""
+        self.llm = LLMCallsRepository(self)
+        """Recorded model calls (:mod:`.store_llm`)."""
         self._reserve = DiskReserve(self.path)
         weakref.finalize(self, self._reserve.release)  # a store nobody closed still gives its reserve back
         if readonly and not self.path.exists():
