@@ -1,4 +1,4 @@
-"""Screenshots of a desktop run (issue 15): the workbench and the target side by side under a window manager.
+"""Screenshots of a desktop run: the workbench and the target side by side under a window manager.
 
     python docs/desktop_screenshots.py [--out docs] [--size 1600x900]
 

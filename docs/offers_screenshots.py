@@ -1,6 +1,6 @@
-"""Screenshots of the workbench fixes of issue 28, made on an X server from synthetic databases.
+"""Screenshots of the workbench's run offers and declared testers, made on an X server from synthetic databases.
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" python docs/issue28_screenshots.py [--out docs/screenshots]
+    xvfb-run -a -s "-screen 0 1600x1000x24" python docs/offers_screenshots.py [--out docs/screenshots]
 
 With a DISPLAY the workbench runs on Qt's xcb platform (a real X server: the
 pictures in docs/ were made so, on Xvfb); without one, offscreen.
@@ -79,7 +79,7 @@ def _database(folder: Path) -> tuple[Path, int, list[int]]:
         store.db.table("patches").insert({"run_id": session, "iteration": 1, "retest_run": plays[1], "diff": "",
                                           "files": '{"outcome": "fixed"}', "validation": "{}", "at": 0.0})
     store.finish_run(session, status="completed", verdict="pass", reason="fixed in iteration 1")
-    validation.sample_set(store, "issue28", successes=2, failures=2, seed=3)
+    validation.sample_set(store, "offers", successes=2, failures=2, seed=3)
     store.close()
     return db, session, plays
 
@@ -146,7 +146,7 @@ def main() -> int:
         from app.views.widgets.tool_window import ToolWindow
 
         store = TrajectoryStore(db)
-        view = AnnotationView(Database(store), "ann", set_name="issue28")
+        view = AnnotationView(Database(store), "ann", set_name="offers")
         window = ToolWindow(view, size=(1200, 800))
         window.show()
         if "Goal" not in view.instructions.text.text():

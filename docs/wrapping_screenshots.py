@@ -1,6 +1,6 @@
-"""Screenshots of issue 26 in the workbench (recording a rubric case, New target…), made offscreen from real runs.
+"""Screenshots of wrapping a program in the workbench (recording a rubric case, New target…), made offscreen from real runs.
 
-    python docs/issue26_screenshots.py [--out docs/screenshots]
+    python docs/wrapping_screenshots.py [--out docs/screenshots]
 
 Plays tests/targets/rubric_tk (a scratch copy) with the real engine on a private Xvfb: a person's two
 space presses are the take-over steps (queued on the run's control, as the workbench's take-over sends

@@ -1,7 +1,7 @@
 """``playcoder rubric check``: is each ``[[script]]`` expectation right, and could it catch anything?
 
 A rubric is only as good as its expectations.  Four of six rubric failures on unmodified programs were
-authoring mistakes (issue 26), and an expectation that holds whatever the program does passes every bug.
+authoring mistakes, and an expectation that holds whatever the program does passes every bug.
 This plays every case on the program as it is and against controls, and says per expectation:
 
 * ``fails`` — it fails on the program as it is (on one of the seeds played): the case or the expectation is

@@ -1,4 +1,4 @@
-"""Recording a ``[[script]]`` case from a run a person played (issue 26; Playwright's codegen for programs).
+"""Recording a ``[[script]]`` case from a run a person played (Playwright's codegen, for programs).
 
 A person takes over a live run (the workbench's Take over), plays, and marks on the frames what must hold:
 a region that changes, a colour, a text, a picture to match.  :class:`CaseDraft` turns that into one

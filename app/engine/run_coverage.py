@@ -1,4 +1,4 @@
-"""A run's line coverage: the lines each step ran, recorded with the step (issue 23).
+"""A run's line coverage: the lines each step ran, recorded with the step.
 
 Beside ``session.py`` as ``run_film.py`` is: the session calls it when the
 program starts (the start-up's lines, each own file's executable lines, what

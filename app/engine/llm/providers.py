@@ -40,7 +40,7 @@ REASONING_TOKEN_ALLOWANCE = 4096
 """OpenAI reasoning models spend completion tokens thinking before they answer: give them room."""
 
 MAX_RESPONSE_CHARS = 256 * 1024
-"""A model's answer is kept (recorded, and sent back as history) up to this many characters (issue 24)."""
+"""A model's answer is kept (recorded, and sent back as history) up to this many characters (a model that answers without end cannot fill the database)."""
 MAX_USAGE_TOKENS = 100_000_000
 """Usage a server reports beyond this (or negative, or not a number) is not believed: the tokens are counted."""
 

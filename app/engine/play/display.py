@@ -31,7 +31,7 @@ XVFB_START_TIMEOUT_S = 10.0
 DEFAULT_SCREEN = (1280, 800)
 _PR_SET_PDEATHSIG = 1
 XVFB_MEMORY_MB = 2048
-"""Address space of a private X server: a program that makes it hold pixmaps gets BadAlloc past this (issue 24)."""
+"""Address space of a private X server: a program that makes it hold pixmaps gets BadAlloc past this (a program cannot take the machine's memory through its X server)."""
 _MB = 1024 * 1024
 SCREEN_HEADROOM = 2
 """A private Xvfb's framebuffer is this many times the declared size (at most MAX_FRAMEBUFFER a side): room for

@@ -17,7 +17,7 @@ every program (:meth:`FrameGate.advance_clock`).  A stopwatch written with
 ``time.monotonic`` then shows the same digits in the candidate and its
 reference.
 
-The gate cannot be turned against the engine (issue 24): the clock is a
+The gate cannot be turned against the engine (a hostile program must not stall it): the clock is a
 sealed memfd (it cannot shrink, grow or be written by anyone but the
 engine's own mapping; a program that truncates it would otherwise kill the
 engine with SIGBUS at its next clock write), handed to the program

@@ -13,7 +13,7 @@ A Python program on Tk or Qt says from inside when its event loop is idle
 it is idle and painted, waiting only for one-shot timers due soon
 (:mod:`app.engine.play.idle_settle`); pixel settling is the fallback.
 
-Continuous capture (issue 16): every capture, whoever asked for it, is handed to
+Continuous capture (the run's film): every capture, whoever asked for it, is handed to
 a :data:`FrameTap` (the run's film), and :meth:`VisualObserver.stream` polls the
 window on a thread of its own whenever the step loop has not looked for a film
 frame's time, so the film sees the window between actions as well.

@@ -1,4 +1,4 @@
-"""The one place the engine starts a program it did not write (STYLE.md rule 16).
+"""The one place the engine starts a program it did not write (a foreign process started anywhere else would escape its bounds).
 
 Played targets, their unit tests, tracers and import checks all start here.
 With bubblewrap (``bwrap``) a program gets:

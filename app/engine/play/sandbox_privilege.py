@@ -4,7 +4,7 @@ Started by an ordinary user, bubblewrap gives the program no capability.
 Started by root (CI, containers, this machine), it keeps every capability
 inside its namespaces unless told otherwise (``CapEff 000001fffeffffff``),
 and a program could remount the read-only binds writable and write on the
-host (issue 24).  So, as root:
+host (a program run as root must not own the machine).  So, as root:
 
 * ``--cap-drop ALL`` leaves it no capability (effective, permitted, bounding
   and ambient sets all empty): no mount can be made or made writable;

@@ -1,7 +1,7 @@
 """Warnings about a target that load fine but mislead: rubric traps and saved state in the folder.
 
 Four of six rubric failures on unmodified programs were authoring mistakes nothing pointed out
-(issue 26).  These checks read the spec only (nothing is played) and say, in one sentence each,
+(before a run, so the author hears of them once).  These checks read the spec only (nothing is played) and say, in one sentence each,
 what the expectation really compares and what to write instead:
 
 * ``region_changed`` checked after a ``wait`` step compares the frame before the wait with the one

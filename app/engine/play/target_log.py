@@ -1,4 +1,4 @@
-"""A played program's output, kept as a bounded head and tail (issue 24).
+"""A played program's output, kept as a bounded head and tail (a program that prints without end cannot fill the disk).
 
 A program that prints 1 GB must not cost the engine 1 GB of memory nor the
 database 1.4 GB.  The log keeps the first :data:`HEAD_BYTES` of output whole

@@ -78,7 +78,7 @@ class DifferentialTester(WidgetComparison, TesterBase):
     def __init__(self, reference: str | None = None, script: bool = True, explorer: str = "new",
                  paced: bool = True, survival: bool = True) -> None:
         """``script``: play the reference's ``[[script]]`` steps first (``--no-script``: explore only);
-        ``explorer``: "old" explores as before issue 23 (for comparisons); ``paced``: first watch both
+        ``explorer``: "old" plays the image-and-X-tree explorer alone (to compare with); ``paced``: first watch both
         programs off the frame gate and off the pinned clocks (:mod:`app.engine.testers.paced`)."""
         self.reference_arg = reference
         self.script = script

@@ -1,4 +1,4 @@
-"""Line coverage of a run: which lines of the program's own files each step ran (issue 23).
+"""Line coverage of a run: which lines of the program's own files each step ran.
 
 The program tells the engine from inside (:mod:`app.engine.play.inside`) which
 lines ran for the first time in that program start; the session records them

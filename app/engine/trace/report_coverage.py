@@ -1,4 +1,4 @@
-"""The HTML report's coverage section: the lines of the program's own files the run reached (issue 23).
+"""The HTML report's coverage section: the lines of the program's own files the run reached.
 
 Per file: lines reached of the executable ones and the lines never reached
 (as ranges, so a reader opens the file at them); then which steps reached new

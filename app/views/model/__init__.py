@@ -1,4 +1,4 @@
-"""The workbench model: Qt-free state between the engine and the views (STYLE rules 17, 18).
+"""The workbench model: Qt-free state between the engine and the views (views subscribe to one model; work returns what it changed).
 
 Only this package opens the database and calls the store; views hold a
 :class:`~app.views.model.database.Database` (named reads and writes) or the

@@ -110,7 +110,7 @@ class StepDetailsView(QTextBrowser):
         settle_note = "" if settled is None else (" (settled)" if settled else " (capped — still moving)")
         cells = [("settle", _ms(step.get("settle_ms")) + settle_note), ("decide", _ms(step.get("decide_ms"))),
                  ("act", _ms(step.get("act_ms")))]
-        if step.get("busy_ms") is not None:  # issue 27: of the settle time, the program's and the engine's
+        if step.get("busy_ms") is not None:  # of the settle time, the program's and the engine's
             cells[1:1] = [("program busy", _ms(step.get("busy_ms"))), ("engine waited", _ms(step.get("waited_ms")))]
         if step.get("tokens_in") is not None or step.get("tokens_out") is not None:
             cells.append(("tokens", f"{step.get('tokens_in') or 0} in / {step.get('tokens_out') or 0} out"))

@@ -1,7 +1,7 @@
 """LongTask: the one way the workbench runs long work — off the GUI thread, with progress and cancel.
 
-Export, import, HTML reports and agreement statistics all go through it (STYLE
-rule 12), so each gets the same behaviour:
+Export, import, HTML reports and agreement statistics all go through it (one helper for all long
+work, as Anki's QueryOp), so each gets the same behaviour:
 
 - the work is a plain function ``work(control) -> result`` run on a pool
   thread; it never touches a widget, and opens its own database connection
