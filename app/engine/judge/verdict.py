@@ -2,7 +2,7 @@
 
 Testers supply *evidence* — the generic oracles' findings, their criterion
 judgments, and (for the LLM tester) the model's own overall judgment — and
-never do verdict arithmetic themselves (STYLE rule 13).  The rule, in order:
+never do verdict arithmetic themselves (one rule, so two testers' verdicts mean the same).  The rule, in order:
 
 1. a failing oracle finding (crash, exception, freeze, no response, blank,
    error, exit) makes the run **fail**;
