@@ -381,7 +381,7 @@ def _on_import(inside: Inside, toolkit: str, make: Callable[[Inside, ModuleType]
 def _tk_adapter(inside: Inside, module: ModuleType) -> Any:
     import _playcoder_tk
 
-    return _playcoder_tk.TkAdapter(inside.channel, module, ENGINE_TIME)
+    return _playcoder_tk.TkAdapter(inside.channel, module, ENGINE_TIME, idle_reply)
 
 
 def _pygame_hooks(inside: Inside, module: ModuleType) -> Any:
@@ -417,7 +417,7 @@ def _qt_adapter(binding: str) -> Callable[[Inside, ModuleType], Any]:
     def make(inside: Inside, module: ModuleType) -> Any:
         import _playcoder_qt
 
-        return _playcoder_qt.QtAdapter(inside.channel, binding, module)
+        return _playcoder_qt.QtAdapter(inside.channel, binding, module, idle_reply)
 
     return make
 

@@ -21,9 +21,8 @@ import threading
 import time
 import weakref
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-import _playcoder_inside
 
 TEXT_MAX = 200
 MAX_WIDGETS = 2000
@@ -41,8 +40,12 @@ def _mono() -> float:
 class QtAdapter:
     """Answers ``widgets`` and ``idle`` for the program's QApplication."""
 
-    def __init__(self, channel: Any, binding: str, widgets: ModuleType) -> None:
+    def __init__(self, channel: Any, binding: str, widgets: ModuleType,
+                 reply: Optional[Callable[[int, Optional[float], bool], dict[str, Any]]] = None) -> None:
         self.channel = channel
+        self.reply = reply or plain_reply
+        """Makes the answer to an idle question (``_playcoder_inside`` hands its own, with the state digest:
+        the adapter does not import it back, so the two modules do not import each other)."""
         self.w = widgets
         self.core = importlib.import_module(f"{binding}.QtCore")
         self.bridge: Any = None
@@ -167,7 +170,7 @@ class QtAdapter:
                     pass
             soonest = min(once) if once else min(again) if again else None
             for ident in waiting:
-                self.channel.send(_playcoder_inside.idle_reply(ident, soonest, not once and bool(again)))
+                self.channel.send(self.reply(ident, soonest, not once and bool(again)))
         except Exception:
             pass
 
@@ -300,3 +303,8 @@ def _text(w: ModuleType, widget: Any) -> str:
         return str(text()) if callable(text) else ""
     except Exception:
         return ""
+
+
+def plain_reply(ident: int, next_timer_ms: Optional[float], repeating: bool) -> dict[str, Any]:
+    """An idle answer without the program's state digest (an adapter made outside ``_playcoder_inside``)."""
+    return {"type": "reply", "id": ident, "idle": True, "next_timer_ms": next_timer_ms, "repeating": repeating}

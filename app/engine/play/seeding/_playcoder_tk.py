@@ -34,7 +34,6 @@ import os
 import sys
 import tkinter.font  # noqa: F401  (the menu bar's label widths)
 
-import _playcoder_inside
 import time
 from types import ModuleType
 from typing import Any, Callable, Optional
@@ -88,8 +87,12 @@ def _mono() -> float:
 class TkAdapter:
     """Answers ``widgets`` and ``idle`` for the program's Tk roots."""
 
-    def __init__(self, channel: Any, tkinter: ModuleType, engine_time: Optional[Callable[[], float]] = None) -> None:
+    def __init__(self, channel: Any, tkinter: ModuleType, engine_time: Optional[Callable[[], float]] = None,
+                 reply: Optional[Callable[[int, Optional[float], bool], dict[str, Any]]] = None) -> None:
         self.channel = channel
+        self.reply = reply or plain_reply
+        """Makes the answer to an idle question (``_playcoder_inside`` hands its own, with the state digest:
+        the adapter does not import it back, so the two modules do not import each other)."""
         self.tkinter = tkinter
         self.engine_time = engine_time
         """The engine's time in lockstep play: then timers are due by it (:meth:`_after_on_clock`)."""
@@ -341,7 +344,7 @@ class TkAdapter:
             # A timer on the engine's clock fires at a later step, never within this one: like a repeating
             # timer it holds no step, and the input may be answered when it fires.
             next_ms, repeating = clock_ms if next_ms is None else min(next_ms, clock_ms), True
-        self.channel.send(_playcoder_inside.idle_reply(ident, next_ms, repeating))
+        self.channel.send(self.reply(ident, next_ms, repeating))
 
     def _held(self, ident: int) -> bool:
         """In lockstep play, asked from within a handler's ``update()`` (this answer is one callback, a handler
@@ -571,3 +574,8 @@ def _has_command(widget: Any) -> bool:
         return False
     except Exception:
         return False
+
+
+def plain_reply(ident: int, next_timer_ms: Optional[float], repeating: bool) -> dict[str, Any]:
+    """An idle answer without the program's state digest (an adapter made outside ``_playcoder_inside``)."""
+    return {"type": "reply", "id": ident, "idle": True, "next_timer_ms": next_timer_ms, "repeating": repeating}
