@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import tomllib
-from pathlib import Path
 
 from app import cli
 from app.engine.play.targetspec import load_spec

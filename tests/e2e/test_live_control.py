@@ -10,7 +10,6 @@ import sys
 import time
 
 import psutil
-import pytest
 
 from app.engine.play.events import event_from_json
 from app.engine.trace.store import TrajectoryStore

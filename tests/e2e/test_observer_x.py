@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 
 from app.engine.play.actions import Press
 from app.engine.play.executor import make_executor

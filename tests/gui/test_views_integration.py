@@ -34,7 +34,7 @@ from app.engine.errors import UserError  # noqa: E402
 from app.engine.llm.config import resolve_settings  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.repair import repair_menu  # noqa: E402
-from app.views.labelling.annotation_view import SETTINGS_KEY, AnnotationView  # noqa: E402
+from app.views.labelling.annotation_view import AnnotationView  # noqa: E402
 from app.views.labelling.agreement_view import AgreementView  # noqa: E402
 from app.views.shell.main_window import MainWindow  # noqa: E402
 from app.views.live.new_run_dialog import NewRunDialog  # noqa: E402

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from views_support import isolated_settings, window, make_synthetic_run  # noqa: F401
 
 from app.engine.trace.store import TrajectoryStore  # noqa: E402

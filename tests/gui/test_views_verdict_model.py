@@ -3,7 +3,6 @@ through the model) updates the shown verdict and Undo at once (issue 28)."""
 
 from __future__ import annotations
 
-import pytest
 from views_support import isolated_settings, window, make_synthetic_run  # noqa: F401
 
 from app.engine.trace.store import TrajectoryStore  # noqa: E402

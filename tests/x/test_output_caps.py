@@ -7,7 +7,6 @@ a cap per call; absurd usage numbers are counted instead of believed.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import pytest
@@ -18,7 +17,7 @@ from app.engine.llm.messages import ChatRequest, Message
 from app.engine.play import target_log
 from app.engine.play.target_log import TargetLog
 from app.engine.trace.store import TrajectoryStore
-from suite import ROOT, needs_xvfb
+from suite import needs_xvfb
 from llm_servers import AnthropicServer, OpenAIServer, Reply, settings_for
 
 SERVERS = {"openai": (OpenAIServer, "gpt-test"), "anthropic": (AnthropicServer, "claude-test")}

@@ -133,7 +133,7 @@ def test_without_a_cgroup_a_watcher_ends_a_fork_loop(tmp_path, monkeypatch):
 
 
 def test_a_private_x_server_is_held_to_its_memory(monkeypatch):
-    from Xlib import X, error
+    from Xlib import error
     from Xlib import display as xdisplay
 
     from app.engine.play import display

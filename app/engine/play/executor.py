@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from Xlib import X, XK
-from Xlib import display as xdisplay
 from Xlib import error as xerror
 from Xlib.ext import xtest
 

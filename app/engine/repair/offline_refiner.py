@@ -24,7 +24,6 @@ PlayTester.  Candidates are never proposed twice.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import sys

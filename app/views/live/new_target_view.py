@@ -108,7 +108,7 @@ class NewTargetView(QDialog):
         self.write.setEnabled(not exists)
         self.status.setText(f"The window is {found.window[0]}×{found.window[1]}."
                             + (f" {self.folder / SPEC_FILE} exists already; it is left as it is." if exists else
-                               f" Edit the starter and write it, or copy it."))
+                               " Edit the starter and write it, or copy it."))
 
     def _on_inspection_failed(self, sentence: str) -> None:
         self.inspecting = False
