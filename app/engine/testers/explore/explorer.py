@@ -100,6 +100,8 @@ class Explorer(OfflineExplorer):
         self.gated = survival
         self.reads = ReadInputs()
         self.screen_reads = 0
+        self.texts_seen: set[str] = set()
+        """Every widget text the program has shown this run (:meth:`_note_texts`)."""
         self.screen_tried: set[Action] = set()
         self.screen_items: set[str] = set()
         """Keys and menu-like lines read from screens (:meth:`_read_screen`), each tried once a run."""
@@ -259,6 +261,7 @@ class Explorer(OfflineExplorer):
         if not found:
             return None
         self._learn_shortcuts(found)
+        self._note_texts(found)
         widgets: list[Widget] = []
         fields: list[Widget] = []
         clicks: dict[Action, Widget] = {}
@@ -280,6 +283,16 @@ class Explorer(OfflineExplorer):
             clicks.setdefault(self._click(widget), widget)
         self.buttons = [((w.x0, w.y0, w.x1, w.y1), t.text) for w, t in named if t.kind == "button"]
         return _View(widgets, fields, clicks, [])
+
+    def _note_texts(self, widgets: list[InsideWidget]) -> None:
+        """A text the program shows for the first time (a result, a label, a new row) is novelty, as a new
+        line of code is: the cell it was reached from is credited and the explorer stays on."""
+        texts = {w.text.strip() for w in widgets if w.visible and w.text and w.text.strip()}
+        fresh = texts - self.texts_seen
+        if fresh and self.texts_seen:
+            self._found += len(fresh)
+            self.since_new = 0
+        self.texts_seen |= texts
 
     @staticmethod
     def _click(w: Widget) -> Action:
