@@ -173,7 +173,7 @@ def stream_events(bus: Any, control: Any) -> None:
 def cmd_test(args: argparse.Namespace) -> int:
     from app.engine.play.control import RunControl
     from app.engine.play.events import EventBus
-    from app.engine.session import RunInterrupted, Session
+    from app.engine.run.session import RunInterrupted, Session
     from app.engine.trace.store import TrajectoryStore
 
     config = run_config(args)  # every setting checked here, before anything starts
@@ -214,7 +214,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 def run_config(args: argparse.Namespace) -> Any:
     """``playcoder test``'s options as a run's command-line layer (:mod:`app.engine.run.settings`), checked."""
-    from app.engine.session import RunConfig
+    from app.engine.run.session import RunConfig
 
     return RunConfig(args.target, in_place=args.in_place, tester=args.tester, display=args.display,
                      max_steps=args.max_steps, seed=args.seed, duration_s=args.duration, slice_ms=args.slice_ms,
@@ -269,7 +269,7 @@ def _printable(value: object) -> str:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Play a bundled target headlessly and write the trajectory and a report."""
-    from app.engine.session import RunConfig, Session
+    from app.engine.run.session import RunConfig, Session
     from app.engine.trace.store import TrajectoryStore
 
     args.out.mkdir(parents=True, exist_ok=True)

@@ -26,7 +26,7 @@ from app.engine.play.executor import make_executor  # noqa: E402
 from app.engine.play.player import Player  # noqa: E402
 from app.engine.play.observer import VisualObserver  # noqa: E402
 from app.engine.play.targetspec import Timing  # noqa: E402
-from app.engine.run_film import RunFilm  # noqa: E402
+from app.engine.run.film import RunFilm  # noqa: E402
 from app.engine.trace.film import FILM_FPS  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.engine.play.target import TargetProcess  # noqa: E402

@@ -8,7 +8,7 @@ the explorer before issue 23 (``old``: state-coverage over hinted keys and
 detected widgets) and the new one (keys read from the code, widgets from
 inside, tester plans, Go-Explore returns, survival search on games), and
 prints the lines of the program's own .py files executed (measured inside the
-program by the run's own coverage, :mod:`app.engine.run_coverage`, over every
+program by the run's own coverage, :mod:`app.engine.run.coverage`, over every
 start of the program in the run: the same tracer for both explorers), the steps played and, for the games, whether the line that scores ran
 (food eaten, a pipe passed, a brick broken).  The two explorers are measured
 with the same tracer.  ``--no-hints`` plays copies whose playcoder.toml has no
@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine.session import RunConfig, Session  # noqa: E402
+from app.engine.run.session import RunConfig, Session  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -333,7 +333,7 @@ def _off_screen(row: Row) -> None:
     import mss
 
     from app.engine.play.display import start_xvfb
-    from app.engine.run_faults import describe_fault
+    from app.engine.run.faults import describe_fault
 
     xvfb = start_xvfb((320, 240))
     try:

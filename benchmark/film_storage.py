@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
 
-from app.engine.session import RunConfig, Session  # noqa: E402
+from app.engine.run.session import RunConfig, Session  # noqa: E402
 from app.engine.trace.film import FILM_FPS, FilmRecorder  # noqa: E402
 from app.engine.trace.film_reader import FilmReader  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402

@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PIL import Image, ImageOps, ImageStat  # noqa: E402
 
-from app.engine.session import RunConfig, Session  # noqa: E402
+from app.engine.run.session import RunConfig, Session  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -108,7 +108,7 @@ def tester_loop(provider: str, steps: int) -> list[float]:
 
 def session_loop(steps: int) -> list[float]:
     """A whole Session on the Tk probe under Xvfb: decide_ms of each step minus server time."""
-    from app.engine.session import RunConfig, Session
+    from app.engine.run.session import RunConfig, Session
 
     os.environ["OPENAI_API_KEY"] = TEST_KEY
     os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"

@@ -6,7 +6,7 @@
 First records a run of the offline explorer (``--steps`` steps, no returns of
 its own) and keeps the inputs it sent since the program started, with the
 picture it ended on.  Then it plays that prefix back through the path a return
-takes: a real :class:`~app.engine.session.Session` whose tester asks for a
+takes: a real :class:`~app.engine.run.session.Session` whose tester asks for a
 restart (the session's restart hook: the program stopped and started again,
 its first picture settled and checked), then hands out the prefix input by
 input through :class:`~app.engine.testers.explore.returns.Returner`, each one a
@@ -38,7 +38,7 @@ from app.engine.judge.verdict import Evidence, decide  # noqa: E402
 from app.engine.play.actions import Finish  # noqa: E402
 from app.engine.play.idle_settle import SETTLE_ENV  # noqa: E402
 from app.engine.play.observer import Frame, Observation  # noqa: E402
-from app.engine.session import RunConfig, Session  # noqa: E402
+from app.engine.run.session import RunConfig, Session  # noqa: E402
 from app.engine.testers.base import Decision, TesterBase, TesterContext, Verdict  # noqa: E402
 from app.engine.testers.explore.archive import Cell, Step, picture_key  # noqa: E402
 from app.engine.testers.explore.explorer import Explorer  # noqa: E402

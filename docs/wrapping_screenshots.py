@@ -26,7 +26,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.engine.play.control import RunControl  # noqa: E402
-from app.engine.session import RunConfig, Session  # noqa: E402
+from app.engine.run.session import RunConfig, Session  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.run.case_recorder_view import CaseRecorderView  # noqa: E402
 from app.views.shell.main_window import apply_style  # noqa: E402
@@ -67,7 +67,7 @@ def main() -> int:
         ok = rec.last_replay is not None and rec.last_replay.verdict == "pass"
         rec.close()
 
-        from app.engine.inspection import inspect
+        from app.engine.run.inspection import inspect
         from app.views.live.new_target_view import NewTargetView
 
         form = Path(tmp) / "form"

@@ -1,6 +1,6 @@
 """`playcoder inspect FOLDER [--command "..."] [--json] [--write]`: what to put in a program's playcoder.toml.
 
-Starts the program on a private display (:mod:`app.engine.inspection`) and prints its window's real
+Starts the program on a private display (:mod:`app.engine.run.inspection`) and prints its window's real
 size, its controls (kind, text, box), the keys its code reads, files that look like saved state, and a
 starter ``playcoder.toml``.  ``--json``: the last stdout line is ``{"window": [w, h], "widgets": [...],
 "keys": [...], "saved_state": [...], "toml": "..."}``.  ``--write`` writes the toml into the folder only
@@ -32,7 +32,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from app.engine.inspection import inspect
+    from app.engine.run.inspection import inspect
 
     found = inspect(args.folder, args.program_command)
     folder = args.folder.expanduser().resolve()

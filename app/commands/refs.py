@@ -60,7 +60,7 @@ def record_references(target: str, *, seed: int = 0, db: Path | None = None, max
     from app.engine.judge import refs
     from app.engine.judge.oracles import FAILING_KINDS
     from app.engine.play.targetspec import resolve_target
-    from app.engine.session import RunConfig, Session
+    from app.engine.run.session import RunConfig, Session
     from app.engine.testers.script import ScriptTester
     from app.engine.trace.store import TrajectoryStore
 

@@ -2,7 +2,7 @@
 
 Plays every ``[[script]]`` case on the program as it is (``--seeds`` seeds) and on controls (a blank window,
 a frozen window, the program with its inputs withheld, each case on a fresh start) and prints one line per
-finding (:mod:`app.engine.rubric_check`).  Exit 0 when clean, 1 when there are findings, 2 on bad input.
+finding (:mod:`app.engine.rubric.check`).  Exit 0 when clean, 1 when there are findings, 2 on bad input.
 The plays go into a temporary database unless ``--db`` names one (then they can be opened in the workbench).
 """
 
@@ -39,7 +39,7 @@ def _no_sub() -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from app.engine.rubric_check import check_rubric
+    from app.engine.rubric.check import check_rubric
 
     if not args.folder.expanduser().is_dir():
         raise UserError(f"{args.folder} is not a folder; give a target folder with playcoder.toml.")

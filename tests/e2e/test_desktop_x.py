@@ -21,7 +21,7 @@ from app.engine.play import desktop, desktop_input
 from app.engine.play.desktop import DesktopCapture
 from app.engine.play.desktop_input import COVERED_AT_POINT, DesktopBackend
 from app.engine.play.events import EventBus, WindowMoved
-from app.engine.session import RunConfig, Session
+from app.engine.run.session import RunConfig, Session
 from app.engine.trace.store import TrajectoryStore
 
 from suite import TARGETS

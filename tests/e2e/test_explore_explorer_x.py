@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.session import RunConfig, Session
+from app.engine.run.session import RunConfig, Session
 from app.engine.testers.explore import explorer as explorer_module
 from app.engine.testers.explore.explorer import Explorer
 from app.engine.trace.store import TrajectoryStore

@@ -12,7 +12,7 @@ from suite import TARGETS, needs_xvfb
 @pytest.mark.xvfb
 @needs_xvfb
 def test_noughts_and_crosses_by_keys_are_played_to_their_end(db_path):
-    from app.engine.session import RunConfig, Session
+    from app.engine.run.session import RunConfig, Session
     from app.engine.testers.explore.explorer import Explorer
     from app.engine.trace.store import TrajectoryStore
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.session import RunConfig, Session
+from app.engine.run.session import RunConfig, Session
 from app.engine.testers.explore.explorer import Explorer
 from app.engine.testers.explore.keys_from_code import (engine_python, inputs_from_source, inputs_from_target,
                                                         module_file, run_module)

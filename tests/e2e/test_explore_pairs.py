@@ -82,7 +82,7 @@ def test_a_click_that_changed_nothing_in_its_widget_is_not_remembered():
 @pytest.mark.xvfb
 @needs_xvfb
 def test_the_explorer_wins_a_drawn_memory_game_by_remembering_faces(db_path):
-    from app.engine.session import RunConfig, Session
+    from app.engine.run.session import RunConfig, Session
     from app.engine.testers.explore.explorer import Explorer
     from app.engine.trace.store import TrajectoryStore
 

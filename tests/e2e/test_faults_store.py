@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.session import RunConfig, Session
+from app.engine.run.session import RunConfig, Session
 from app.engine.trace.store import TrajectoryStore
 
 ROOT = Path(__file__).resolve().parents[2]

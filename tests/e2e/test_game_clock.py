@@ -8,7 +8,7 @@ import time
 import pytest
 
 from app.engine.play.observer import Observation
-from app.engine.session import RunConfig, Session
+from app.engine.run.session import RunConfig, Session
 from app.engine.testers.base import Decision
 from app.engine.testers.offline import OfflineExplorer
 from app.engine.trace.store import TrajectoryStore

@@ -28,7 +28,7 @@ from app.engine.play.inside import IdleReport
 from app.engine.play.observer import Frame, Observation
 from app.engine.play.player import Player
 from app.engine.play.targetspec import load_spec
-from app.engine.session import RunConfig, Session
+from app.engine.run.session import RunConfig, Session
 from app.engine.trace.store import TrajectoryStore
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -97,7 +97,7 @@ def test_a_declared_key_the_code_never_reads_is_noted(tmp_path, capsys):
     found = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert len(found["notes"]) == 1 and "declares escape, which the program's code was not seen reading" \
         in found["notes"][0]
-    from app.engine.inspection import unread_keys
+    from app.engine.run.inspection import unread_keys
     from app.engine.testers.explore.keys_from_code import ReadInputs
     assert unread_keys(["a", "enter", "f1"], ReadInputs(keys=["F1"], text=True)) == []
     assert unread_keys(["space"], ReadInputs()) == []  # no key seen at all: nothing can be said

@@ -7,7 +7,7 @@ import json
 import tomllib
 
 from app import cli
-from app.engine.inspection import _spec, guess_command, split_command, starter_toml
+from app.engine.run.inspection import _spec, guess_command, split_command, starter_toml
 
 from suite import needs_xvfb
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.session import RunConfig, Session
+from app.engine.run.session import RunConfig, Session
 from app.engine.trace.store import TrajectoryStore
 from suite import ROOT, TARGETS, needs_xvfb
 from llm_servers import TEST_KEY, AnthropicServer, OpenAIServer, Reply, playbook

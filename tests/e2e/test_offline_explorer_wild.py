@@ -10,7 +10,7 @@ import pytest
 
 from app.engine.errors import TargetError
 from app.engine.play.targetspec import resolve_target, split_combo
-from app.engine.session import RunConfig, Session
+from app.engine.run.session import RunConfig, Session
 from app.engine.trace.store import TrajectoryStore
 
 from suite import TARGETS, needs_xvfb

@@ -113,7 +113,7 @@ def test_a_window_still_taking_its_size_at_start_is_not_a_difference(tmp_path: P
 def test_the_paced_check_made_while_the_candidate_starts_stores_its_evidence_frames(tmp_path: Path) -> None:
     # The session asks the differential tester to prepare before it starts the candidate: the paced check runs
     # on a thread of its own meanwhile, names its evidence frames by hash, and begin() stores them.
-    from app.engine.session import RunConfig, Session
+    from app.engine.run.session import RunConfig, Session
     from app.engine.trace.store import TrajectoryStore
 
     ref = str(TARGETS / "zone_tk")

@@ -89,7 +89,7 @@ class _Start:
 
 
 def test_a_restarted_program_adds_only_what_is_new_to_the_run(db_path):
-    from app.engine.run_coverage import RunCoverage
+    from app.engine.run.coverage import RunCoverage
 
     store = TrajectoryStore(db_path)
     run = store.create_run(target="t", tester="offline", display="isolated", seed=0)

@@ -13,7 +13,7 @@ from views_support import isolated_settings, needs_xvfb  # noqa: F401
 
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 
-from app.engine.rubric_record import RECORDED_FILE, load_run  # noqa: E402
+from app.engine.rubric.record import RECORDED_FILE, load_run  # noqa: E402
 from app.views.live.live_run import FINISHED, PAUSED, LiveRun  # noqa: E402
 from app.views.live.live_view import LiveView  # noqa: E402
 from app.views.live.run_request import RunRequest  # noqa: E402

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget  # noqa: E402
 from app.views.model.database import Database  # noqa: E402
 from app.engine.judge.oracles import Finding  # noqa: E402
 from app.engine.judge.verdict import Evidence, decide  # noqa: E402
-from app.engine.session import RunConfig, Session  # noqa: E402
+from app.engine.run.session import RunConfig, Session  # noqa: E402
 from app.engine.testers.base import TesterBase  # noqa: E402
 from app.engine.trace.store import TrajectoryStore  # noqa: E402
 from app.views.browser.run_browser_view import RunBrowserView  # noqa: E402

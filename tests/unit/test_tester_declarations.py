@@ -50,6 +50,6 @@ def test_the_hooks_a_tester_does_not_need_do_nothing():
 
 
 def test_the_engine_never_probes_a_tester():
-    for module in ("session.py", "step_loop.py"):
+    for module in ("run/session.py", "run/step_loop.py"):
         text = (ROOT / "app" / "engine" / module).read_text()
         assert not re.search(r"getattr\((self\.)?tester\b", text), module

@@ -89,7 +89,7 @@ def test_a_window_off_its_screen_is_said_not_an_internal_error():
     import mss
 
     from app.engine.play.display import start_xvfb
-    from app.engine.run_faults import describe_fault
+    from app.engine.run.faults import describe_fault
 
     xvfb = start_xvfb((320, 240))
     try:

@@ -5,7 +5,7 @@ after it, every frame the film kept, at the speed they were shown; the frame on
 screen at the moment itself is outlined in red and held for :data:`MOMENT_HOLD_MS`,
 so a one-frame flash can be seen.  The moment is the finding's ``evidence["film"]["t"]``
 (the flash; for a freeze or a crash, the window's last change, see
-:mod:`app.engine.run_film`), else the end of its step.  The picture is embedded as a
+:mod:`app.engine.run.film`), else the end of its step.  The picture is embedded as a
 data URI: the report stays one self-contained file.
 """
 

@@ -1,6 +1,6 @@
 """NewTargetView: File › New target… — what to put in a program's playcoder.toml, seen on its own window.
 
-The workbench's ``playcoder inspect`` (:func:`app.engine.inspection.inspect`): the program is started on a
+The workbench's ``playcoder inspect`` (:func:`app.engine.run.inspection.inspect`): the program is started on a
 private display off the GUI thread, and the view shows its window with every control it found boxed and
 labelled, the controls' list, the keys its code reads, and the starter playcoder.toml (editable).  *Write
 playcoder.toml* writes it only when the folder has none — an existing one is never overwritten — and says
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine.inspection import Inspection, inspect
+from app.engine.run.inspection import Inspection, inspect
 from app.engine.play.targetspec import SPEC_FILE
 from app.views.widgets.long_task import TaskControl, run_long_task
 from app.views.widgets.mark_canvas import MarkCanvas

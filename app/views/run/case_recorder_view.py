@@ -8,7 +8,7 @@ saves the case (into a new file beside the target's playcoder.toml unless you ch
 the target's own file asks first), Ctrl+R replays it alone on a fresh program and says what each mark found.
 New steps of a live run appear as they are recorded (:meth:`reload`).
 
-All the logic is the engine's :class:`~app.engine.rubric_record.CaseDraft`; this view shows it and calls it.
+All the logic is the engine's :class:`~app.engine.rubric.record.CaseDraft`; this view shows it and calls it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.engine.errors import UserError
 from app.engine.play.targetspec import SPEC_FILE
-from app.engine.rubric_record import CaseDraft, Replayed, load_run
+from app.engine.rubric.record import CaseDraft, Replayed, load_run
 from app.views.widgets.mark_canvas import MarkCanvas
 from app.views.widgets.long_task import TaskControl, run_long_task
 

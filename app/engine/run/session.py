@@ -26,10 +26,10 @@ from app.engine.play.events import (
 from app.engine.play.observer import Observation
 from app.engine.play.clock import GameClock
 from app.engine.play.player import Player
-from app.engine.run_faults import close_quietly, describe_fault
-from app.engine.run_coverage import RunCoverage
-from app.engine.run_film import RunFilm
-from app.engine.step_loop import StepLoop, StepRecord, episode_oracles
+from app.engine.run.faults import close_quietly, describe_fault
+from app.engine.run.coverage import RunCoverage
+from app.engine.run.film import RunFilm
+from app.engine.run.step_loop import StepLoop, StepRecord, episode_oracles
 from app.engine.trace.film import FILM_FPS
 from app.engine.judge.oracles import Finding, GenericOracles
 from app.engine.trace.store import TrajectoryStore

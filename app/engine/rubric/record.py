@@ -353,7 +353,7 @@ class CaseDraft:
         """Play the case alone on a scratch copy of the target with the script tester; say what each mark found.
 
         The run goes into ``db`` (the workbench's database, to be looked at) or a temporary one."""
-        from app.engine.session import RunConfig, Session
+        from app.engine.run.session import RunConfig, Session
         from app.engine.testers.script import ScriptTester
 
         data = self.spec_data(only_this_case=True)

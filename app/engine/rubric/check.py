@@ -38,7 +38,7 @@ from app.engine.play.observer import Frame, Observation
 from app.engine.play.scriptlint import already_said, lint_case
 from app.engine.play.scriptspec import Expectation, ScriptCase
 from app.engine.play.targetspec import TargetSpec, load_spec
-from app.engine.session import RunConfig, RunResult, Session
+from app.engine.run.session import RunConfig, RunResult, Session
 from app.engine.testers.base import Decision, TesterContext
 from app.engine.testers.script import Evidence, ScriptTester
 from app.engine.trace.store import TrajectoryStore

@@ -1,6 +1,6 @@
 """The step loop of one run, as one object: decide → act → look → judge → record, step after step.
 
-:class:`~app.engine.session.Session` sets a run up (the program, its window,
+:class:`~app.engine.run.session.Session` sets a run up (the program, its window,
 the start-up watch) and closes it; between the two, :class:`StepLoop` plays
 the steps.  It holds what one step leaves for the next — the last
 observation, the oracles of the current episode, the episode endings seen —
@@ -36,11 +36,11 @@ from app.engine.testers.base import Decision, Tester, TesterContext
 if TYPE_CHECKING:
     from app.engine.play.control import RunControl
     from app.engine.play.target import TargetProcess
-    from app.engine.run_film import RunFilm
+    from app.engine.run.film import RunFilm
 
 
 class Session(Protocol):
-    """What the step loop asks of the run it plays (:class:`app.engine.session.Session`): its settings and
+    """What the step loop asks of the run it plays (:class:`app.engine.run.session.Session`): its settings and
     count, and how it records, restarts and follows the program."""
 
     config: Any
