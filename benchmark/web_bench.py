@@ -202,6 +202,7 @@ def prepare(case: Case, m: js_mutants.JsMutant, scratch: Path) -> Prepared:
 def calls_for(case: Case, args: argparse.Namespace, scratch: Path) -> tuple[list[Callable[[], Row]], list[Row]]:
     """The runs of one program, and the rows already decided (compile errors)."""
     calls: list[Callable[[], Row]] = []
+    mutants: list[Callable[[], Row]] = []
     decided: list[Row] = []
     drawn = js_mutants.mutants_of(case.folder, case.scripts, case.name, args.mutants, js_mutants.SEED)
 
@@ -219,13 +220,14 @@ def calls_for(case: Case, args: argparse.Namespace, scratch: Path) -> tuple[list
             decided.append(Row("mutant", case.name, case.source, "", m.operator, m.id, 0, COMPILE_ERROR,
                                ready.compile_error, None, None, 0.0))
             continue
-        calls += [run("mutant", str(ready.folder), t, m.operator, m.id, s, ready.lines)
-                  for t in args.testers for s in range(args.seeds)]
+        mutants += [run("mutant", str(ready.folder), t, m.operator, m.id, s, ready.lines)
+                    for t in args.testers for s in range(args.seeds)]
     if args.bugs and case.source == "bundled":
         calls += [run("bug", f"{case.folder}@{b.id}", t, b.type, f"{case.name}@{b.id}", s, {})
                   for b in load_bugs(case.folder) for t in args.testers for s in range(args.seeds)]
-    calls += [run("reference", str(case.folder), t, "", "", s, {}) for t in args.testers for s in range(args.ref_seeds)]
-    return calls, decided
+    # References first, then the bugs, then the mutants: a bench stopped early has its false alarms counted.
+    refs = [run("reference", str(case.folder), t, "", "", s, {}) for t in args.testers for s in range(args.ref_seeds)]
+    return refs + calls + mutants, decided
 
 
 def summarise(rows: list[Row]) -> dict[str, Any]:
@@ -297,14 +299,30 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--cache", type=Path, default=None, help="the web corpus cache (default: the installer's)")
     ap.add_argument("--db", type=Path, default=None, help="SQLite file for every run (default: a scratch file)")
+    ap.add_argument("--rescore", type=Path, default=None,
+                    help="count the runs of a stopped bench (benchmark/results/web-NAME.partial.jsonl) instead")
     ap.add_argument("--name", default="mutants", help="results go to benchmark/results/web-NAME.json and .md")
     args = ap.parse_args(argv)
     args.testers = [t for t in args.testers.split(",") if t]
     return args
 
 
+def rescore(path: Path, args: argparse.Namespace) -> int:
+    """Count the rows a stopped bench wrote (its ``.partial.jsonl``) as a results file of their own."""
+    items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    head = next((i["header"] for i in items if "header" in i), {})
+    rows = [Row(**i) for i in items if "header" not in i]
+    command = f"{head.get('command', 'python -m benchmark.web_bench')} (stopped after {len(rows)} runs; counted by " \
+              f"--rescore {path.name})"
+    print(f"{len(rows)} runs read from {path}")
+    return write_results(rows, args, command, head.get("measured_on") or measured_on(),
+                         float(head.get("load_average") or 0.0))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    if args.rescore is not None:
+        return rescore(args.rescore, args)
     args.explore_only = ["--no-script"] if "differential" in args.testers and _cli_has("--no-script") else []
     provenance = measured_on()
     command = "python -m benchmark.web_bench " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])
@@ -323,11 +341,24 @@ def main(argv: list[str] | None = None) -> int:
             decided += fixed
         print(f"{len(calls)} runs, {len(decided)} compile errors", flush=True)
 
+        partial = RESULTS / f"web-{args.name}.partial.jsonl"
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        head = {"header": {"command": command, "measured_on": provenance, "load_average": load}}
+        partial.write_text("".join(json.dumps(x) + "\n" for x in [head, *map(asdict, decided)]), encoding="utf-8")
+
         def done(i: int, row: Row) -> None:
+            with partial.open("a", encoding="utf-8") as f:  # a stopped bench keeps what it played
+                f.write(json.dumps(asdict(row)) + "\n")
             print(f"  [{i + 1}/{len(calls)}] {row.kind} {row.tester} {row.mutant or row.program} seed {row.seed}: "
                   f"{row.verdict}" + ("" if row.reached is None else f" (reached: {row.reached})"),
                   file=sys.stderr, flush=True)
         rows: list[Row] = decided + run_batch(calls, args.jobs, done)
+    partial.unlink(missing_ok=True)
+    return write_results(rows, args, command, provenance, load)
+
+
+def write_results(rows: list[Row], args: argparse.Namespace, command: str, provenance: dict[str, Any],
+                  load: float) -> int:
     summary = summarise(rows)
     header = (f"# Web programs: mutants, bugs and references at {describe_commit(provenance)}\n\n    {command}\n\n"
               f"Measured on a shared machine (load average {load:.1f} at the start, 2 cores): the seconds are "
@@ -335,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     text = markdown(summary, rows, header)
     print(text)
     payload = {"command": command, "measured_on": provenance, "load_average": round(load, 2),
-               "testers": args.testers, "explore_only_flag": args.explore_only, "summary": summary,
+               "testers": args.testers, "explore_only_flag": getattr(args, "explore_only", None), "summary": summary,
                "runs": [asdict(r) for r in rows]}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"web-{args.name}.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
