@@ -14,6 +14,12 @@ does; the workbench's Repair › New repair… runs it so.  ``--report
 FILE.html`` writes the session's self-contained HTML report at the end
 (``playcoder export SESSION_RUN -o FILE.html`` writes it for any session).
 
+A passing re-test is a fix only once confirmed on three seeds: against
+``--reference DIR`` under differential play where given, else by the
+testers and the offline tester (:mod:`app.engine.repair.confirm`).  The last
+line says ``fixed``, ``not fixed``, ``crash suppressed`` (a patch hid a crash
+on one seed only) or ``not confirmed``; ``--json`` has it as ``outcome``.
+
 Exit status: 0 when the program passes at the end (fixed), 1 when it still
 fails or the testers could not confirm a pass (uncertain), 2 when the repair
 could not run (bad target, no model settings...).
@@ -52,6 +58,9 @@ def register(sub: Any) -> None:
     p.add_argument("--max-steps", type=cli.bounded_int(1, cli.UNBOUNDED_STEPS), default=40, help="steps per play run")
     p.add_argument("--seed", type=cli.SEED, default=0)
     p.add_argument("--display", choices=DISPLAY_MODES, default=ISOLATED)
+    p.add_argument("--reference", type=Path, default=None, metavar="DIR",
+                   help="a program that behaves as the repaired one should: a fix must play as it does under "
+                        "differential play on 3 seeds (without it: the testers plus the offline tester on 3 seeds)")
     p.add_argument("--json", action="store_true", help="print one JSON summary as the last stdout line")
     p.add_argument("--out", type=Path, default=None, help="keep the repaired copy in this (new or empty) folder")
     p.add_argument("--events", choices=["-"], default=None,
@@ -98,7 +107,8 @@ def build_loop(args: argparse.Namespace, store: Any, work: Path, label: str, *, 
     else:
         refiner = OfflineRefiner(executor, validator, tests)
     config = RepairConfig(target=label, tester=args.tester, max_iterations=args.max_iterations,
-                          max_steps=args.max_steps, seed=args.seed, display=args.display)
+                          max_steps=args.max_steps, seed=args.seed, display=args.display,
+                          reference=str(args.reference.resolve()) if args.reference else None)
 
     def progress(cycle: Any) -> None:
         if not args.json and not getattr(args, "events", None):
@@ -131,6 +141,9 @@ def cmd_repair(args: argparse.Namespace) -> int:
         raise UserError("--max-steps must be at least 1.")
     if args.out is not None and args.out.exists() and any(args.out.iterdir()):
         raise UserError(f"{args.out} is not empty; give --out a new or empty folder.")
+    if args.reference is not None and not (args.reference / "playcoder.toml").is_file():
+        raise UserError(f"--reference {args.reference} has no playcoder.toml; give the folder of the program the "
+                        "repaired one should behave as.")
     if args.report is not None and args.report.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"--report {args.report} must end in .html; choose a file name ending in .html.")
     db = args.db or default_db()
@@ -162,8 +175,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
     elif not args.events:
-        state = "fixed" if result.fixed else "not confirmed" if result.final_verdict == "uncertain" else "not fixed"
-        print(f"{state}: {result.reason} "
+        reason = result.reason.removeprefix(f"{result.outcome}: ")
+        print(f"{result.outcome}: {reason} "
               f"({len(result.cycles)} iteration(s), {result.seconds:.1f} s; session run {result.session_run})")
         if args.out is not None:
             print(f"repaired copy: {args.out}")

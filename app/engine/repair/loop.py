@@ -2,7 +2,12 @@
 
 The program passes when its unit tests pass and every tester's verdict is
 pass (the offline tester, plus the scripted rubric tester when it exists
-and the target has a ``[[script]]`` section).  A tester that says
+and the target has a ``[[script]]`` section).  A patch after which it
+passes is a fix only once confirmed on three seeds
+(:mod:`~app.engine.repair.confirm`: differential play against a reference
+where one is given, else the loop's testers and the offline tester); a patch
+that fails that is reverted as ``not fixed``, or ``crash suppressed`` when the
+program still crashes on another seed.  A tester that says
 *uncertain* neither fails nor passes the program: a repair whose first play
 is uncertain has nothing to repair, and a patch after which the testers are
 uncertain is not counted as a fix (the session ends "not confirmed").
@@ -36,13 +41,16 @@ import json
 import time
 import tomllib
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from app.engine.play.control import RunControl
 from app.engine.play.display import ISOLATED
 from app.engine.play.events import ControlChanged, EventBus
 from app.engine.errors import RunStopped, UserError
 from app.engine.repair.checks import Gate
+from app.engine.repair.confirm import (
+    CONFIRM_SEEDS, CRASH_SUPPRESSED, FIXED, CheckPlay, Confirmation, confirm, session_outcome,
+)
 from app.engine.repair.diagnosis import Diagnosis, build_diagnosis
 from app.engine.repair.events import (
     PLAYING, REFINING, RETESTING, VALIDATING, CycleRecorded, DiagnosisMade, PatchChecked, PatchProposed,
@@ -54,7 +62,7 @@ from app.engine.repair.proposal import Proposal, Refiner
 from app.engine.repair.records import CycleRecord
 from app.engine.repair.sandbox import Workspace
 from app.engine.repair.tools import TestReport, UnitTestRunner, Validator
-from app.engine.run.session import RunConfig, Session
+from app.engine.session import RunConfig, Session
 from app.engine.testers.registry import DEFAULT, RUBRIC, make_tester, spec
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.targetspec import SPEC_FILE
@@ -76,6 +84,8 @@ class RepairConfig:
     max_steps: int = 40
     seed: int = 0
     display: str = ISOLATED
+    reference: str | None = None
+    """A program that behaves as the repaired one should: only the plays confirming a fix see it (never a refiner)."""
 
 
 @dataclass
@@ -100,10 +110,15 @@ class RepairResult:
     seconds: float = 0.0
     reason: str = ""
 
+    @property
+    def outcome(self) -> str:
+        """fixed, not fixed, crash suppressed or not confirmed: what the CLI, the JSON and the report say."""
+        return session_outcome(self.fixed, self.final_verdict, self.reason)
+
     def summary(self, db: str) -> dict[str, Any]:
         return {"target": self.target, "session_run": self.session_run,
                 "iterations": [c.summary() for c in self.cycles], "final_verdict": self.final_verdict,
-                "fixed": self.fixed, "runs": self.runs, "reason": self.reason, "seconds": round(self.seconds, 2),
+                "fixed": self.fixed, "outcome": self.outcome, "runs": self.runs, "reason": self.reason, "seconds": round(self.seconds, 2),
                 "db": db}
 
 
@@ -230,9 +245,9 @@ class RepairLoop:
             assert self.session_run is not None and cycle.patch_id is not None
             self.bus.publish(CycleRecorded(self.session_run, iteration, cycle.patch_id, cycle.outcome, cycle.verdict,
                                            cycle.retest_run, cycle.description))
-            if cycle.outcome == "fixed":
+            if cycle.outcome == FIXED:
                 result.fixed, result.final_verdict = True, PASS
-                result.reason = f"fixed in iteration {iteration}: {cycle.description}"
+                result.reason = f"fixed in iteration {iteration}: {cycle.description} ({cycle.error})"
                 return
             if cycle.outcome == UNCERTAIN:
                 result.final_verdict = UNCERTAIN
@@ -242,7 +257,7 @@ class RepairLoop:
             if done:
                 result.reason = f"stopped after iteration {iteration}: {cycle.error or cycle.description}"
                 return
-        result.reason = f"not fixed after {cfg.max_iterations} iterations"
+        result.reason = _unfixed_reason(result.cycles, cfg.max_iterations)
 
     def _cycle(self, iteration: int, diag: Diagnosis, baseline: TestReport | None,
                started: float) -> tuple[CycleRecord, Diagnosis, TestReport | None, bool]:
@@ -303,8 +318,14 @@ class RepairLoop:
             cycle.outcome, cycle.error = UNCERTAIN, play.reason
             return self._record(cycle, started), new, check.tests, True
         if not new.failing:
-            cycle.outcome = "fixed"
-            return self._record(cycle, started), new, check.tests, True
+            confirmed = self._confirm(iteration)
+            cycle.outcome, cycle.error = confirmed.state, confirmed.reason
+            if confirmed.fixed:
+                return self._record(cycle, started), new, check.tests, True
+            self.workspace.restore(before)
+            self.refiner.rejected(proposal, confirmed.reason)
+            diag.notes.append(f"iteration {iteration}: {proposal.description} was reverted: {confirmed.reason}")
+            return self._record(cycle, started), diag, baseline, False
         if _improved(diag, new):
             cycle.outcome = "kept"
             new.notes = diag.notes + [f"iteration {iteration} kept {proposal.description}: it made progress"]
@@ -315,6 +336,23 @@ class RepairLoop:
         self.refiner.rejected(proposal, why)
         diag.notes.append(f"iteration {iteration}: {proposal.description} was reverted: {why}")
         return self._record(cycle, started), diag, baseline, False
+
+    def _confirm(self, iteration: int) -> Confirmation:
+        """The re-test passed: a fix only if it holds on every seed (:mod:`app.engine.repair.confirm`)."""
+        self._phase(iteration, RETESTING, f"iteration {iteration}: confirming the fix on {CONFIRM_SEEDS} seeds")
+        return confirm(self._play_one, self.testers(), self.config.seed, self.config.reference)
+
+    def _play_one(self, tester: str, seed: int, options: Mapping[str, Any]) -> CheckPlay:
+        self.control.checkpoint()
+        cfg = self.config
+        result = Session(RunConfig(target=str(self.workspace.root), tester=tester, display=cfg.display,
+                                   max_steps=cfg.max_steps, seed=seed, tester_options=dict(options)),
+                         self.store, bus=self.bus, control=self.control).run()
+        if result.run_id is not None:
+            self.runs.append(result.run_id)
+        kinds = frozenset(f.kind for f in result.findings)
+        verdict = FAIL if EXIT_KIND in kinds else result.verdict
+        return CheckPlay(result.run_id, verdict, result.reason or result.error or "", kinds)
 
     def _phase(self, iteration: int, phase: str, text: str) -> None:
         self.bus.publish(RepairPhaseChanged(self.session_run or 0, iteration, phase, text))
@@ -359,6 +397,14 @@ def _relative(workspace: Workspace, path: str) -> str:
         return workspace.relative(path)
     except UserError:
         return path
+
+
+def _unfixed_reason(cycles: list[CycleRecord], iterations: int) -> str:
+    """Why the loop ended without a fix; a patch that only hid a crash says so first (the session's outcome)."""
+    hidden = next((c for c in reversed(cycles) if c.outcome == CRASH_SUPPRESSED), None)
+    if hidden is not None:
+        return f"{CRASH_SUPPRESSED}: after {iterations} iterations; iteration {hidden.iteration}: {hidden.error}"
+    return f"not fixed after {iterations} iterations"
 
 
 def _session_verdict(result: RepairResult) -> str:

@@ -30,7 +30,9 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import DiffLexer
 
 from app import __version__
+from app.engine.step_numbers import FIRST_STEP
 from app.engine.errors import UserError
+from app.engine.repair.confirm import session_outcome
 from app.engine.repair.records import (
     REPAIR_KIND, CycleRecord, RepairSession, cycles, failure_step, repair_sessions, trigger_findings,
 )
@@ -48,11 +50,11 @@ TEXT_CHARS = 20_000
 """Longest diagnosis or gate output shown; the database keeps all of it."""
 OUTCOME_TEXT = {"fixed": "fixed", "kept": "kept (progress)", "reverted": "reverted", "rejected": "rejected by the gate",
                 "no-patch": "no patch", "error": "patch error", "refused": "refused (touched the oracles)",
-                "uncertain": "not confirmed (testers uncertain)"}
+                "uncertain": "not confirmed (testers uncertain)",
+                "not fixed": "not fixed (failed on another seed)",
+                "crash suppressed": "crash suppressed (still crashes on another seed)"}
 """How each cycle outcome reads (the repair view says the same)."""
-STATE_CLASS = {"fixed": "ok", "not fixed": "bad", "not confirmed": "unsure"}
-FIRST_STEP = 1
-"""Steps are numbered from 1 for people, as everywhere in the workbench (the store's idx counts from 0)."""
+STATE_CLASS = {"fixed": "ok", "not fixed": "bad", "crash suppressed": "bad", "not confirmed": "unsure"}
 LIVE_LOOKBACK_STEPS = 10
 """How many steps back a blank picture (a dead window) looks for the last live one (as the repair window)."""
 
@@ -265,7 +267,7 @@ class _Frames:
 def _state(session: RepairSession) -> str:
     if session.status != "completed":
         return session.status
-    return {"pass": "fixed", "uncertain": "not confirmed"}.get(str(session.verdict), "not fixed")
+    return session_outcome(session.verdict == "pass", session.verdict, session.reason)
 
 
 def _outcome(outcome: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any, Iterator
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
+from app.engine.repair.confirm import session_outcome
 from app.engine.repair.records import CycleRecord, RepairSession
 from app.engine.repair.report import OUTCOME_TEXT
 
@@ -140,4 +141,4 @@ class CycleTree(QTreeWidget):
 def _state(session: RepairSession) -> str:
     if session.status != "completed":
         return session.status
-    return {"pass": "fixed", "uncertain": "not confirmed"}.get(str(session.verdict), "not fixed")
+    return session_outcome(session.verdict == "pass", session.verdict, session.reason)
