@@ -23,6 +23,7 @@ from app.engine.play.gate import FrameGate
 from app.engine.play.inside import Inside
 from app.engine.play.targetspec import load_spec
 from app.engine.testers.explore.fork_scout import MAX_PAIRS, ForkGate, ForkScouts
+from app.engine.trace.store import TrajectoryStore
 
 from suite import ROOT, TARGETS, needs_xvfb
 
@@ -178,15 +179,29 @@ def test_the_scout_socket_takes_anything_and_stops_at_its_end(mode):
 
 
 HOSTILE_TARGET = textwrap.dedent(r'''
-    import os, threading, time, tkinter as tk
+    import fcntl, os, threading, time, tkinter as tk
+
+    def pipes_to_the_engine():
+        """Every pipe end it may write, but its own output (the engine hid the channel's variable)."""
+        out = []
+        for name in os.listdir("/proc/self/fd"):
+            fd = int(name)
+            try:
+                if fd > 2 and os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:") \
+                        and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+                    out.append(fd)
+            except OSError:
+                pass
+        return out
 
     def flood():
-        req, evt = map(int, os.environ["PLAYCODER_INSIDE"].split(","))
+        fds = pipes_to_the_engine()
         junk = [b"[" * 100000 + b"\n", b'{"v":1,"type":"hello","main":{"path":"/etc/x.py","name":"x.py"}}\n',
                 b'{"v":1,"type":"reply","id":1,"idle":true,"next_timer_ms":1e400}\n', b"[1]\n", b"x" * 70000]
         while True:
             for j in junk:
-                os.write(evt, j)
+                for fd in fds:
+                    os.write(fd, j)
             time.sleep(0.001)
 
     root = tk.Tk()
@@ -215,6 +230,12 @@ def test_a_program_flooding_its_channel_ends_within_its_duration_with_a_verdict(
     assert summary["verdict"] in ("pass", "fail", "inconclusive"), summary
     assert "internal error" not in proc.stdout + proc.stderr
     assert not _left_behind(str(folder)), "no process of the run is left"
+    store = TrajectoryStore(tmp_path / "runs.db", readonly=True)
+    try:
+        logs = [row["text"] for row in store.logs(summary["run_id"])]
+    finally:
+        store.close()
+    assert any(t.startswith("playcoder: inside channel: the program sent") for t in logs), "\n".join(logs[-12:])
 
 
 def _left_behind(mark: str) -> list[int]:

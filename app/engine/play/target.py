@@ -117,7 +117,7 @@ class TargetProcess:
                 os.pathsep)[1:]])
         if gate is not None:
             env.update(gate.env())
-        self.inside: Inside = Inside(spec.folder) if self.web is None else self.web.inside
+        self.inside: Inside = Inside(spec.folder, note=self._channel_note) if self.web is None else self.web.inside
         """The channel from inside the program (a Python program says hello on it, a web page answers through
         the DevTools protocol; others stay on pixels)."""
         env.update(self.inside.env())
@@ -149,6 +149,10 @@ class TargetProcess:
         self.window: WindowInfo | None = None
 
     # -- output ------------------------------------------------------------
+    def _channel_note(self, text: str) -> None:
+        """What the program sent that broke its channel's limits (dropped), said once in its run's log."""
+        self._page_said("stderr", f"playcoder: {text}")
+
     def _page_said(self, stream: str, text: str) -> None:
         """A web page's console and uncaught errors, kept with the program's output."""
         line = (stream, time.time(), text)
