@@ -62,7 +62,7 @@ from app.engine.repair.proposal import Proposal, Refiner
 from app.engine.repair.records import CycleRecord
 from app.engine.repair.sandbox import Workspace
 from app.engine.repair.tools import TestReport, UnitTestRunner, Validator
-from app.engine.session import RunConfig, Session
+from app.engine.run.session import RunConfig, Session
 from app.engine.testers.registry import DEFAULT, RUBRIC, make_tester, spec
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.targetspec import SPEC_FILE
