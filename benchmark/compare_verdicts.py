@@ -2,7 +2,7 @@
 
     python benchmark/compare_verdicts.py A.json[,A2.json] B.json[,B2.json] [--names inside,pixels]
 
-Made for issue 27's check that settling from inside changes no verdict: the same
+Made for the check that settling from inside changes no verdict: the same
 commit played once as usual and once with ``PLAYCODER_SETTLE=pixels``.  Targets
 are matched by (target, repeat, seed); a side may be several files (comma-separated, e.g. two
 benches of different apps); a target only one side played is listed

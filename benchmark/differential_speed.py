@@ -5,7 +5,7 @@
 Plays APP with the offline tester and with the differential tester (APP against
 itself: two reference runs beside the candidate) for the same steps and seeds,
 and prints the median step time of each (a step: decide → act → settle →
-judge, from the trajectory's timestamps) and their ratio.  Target (issue 14):
+judge, from the trajectory's timestamps) and their ratio.  Target:
 differential ≤ 1.5× offline.  Every run counts, including ones that ended early.
 
     python benchmark/differential_speed.py --duration 20 [--apps memory,calculator,snake]

@@ -2,11 +2,11 @@
 
     python benchmark/engine_speed.py [--steps 200] [--capture-seconds 10] [--film-fps 30]
 
-Targets (issue 2): overhead median ≤ 30 ms on a static 800×600 window;
+Targets: overhead median ≤ 30 ms on a static 800×600 window;
 action→settled median ≤ 150 ms (the paper sleeps a fixed 1 s); capture ≥ 60 fps for 10 s.
-Issue 27: action→settled median ≤ 30 ms when the program says from inside that its loop is idle
+Settling from inside: action→settled median ≤ 30 ms when the program says from inside that its loop is idle
 (a Tk window; the pixel settling it replaces is printed beside, at a person's pace).
-The step loop runs with the run's film recording, as a session does (issue 16; ``--film-fps 0``: without).
+The step loop runs with the run's film recording, as a session does (``--film-fps 0``: without).
 """
 
 from __future__ import annotations

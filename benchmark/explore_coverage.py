@@ -1,10 +1,10 @@
-"""Line coverage the offline explorer reaches in a fixed budget, old explorer against new (issue 23).
+"""Line coverage the offline explorer reaches in a fixed budget, old explorer against new.
 
     python benchmark/explore_coverage.py [PROGRAM ...] [--duration 40] [--seed 0] [--explorer old|new|both]
 
 For each program (a bundled app name or a folder; by default every bundled
 and wild program) plays ``--tester offline`` for ``--duration`` seconds with
-the explorer before issue 23 (``old``: state-coverage over hinted keys and
+the explorer before the model-free explorer (``old``: state-coverage over hinted keys and
 detected widgets) and the new one (keys read from the code, widgets from
 inside, tester plans, Go-Explore returns, survival search on games), and
 prints the lines of the program's own .py files executed (measured inside the

@@ -1,4 +1,4 @@
-"""The run's film (issue 16): frame rate, storage, workbench open and seek times.
+"""The run's film: frame rate, storage, workbench open and seek times.
 
     python benchmark/film_storage.py [--real-seconds 30] [--minutes 10] [--seeks 200]
 

@@ -1,4 +1,4 @@
-"""What the inside channel costs (issue 23): the line tracer in a game loop, and a question's round trip.
+"""What the inside channel costs: the line tracer in a game loop, and a question's round trip.
 
     python benchmark/inside_overhead.py [--frames 20000] [--asks 50]
 

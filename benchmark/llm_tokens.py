@@ -2,7 +2,7 @@
 
     python benchmark/llm_tokens.py [--steps 30] [--no-session]
 
-Targets (issue 4):
+Targets:
 * image tokens per step for the window content we send ≤ 1/3 of sending the
   whole 1280×800 screen at the provider's default detail (per frame, and per
   step of three frames);

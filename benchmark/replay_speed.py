@@ -13,7 +13,7 @@ input through :class:`~app.engine.testers.explore.returns.Returner`, each one a
 session step (act, settle, oracles, recorded), and finally compares the end
 picture with the recorded one.  It prints the restart and the replay
 separately, the replay's median step and how its settle time splits into the
-program's and the engine's share.  Target (issue 27): a 30-step prefix of a Tk
+program's and the engine's share.  Target: a 30-step prefix of a Tk
 app replays in <= 2 s (the replay, the restart apart).
 
 ``--settle pixels`` measures the same with ``PLAYCODER_SETTLE=pixels`` (what a
@@ -47,7 +47,7 @@ from app.engine.trace.store import TrajectoryStore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 2.0
-"""Issue 27: a 30-step prefix of a Tk app replays in this long at most."""
+"""A 30-step prefix of a Tk app replays in this long at most."""
 
 
 class ReturnOnly(TesterBase):

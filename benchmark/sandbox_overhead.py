@@ -6,14 +6,14 @@ Starts ``true`` (so only the start is timed, not the program) on a copy of a
 sample app's folder three ways and prints the medians:
 
 - plain: ``subprocess.run`` in the folder, nothing else (what the engine did
-  before issue 13);
+  before the sandbox);
 - bwrap: :func:`app.engine.play.sandbox.run` confined (namespaces, mounts,
   the folder copied into its tmpfs, environment whitelist, rlimits, kill of
   the namespace at the end);
 - fallback: the same call with ``confine=False`` (throwaway copy on disk,
   rlimits, disk watcher, marker scan for daemons).
 
-Target (issue 13): the sandbox's overhead per run start, median ≤ 150 ms.
+Target: the sandbox's overhead per run start, median ≤ 150 ms.
 """
 
 from __future__ import annotations

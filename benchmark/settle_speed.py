@@ -10,7 +10,7 @@ its loop is idle; ``pixels``: the react watch and stillness, what a program
 that cannot be asked gets, at a person's pace) it prints the median step time
 (act + settle), the median of the immediate steps, and how many delayed
 reactions were seen in their own step (a miss: the button's count had not
-changed yet when the step's picture was taken).  Targets (issue 27): with
+changed yet when the step's picture was taken).  Targets: with
 ``inside``, 0 missed and immediate steps ≤ 40 ms median.
 """
 
