@@ -41,3 +41,10 @@ def test_a_figure_whose_results_file_lacks_it_is_named(tmp_path, monkeypatch):
                         figures.Figure("repair-rate", "a figure", "no-such-results.json", lambda d: "1"))
     _, problems = figures.check((_readme(tmp_path, "<!-- figures: headline -->\n<!-- end figures -->\n"),))
     assert any("no-such-results.json does not hold it" in p for p in problems)
+
+
+def test_every_published_figure_has_a_regenerate_entry_that_writes_its_results_file():
+    written = {out for entry in regenerate.ENTRIES for out in entry.outputs}
+    missing = sorted({f.results for f in figures.FIGURES.values()} - written)
+    assert not missing, f"python -m benchmark.regenerate --all would not regenerate {missing}"
+    assert regenerate.main([]) == 2, "with nothing asked, the command says what it can do"
