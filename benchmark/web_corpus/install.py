@@ -60,6 +60,7 @@ class Program:
     goal: str
     mutate: tuple[str, ...]
     ignore: tuple[tuple[int, int, int, int], ...] = ()
+    startup_timeout: int = 0
 
 
 def load_manifest(path: Path = MANIFEST) -> tuple[dict[str, Package], list[Program]]:
@@ -74,7 +75,8 @@ def load_manifest(path: Path = MANIFEST) -> tuple[dict[str, Package], list[Progr
         programs.append(Program(p["name"], p["package"], p.get("root", "."), p.get("entry", "index.html"),
                                 p.get("kind", "app"), (int(p["size"][0]), int(p["size"][1])), tuple(p.get("keys", [])),
                                 p.get("goal", ""), tuple(p.get("mutate", [])),
-                                tuple((int(b[0]), int(b[1]), int(b[2]), int(b[3])) for b in p.get("ignore", []))))
+                                tuple((int(b[0]), int(b[1]), int(b[2]), int(b[3])) for b in p.get("ignore", [])),
+                                int(p.get("startup_timeout", 0))))
     return packages, programs
 
 
@@ -135,6 +137,8 @@ def wrapper_toml(prog: Program, pkg: Package) -> str:
              f"name = {q(prog.name)}", f"kind = {q(prog.kind)}", f"web = {q(prog.entry)}",
              f"size = [{prog.size[0]}, {prog.size[1]}]", f"goal = {q(prog.goal)}",
              "keys = [" + ", ".join(q(k) for k in prog.keys) + "]"]
+    if prog.startup_timeout:
+        lines.append(f"startup_timeout = {prog.startup_timeout}")
     if prog.ignore:
         lines += ["", "[differential]", "ignore = [" + ", ".join(f"[{a}, {b}, {c}, {d}]" for a, b, c, d in prog.ignore)
                   + "]"]
