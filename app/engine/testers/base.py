@@ -23,9 +23,10 @@ from app.engine.judge.verdict import Verdict
 from app.engine.play.targetspec import TargetSpec
 from app.engine.play.xwidgets import TargetLike, TargetWindows, Widget
 
+from app.engine.testers.spec import TesterSpec
+
 if TYPE_CHECKING:
     from app.engine.play.control import RunControl
-    from app.engine.testers.registry import TesterSpec
     from app.engine.trace.store import TrajectoryStore
 
 
@@ -85,13 +86,19 @@ class TesterBase:
     """Plays a game from its first frame: a game is put on the frame gate when its target asks for one, and
     stands still there during the oracles' start-up watch."""
 
+    declared: TesterSpec | None = None
+    """What the registry declares for this tester (set by :func:`~app.engine.testers.registry.make_tester`)."""
+
     @property
     def abilities(self) -> TesterSpec:
-        """What this tester declares in the registry; a tester made outside it (a test's own) takes over
-        and needs nothing."""
-        from app.engine.testers.registry import TESTERS, TesterSpec
-
-        return TESTERS.get(self.name) or TesterSpec(self.name, "a tester made outside the registry")
+        """What this tester can do: its registry declaration, or for a tester built without the registry what
+        its class declares (one that plays a reference beside the candidate cannot be taken over)."""
+        if self.declared is not None:
+            return self.declared
+        return TesterSpec(self.name, "a tester built without the registry", takes_over=not self.lockstep,
+                          plays_reference=self.lockstep,
+                          no_take_over="Take-over is off: the tester plays a reference that would never see your "
+                                       "inputs" if self.lockstep else "")
 
     def begin(self, ctx: TesterContext, first: Observation) -> None:
         raise NotImplementedError
