@@ -88,6 +88,7 @@ def materialise(target: str, work_parent: Path) -> tuple[Path, str]:
 def build_loop(args: argparse.Namespace, store: Any, work: Path, label: str, *, bus: Any = None,
                control: Any = None) -> Any:
     from app.engine.repair.loop import RepairConfig, RepairLoop
+    from app.engine.run.settings import RunSettings
     from app.engine.repair.offline_refiner import OfflineRefiner
     from app.engine.repair.sandbox import Executor, Workspace
     from app.engine.repair.tools import UnitTestRunner, Validator
@@ -106,8 +107,9 @@ def build_loop(args: argparse.Namespace, store: Any, work: Path, label: str, *, 
         refiner = LLMRefiner(model, max_iterations=args.max_iterations)  # never the label: it names the bug
     else:
         refiner = OfflineRefiner(executor, validator, tests)
-    config = RepairConfig(target=label, tester=args.tester, max_iterations=args.max_iterations,
-                          max_steps=args.max_steps, seed=args.seed, display=args.display,
+    config = RepairConfig(target=label, max_iterations=args.max_iterations,
+                          settings=RunSettings(tester=args.tester, max_steps=args.max_steps, seed=args.seed,
+                                               display=args.display),
                           reference=str(args.reference.resolve()) if args.reference else None)
 
     def progress(cycle: Any) -> None:

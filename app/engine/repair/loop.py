@@ -40,11 +40,10 @@ from __future__ import annotations
 import json
 import time
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 from app.engine.play.control import RunControl
-from app.engine.play.display import ISOLATED
 from app.engine.play.events import ControlChanged, EventBus
 from app.engine.errors import RunStopped, UserError
 from app.engine.repair.checks import Gate
@@ -63,7 +62,8 @@ from app.engine.repair.records import CycleRecord
 from app.engine.repair.sandbox import Workspace
 from app.engine.repair.tools import TestReport, UnitTestRunner, Validator
 from app.engine.run.session import RunConfig, Session
-from app.engine.testers.registry import DEFAULT, RUBRIC, make_tester, spec
+from app.engine.run.settings import RunSettings
+from app.engine.testers.registry import RUBRIC, make_tester, spec
 from app.engine.trace.store import TrajectoryStore
 from app.engine.play.targetspec import SPEC_FILE
 from app.engine.judge.verdict import ERROR, FAIL, PASS, UNCERTAIN
@@ -71,6 +71,8 @@ from app.engine.judge.verdict import ERROR, FAIL, PASS, UNCERTAIN
 MAX_ITERATIONS = 6
 """T in the paper."""
 RUBRIC_TESTER = RUBRIC
+PLAY_STEPS = 40
+"""Steps of each play, as ``playcoder repair --max-steps`` defaults it."""
 EXIT_KIND = "exit"
 """A program that quits on its own while being played is not playable, whatever a tester concluded."""
 
@@ -79,13 +81,16 @@ EXIT_KIND = "exit"
 class RepairConfig:
     target: str
     """The label recorded for the session row (e.g. ``calculator@wrong-subtraction``); never shown to a refiner."""
-    tester: str = DEFAULT
     max_iterations: int = MAX_ITERATIONS
-    max_steps: int = 40
-    seed: int = 0
-    display: str = ISOLATED
+    settings: RunSettings = field(default_factory=lambda: RunSettings(max_steps=PLAY_STEPS))
+    """How every play runs (its tester, step bound, seed, display); the rubric tester's plays take the rest."""
+
     reference: str | None = None
     """A program that behaves as the repaired one should: only the plays confirming a fix see it (never a refiner)."""
+
+    @property
+    def tester(self) -> str:
+        return self.settings.tester
 
 
 @dataclass
@@ -156,9 +161,8 @@ class RepairLoop:
         ids, verdicts, reasons = [], [], []
         for tester in self.testers():
             self.control.checkpoint()
-            result = Session(RunConfig(target=str(self.workspace.root), tester=tester, display=cfg.display,
-                                       max_steps=cfg.max_steps, seed=cfg.seed), self.store, bus=self.bus,
-                             control=self.control).run()
+            result = Session(RunConfig(str(self.workspace.root), replace(cfg.settings, tester=tester)), self.store,
+                             bus=self.bus, control=self.control).run()
             if result.run_id is not None:
                 ids.append(result.run_id)
             exited = next((f for f in result.findings if f.kind == EXIT_KIND), None)
@@ -187,8 +191,9 @@ class RepairLoop:
         t0 = time.monotonic()
         self.session_run = self.store.create_run(
             kind="repair", target=cfg.target, target_path=str(self.workspace.root), tester=cfg.tester,
-            display=cfg.display, seed=cfg.seed, max_steps=cfg.max_steps,
-            config={"refiner": self.refiner.name, "max_iterations": cfg.max_iterations})
+            display=cfg.settings.display, seed=cfg.settings.seed, max_steps=cfg.settings.steps,
+            config={"refiner": self.refiner.name, "max_iterations": cfg.max_iterations,
+                    "settings": cfg.settings.recorded()})
         session_run = self.session_run
         self.control.on_change(lambda state: self.bus.publish(ControlChanged(session_run, state)))
         self.bus.publish(RepairStarted(session_run, cfg.target, self.refiner.name, cfg.max_iterations,
@@ -340,14 +345,13 @@ class RepairLoop:
     def _confirm(self, iteration: int) -> Confirmation:
         """The re-test passed: a fix only if it holds on every seed (:mod:`app.engine.repair.confirm`)."""
         self._phase(iteration, RETESTING, f"iteration {iteration}: confirming the fix on {CONFIRM_SEEDS} seeds")
-        return confirm(self._play_one, self.testers(), self.config.seed, self.config.reference)
+        return confirm(self._play_one, self.testers(), self.config.settings.seed, self.config.reference)
 
     def _play_one(self, tester: str, seed: int, options: Mapping[str, Any]) -> CheckPlay:
         self.control.checkpoint()
-        cfg = self.config
-        result = Session(RunConfig(target=str(self.workspace.root), tester=tester, display=cfg.display,
-                                   max_steps=cfg.max_steps, seed=seed, tester_options=dict(options)),
-                         self.store, bus=self.bus, control=self.control).run()
+        settings = replace(self.config.settings, tester=tester, seed=seed, tester_options=dict(options))
+        result = Session(RunConfig(str(self.workspace.root), settings), self.store, bus=self.bus,
+                         control=self.control).run()
         if result.run_id is not None:
             self.runs.append(result.run_id)
         kinds = frozenset(f.kind for f in result.findings)
@@ -374,13 +378,12 @@ class RepairLoop:
     def _record(self, cycle: CycleRecord, started: float) -> CycleRecord:
         cycle.seconds = round(time.monotonic() - started, 3)
         assert self.session_run is not None
-        with self.store.transaction():
-            cycle.patch_id = int(self.store.db.table("patches").insert({
-                "run_id": self.session_run, "iteration": cycle.iteration, "diagnosis": cycle.diagnosis,
-                "diff": cycle.diff, "files": json.dumps(cycle.files_json(self.session_run, self.config.target)),
-                "validation": json.dumps(cycle.validation_json()), "retest_run": cycle.retest_run,
-                "tokens": cycle.tokens, "seconds": cycle.seconds, "at": time.time(),
-            }).last_pk or 0)
+        cycle.patch_id = self.store.repairs.add_cycle({
+            "run_id": self.session_run, "iteration": cycle.iteration, "diagnosis": cycle.diagnosis,
+            "diff": cycle.diff, "files": json.dumps(cycle.files_json(self.session_run, self.config.target)),
+            "validation": json.dumps(cycle.validation_json()), "retest_run": cycle.retest_run,
+            "tokens": cycle.tokens, "seconds": cycle.seconds, "at": time.time(),
+        })
         return cycle
 
 
