@@ -29,6 +29,9 @@ from app.engine.play.web_inside import LogSink, WebInside
 LAUNCHER = Path(__file__).resolve().parent / "seeding" / "_playcoder_web.py"
 BROWSERS = ("/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser")
 """Where Debian's chromium package puts the browser (the first is the binary its wrapper script runs)."""
+BROWSER_START_S = 2.0
+"""Of ``startup_timeout``, what the browser keeps for itself after the program's own server answers: a server
+that never answers is told apart from a browser that shows no window."""
 PROFILE = "/tmp/playcoder-browser"
 """The browser's profile: in the sandbox's private /tmp, so every start has a fresh one."""
 BROWSER_FLAGS = (
@@ -75,7 +78,8 @@ def web_launch(spec: TargetSpec, seed: int, log: LogSink) -> WebLaunch:
     config: dict[str, object] = {"fds": [read_fd, write_fd]}
     if web.serves_itself:
         url = web.url
-        config.update(server=list(web.command), url=url, wait_s=spec.startup_timeout)
+        server = [sys.executable if part in ("python", "python3") else part for part in web.command]
+        config.update(server=server, url=url, wait_s=max(1.0, spec.startup_timeout - BROWSER_START_S))  # `python`: the engine's, as for command
     else:
         port = _free_port()
         url = f"http://127.0.0.1:{port}/{quote(web.page)}"

@@ -26,7 +26,7 @@ from app.engine.repair.chat import ChatModel, ChatTurn, load_prompt
 from app.engine.repair.diagnosis import Diagnosis
 from app.engine.repair.patching import PatchError, extract_edits
 from app.engine.repair.proposal import Proposal
-from app.engine.repair.sandbox import Workspace
+from app.engine.repair.sandbox import PROGRAM_SUFFIXES, Workspace
 from app.engine.repair.tools import ContextSearchTool, FileReadTool, TestReport
 from app.engine.trace.store import TrajectoryStore
 
@@ -90,10 +90,10 @@ class LLMRefiner:
     # -- context from the tools ---------------------------------------------------------
     def code_context(self, diag: Diagnosis, workspace: Workspace) -> str:
         reader = FileReadTool(workspace)
-        program = [f for f in workspace.files((".py",)) if not f.split("/")[-1].startswith("test_")]
+        program = [f for f in workspace.files(PROGRAM_SUFFIXES) if not f.split("/")[-1].startswith("test_")]
         total = sum(len(workspace.read_text(f)) for f in program)
         if total <= self.max_context_chars:
-            return "\n\n".join(f"### {f}\n```python\n{reader.read(f, 1, 10**6)}\n```" for f in program)
+            return "\n\n".join(f"### {f}\n```{_fence(f)}\n{reader.read(f, 1, 10**6)}\n```" for f in program)
         spots = [(fr.path, fr.line) for fr in diag.frames + diag.test_frames]
         words = set(IDENTIFIER.findall(diag.exception_message + " " + " ".join(f.message for f in diag.findings)))
         search = ContextSearchTool(workspace)
@@ -101,14 +101,14 @@ class LLMRefiner:
             spots.extend((h.path, h.line) for h in search.search(rf"\b{re.escape(word)}\b", max_hits=3))
         out, used = [], 0
         for path, line in dict.fromkeys(spots):
-            chunk = f"### {path} (around line {line})\n```python\n" \
+            chunk = f"### {path} (around line {line})\n```{_fence(path)}\n" \
                     f"{reader.read(path, line - WINDOW_LINES, line + WINDOW_LINES)}\n```"
             if used + len(chunk) > self.max_context_chars:
                 break
             out.append(chunk)
             used += len(chunk)
         if not out:
-            out = [f"### {f}\n```python\n{reader.read(f, 1, 120)}\n```" for f in program[:3]]
+            out = [f"### {f}\n```{_fence(f)}\n{reader.read(f, 1, 120)}\n```" for f in program[:3]]
         return "\n\n".join(out)
 
 
@@ -116,3 +116,12 @@ def _first_sentence(text: str) -> str:
     flat = " ".join(text.split())
     m = re.match(r"(.{10,200}?[.!?])(\s|$)", flat)
     return m.group(1) if m else flat[:200]
+
+
+FENCES = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "jsx",
+          ".ts": "typescript", ".tsx": "tsx", ".html": "html", ".css": "css"}
+
+
+def _fence(path: str) -> str:
+    """The code fence's language for a file shown to the model."""
+    return FENCES.get("." + path.rsplit(".", 1)[-1] if "." in path else "", "")

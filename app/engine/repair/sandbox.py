@@ -32,7 +32,9 @@ from app.engine.play.sandbox import Limits, network_prefix
 
 __all__ = ["ExecResult", "Executor", "Limits", "SandboxViolation", "Workspace", "network_prefix"]
 
-SOURCE_SUFFIXES = (".py", ".toml", ".txt", ".json", ".cfg", ".ini", ".md")
+PROGRAM_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".html", ".css")
+"""The program's own code a refiner reads and patches: Python, and a web page's scripts, markup and styles."""
+SOURCE_SUFFIXES = (*PROGRAM_SUFFIXES, ".toml", ".txt", ".json", ".cfg", ".ini", ".md")
 """Files a workspace considers part of the program (diffs and snapshots)."""
 SKIPPED_DIRS = {"__pycache__", ".pytest_cache", ".home", ".tmp", ".git", "bugs", ".playcoder"}
 COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".home", ".tmp")

@@ -11,6 +11,7 @@ look like saved state, and a starter ``playcoder.toml`` that ``playcoder test`` 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import tempfile
@@ -87,6 +88,27 @@ def _entry(folder: Path) -> tuple[str, str]:
                       'give it with --command "python FILE.py".')
 
 
+DEV_PORTS = (("vite", 5173), ("react-scripts", 3000), ("next", 3000), ("parcel", 1234), ("webpack", 8080))
+"""The port a dev server listens on by default, by the tool its script runs."""
+
+
+def web_entry(folder: Path) -> str | dict[str, Any] | None:
+    """How a web folder is played: its top ``index.html`` (when no Python file at its top runs as a script), else
+    the ``dev`` or ``start`` script of its ``package.json`` with the port its tool listens on; None: not web."""
+    if (folder / "index.html").is_file() and not any(_runs_as_script(p) for p in folder.glob("*.py")):
+        return "index.html"
+    try:
+        scripts = json.loads((folder / "package.json").read_text(encoding="utf-8")).get("scripts") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    name = next((n for n in ("dev", "start") if isinstance(scripts.get(n), str)), None)
+    if name is None:
+        return None
+    port = re.search(r"--port[= ](\d{2,5})", scripts[name])
+    guess = next((p for tool, p in DEV_PORTS if tool in scripts[name]), 8080)
+    return {"command": ["npm", "run", name], "url": f"http://127.0.0.1:{port.group(1) if port else guess}/"}
+
+
 def _runs_as_script(path: Path) -> bool:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -116,6 +138,10 @@ def _spec(folder: Path, copy: Path, command: str | None) -> TargetSpec:
         if spec.requirements is not None:
             data["requirements"] = spec.requirements
     data.setdefault("name", folder.name)
+    web = None if command else web_entry(copy)
+    if web is not None:
+        data["web"] = web
+        return parse_spec(data, folder=copy, source=folder, bug=None, where="the web folder")
     data["command"] = split_command(command) if command else guess_command(copy)
     if "requirements" not in data and (copy / "requirements.txt").is_file():
         data["requirements"] = "requirements.txt"  # the program does not start without its own packages
@@ -260,9 +286,18 @@ def starter_toml(found: Inspection, folder: Path) -> str:
     kind = (f'kind = "game"                     # {game_file} imports a game library' if game_file else
             'kind = "app"                      # no game library (pygame, arcade, pyglet) is imported')
     entry = spec.command[-1] if spec.command else ""
-    lines = [f"name = {_string(spec.name)}", kind,
-             f"command = [{', '.join(_string(c) for c in spec.command)}]" + _entry_note(folder, entry),
-             f"size = [{found.window[0]}, {found.window[1]}]          # the window's real size, as inspected",
+    if spec.web is not None:
+        canvas = any(w.get("kind") == "canvas" for w in found.widgets)
+        kind = ('kind = "game"                     # the page draws on a canvas' if canvas else
+                'kind = "app"                      # the page shows no canvas')
+    start = (f"web = {_string(spec.web.page)}" + "             # the engine serves the folder and opens this page"
+             if spec.web is not None and spec.web.page else
+             f"web = {{command = [{', '.join(_string(c) for c in spec.command)}], url = {_string(spec.web.url)}}}"
+             "   # the program's own server; check the port it listens on" if spec.web is not None else
+             f"command = [{', '.join(_string(c) for c in spec.command)}]" + _entry_note(folder, entry))
+    lines = [f"name = {_string(spec.name)}", kind, start,
+             (f"size = [{spec.size[0]}, {spec.size[1]}]          # the page's viewport" if spec.web is not None else
+              f"size = [{found.window[0]}, {found.window[1]}]          # the window's real size, as inspected"),
              'goal = ""                        # what a player tries to do (for the LLM tester)',
              f"keys = [{', '.join(_string(k) for k in found.keys)}]"]
     if found.quit_keys:

@@ -41,9 +41,18 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    """A connection the browser dropped (a favicon it stopped waiting for) is no error of the program's: its
+    traceback must not reach the program's stderr, where a Python traceback is a finding."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass
+
+
 def _serve(port: int) -> None:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), _Handler)
-    server.daemon_threads = True
+    server = _Server(("127.0.0.1", port), _Handler)
     threading.Thread(target=server.serve_forever, daemon=True, name="serve").start()
 
 

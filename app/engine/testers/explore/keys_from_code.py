@@ -496,6 +496,9 @@ def inputs_from_target(folder: Path, command: Sequence[str] = (), requirements: 
     interpreter, the module that runs (an installed game's source is not in the folder).  Only that one file
     is read: the rest of its package is library code shared with other programs."""
     found = inputs_from_folder(folder)
+    from app.engine.testers.explore.keys_from_js import inputs_from_scripts  # it builds on this module's types
+
+    found.merge(inputs_from_scripts(folder))  # a web page's own scripts (none in a Python program's folder)
     name = run_module(command) if engine_python(command, requirements) else None
     path = module_file(name, folder) if name else None
     if path is not None:
