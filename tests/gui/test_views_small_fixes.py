@@ -104,7 +104,7 @@ def test_frames_can_be_enlarged_at_150_percent_and_stay_so(qtbot, two_dbs, isola
     qtbot.waitUntil(lambda: rv.center.height() >= 0.3 * win.height(), timeout=3000)
     rv.right.setSizes([2000, 0])  # drag the tabs' handle to the bottom
     rv.vertical.setSizes([0, 2000])  # and the film strip's to the top
-    rv._on_right_splitter_moved(0, 1)
+    rv.right.splitterMoved.emit(0, 1)  # as a drag of the handle tells
     qtbot.waitUntil(lambda: rv.center.height() >= 0.6 * win.height(), timeout=3000)
     win.close()
     again = MainWindow()

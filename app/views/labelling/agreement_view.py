@@ -120,7 +120,7 @@ class AgreementView(QWidget):
         return box
 
     def reload_sets(self, wanted: str | None = None) -> None:
-        names = [s.name for s in self.database.validation_sets()]
+        names = [s.name for s in self.database.validation.sets()]
         self.set_combo.blockSignals(True)
         self.set_combo.clear()
         self.set_combo.addItems(names)
@@ -149,7 +149,7 @@ class AgreementView(QWidget):
 
         def compute(control: TaskControl) -> agreement.AgreementReport:
             assert db is not None
-            vset, units = control.open_database(db, readonly=True).agreement_units(name)
+            vset, units = control.open_database(db, readonly=True).validation.agreement_units(name)
             return agreement.compute_agreement(
                 units, resamples=resamples, seed=vset.seed, name=vset.name,
                 progress=lambda done, total: control.progress(done, total, f"{done} of {total} bootstrap resamples"))

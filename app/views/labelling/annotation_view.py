@@ -21,10 +21,9 @@ the first unlabelled item of this annotator's order.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListView, QPlainTextEdit, QProgressBar,
     QPushButton, QSplitter, QVBoxLayout, QWidget,
@@ -34,6 +33,9 @@ from app.engine.study import validation
 from app.engine.errors import UserError
 from app.views.model.database import Database
 from app.views.labelling.annotation_model import StepListModel
+from app.views.labelling.labelling_keys import (  # noqa: F401 - the keys are named here too
+    BACK_KEYS, EDGE_KEYS, ITEM_KEYS, LABEL_KEYS, NEXT_KEYS, STEP_KEYS, LabellingKeys,
+)
 from app.views.labelling.set_summary import summary_text
 from app.views.labelling.task_instructions_view import TaskInstructionsView
 from app.views.widgets.frame_cache import FrameCache
@@ -44,13 +46,6 @@ SETTINGS_KEY = IDENTITY_KEY
 """Where the annotator name is remembered: the user's one identity, shared with verdict overrides."""
 MAX_LOG_LINES = 2000
 """The log pane shows at most this many lines of a run (the first ones)."""
-LABEL_KEYS = {Qt.Key.Key_1: "pass", Qt.Key.Key_2: "fail", Qt.Key.Key_3: "unsure"}
-NEXT_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-BACK_KEYS = (Qt.Key.Key_Backspace,)
-STEP_KEYS = {Qt.Key.Key_Left: -1, Qt.Key.Key_Right: 1}
-EDGE_KEYS = {Qt.Key.Key_Home: 0, Qt.Key.Key_End: -1}
-"""Keys to the run's first (0) and last (-1) step."""
-ITEM_KEYS = {Qt.Key.Key_PageUp: -1, Qt.Key.Key_PageDown: 1}
 
 
 def default_settings() -> QSettings:
@@ -95,7 +90,7 @@ class AnnotationView(QWidget):
         self._build()
         self._resolve_annotator(annotator)
         self._fill_sets(set_name)
-        self._install_keys()
+        self.keys = LabellingKeys(self, self)
 
     # -- construction ---------------------------------------------------------------
     def _build(self) -> None:
@@ -178,68 +173,6 @@ class AnnotationView(QWidget):
         self.promote_button.clicked.connect(self.promote_current)
         self.note_edit.editingFinished.connect(self._on_note_editing_finished)
 
-    def _install_keys(self) -> None:
-        """Every key works wherever the focus is in the window — also before any click — except while typing
-        a note (which keeps its digits, arrows and Backspace)."""
-        actions: list[tuple[Qt.Key, Callable[[], None]]] = [
-            *((k, lambda lab=lab: self.apply_label(lab)) for k, lab in LABEL_KEYS.items()),
-            *((k, self._on_next_key) for k in NEXT_KEYS), *((k, self.go_back) for k in BACK_KEYS),
-            *((k, lambda d=d: self.step_by(d)) for k, d in STEP_KEYS.items()),
-            *((k, lambda e=e: self.step_to(e)) for k, e in EDGE_KEYS.items()),
-            *((k, lambda d=d: self.item_by(d)) for k, d in ITEM_KEYS.items()),
-        ]
-        self.shortcuts: list[QShortcut] = []
-        for key, slot in actions:
-            shortcut = QShortcut(QKeySequence(key), self)
-            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-            shortcut.activated.connect(slot)
-            self.shortcuts.append(shortcut)
-        self.installEventFilter(self)
-        for child in self.findChildren(QWidget):
-            if not isinstance(child, QLineEdit):
-                child.installEventFilter(self)
-        self.note_edit.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
-            return super().eventFilter(watched, event)
-        key = event.key()
-        if watched is self.note_edit:
-            if key == Qt.Key.Key_Escape:
-                self.setFocus()
-                return True
-            if key in NEXT_KEYS:
-                self._on_note_return_pressed()
-                return True
-            return False
-        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
-            return False
-        if key in LABEL_KEYS:
-            self.apply_label(LABEL_KEYS[Qt.Key(key)])
-            return True
-        if key in NEXT_KEYS:
-            self.go_next()
-            return True
-        if key in BACK_KEYS:
-            self.go_back()
-            return True
-        if key in STEP_KEYS:
-            self.step_by(STEP_KEYS[Qt.Key(key)])
-            return True
-        if key in EDGE_KEYS:
-            self.step_to(EDGE_KEYS[Qt.Key(key)])
-            return True
-        if key in ITEM_KEYS:
-            self.item_by(ITEM_KEYS[Qt.Key(key)])
-            return True
-        return False
-
-    def _on_next_key(self) -> None:
-        if self.note_edit.hasFocus():
-            self._on_note_return_pressed()
-        else:
-            self.go_next()
-
     def showEvent(self, event: Any) -> None:
         """The keys work at once: the view takes the focus when it is shown (not the first text field)."""
         super().showEvent(event)
@@ -274,7 +207,7 @@ class AnnotationView(QWidget):
         self.load_set(self.set_combo.currentText())
 
     def _fill_sets(self, wanted: str | None) -> None:
-        names = [s.name for s in self.database.validation_sets()]
+        names = [s.name for s in self.database.validation.sets()]
         self.set_combo.blockSignals(True)
         self.set_combo.clear()
         self.set_combo.addItems(names)
@@ -296,7 +229,7 @@ class AnnotationView(QWidget):
         another name goes)."""
         self._say("")
         try:
-            self.vset = self.database.validation_set(name)
+            self.vset = self.database.validation.get(name)
         except UserError as exc:
             self._say(str(exc))
             return
@@ -306,8 +239,8 @@ class AnnotationView(QWidget):
             self._say("Give your name first (Change name…).")
             self._show_nothing()
             return
-        self.order = self.database.annotator_order(self.vset, self.annotator)
-        self.labels = self.database.labels_of(self.vset, self.annotator)
+        self.order = self.database.validation.annotator_order(self.vset, self.annotator)
+        self.labels = self.database.validation.labels_of(self.vset, self.annotator)
         self.show_item(validation.resume_index(self.order, self.labels))
         if self.order and len(self.labels) == len(self.order):
             self._say(summary_text(self.labels, len(self.order)))
@@ -323,7 +256,7 @@ class AnnotationView(QWidget):
         self._record_time()
         self.position = max(0, min(position, len(self.order) - 1))
         run_id = self.order[self.position].run_id
-        run = self.database.blinded_run(run_id)
+        run = self.database.validation.blinded_run(run_id)
         self._timed = (self.vset, self.annotator, run_id) if self.vset and self.annotator else None
         self.item_label.setText(f"Item {self.position + 1} of {len(self.order)} — {run.target}")
         self.instructions.show_target(self.database.target_path(run_id))
@@ -422,7 +355,7 @@ class AnnotationView(QWidget):
         text = self.note_edit.text() if note is None else note
         seconds = self._take_time(run_id) if self._timed and self._timed[2] == run_id else None
         try:
-            saved = self.database.set_label(self.vset, self.annotator, run_id, label, text, seconds)
+            saved = self.database.validation.set_label(self.vset, self.annotator, run_id, label, text, seconds)
         except UserError as exc:
             self._say(str(exc))
             return
@@ -455,11 +388,11 @@ class AnnotationView(QWidget):
         if run_id is None or self.vset is None or self.annotator is None:
             return
         try:
-            judgment, changes = self.database.promote_label(self.vset, self.annotator, run_id)
+            judgment, changes = self.database.validation.promote(self.vset, self.annotator, run_id)
         except UserError as exc:
             self._say(str(exc))
             return
-        self.labels = self.database.labels_of(self.vset, self.annotator)
+        self.labels = self.database.validation.labels_of(self.vset, self.annotator)
         self._refresh_label()
         self._say(f"Your label for run {run_id} is now a human judgment (judgment {judgment}).")
         self.sig_promoted.emit(run_id, judgment)
@@ -474,7 +407,7 @@ class AnnotationView(QWidget):
     def _on_note_editing_finished(self) -> None:
         self._save_note()
 
-    def _on_note_return_pressed(self) -> None:
+    def finish_note(self) -> None:
         run_id = self.current_run()
         if run_id is not None and run_id not in self.labels:
             self._say("Label this run first (1 pass, 2 fail, 3 unsure); the note is saved with the label.")
@@ -504,7 +437,7 @@ class AnnotationView(QWidget):
         seconds = self._take_time(run_id)
         if vset == self.vset and annotator == self.annotator and run_id in self.labels:
             try:
-                self.database.add_label_time(vset, annotator, run_id, seconds)
+                self.database.validation.add_time(vset, annotator, run_id, seconds)
             except UserError as exc:
                 self._say(str(exc))
         else:

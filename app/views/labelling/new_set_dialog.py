@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.engine.study import validation
 from app.engine.errors import UserError
+from app.views.model.changes import NOTHING
 from app.views.model.database import Database
 from app.engine.testers import TESTERS
 
@@ -38,12 +39,14 @@ class NewSetDialog(QDialog):
         self.setMinimumWidth(480)
         self.database = database
         self.created: validation.ValidationSet | None = None
+        self.changes = NOTHING
+        """What drawing the set changed (nothing until it is drawn)."""
         """The set drawn when the dialog was accepted."""
         self._report = report or self._message_box
 
         self.name_edit = QLineEdit(self)
         self.name_edit.setPlaceholderText("e.g. offline-2026-05")
-        choices = database.candidate_choices()
+        choices = database.validation.candidate_choices()
         self.tester_combo = QComboBox(self)
         self.tester_combo.addItem(ANY_TESTER, None)
         for name in dict.fromkeys([*TESTERS, *choices["tester"]]):
@@ -106,7 +109,7 @@ class NewSetDialog(QDialog):
     def accept(self) -> None:
         """Draw the set; on the engine's refusal show its sentence and stay open."""
         try:
-            self.created = self.database.sample_validation_set(
+            self.created, self.changes = self.database.validation.sample(
                 self.name_edit.text(), successes=self.successes_spin.value(),
                 failures=self.failures_spin.value(), seed=self.seed_spin.value(), **self.filters())
         except UserError as exc:
@@ -115,7 +118,7 @@ class NewSetDialog(QDialog):
         super().accept()
 
     def _on_tester_changed(self, _index: int, initial: bool = False) -> None:
-        counts = self.database.candidate_counts(**self.filters())
+        counts = self.database.validation.candidate_counts(**self.filters())
         good, bad = counts[validation.SUCCESS], counts[validation.FAILURE]
         unsure = counts.get(validation.NO_ANSWER, 0)
         self.available = (good, bad)

@@ -73,6 +73,7 @@ class ValidationMenu(QObject):
         if not dialog.exec() or dialog.created is None:
             return None
         vset = dialog.created
+        self.host.model.apply(dialog.changes, initiator=self)
         self.window.statusBar().showMessage(
             f"Validation set '{vset.name}': {vset.successes} successes + {vset.failures} failures drawn with seed "
             f"{vset.seed}.", 10000)
@@ -157,7 +158,7 @@ class ValidationMenu(QObject):
 
     def _pick_set(self, title: str) -> validation.ValidationSet | None:
         database = self._database()
-        sets = database.validation_sets() if database is not None else []
+        sets = database.validation.sets() if database is not None else []
         if not sets:
             self.host.show_message(NO_SETS, error=False)
             return None

@@ -17,6 +17,7 @@ from typing import Any
 from app.views.model.changes import Changes
 from app.views.model.database import READ_ERRORS, Database
 from app.views.model.evented import EventedModel
+from app.views.model.run_reads import RunReads
 
 
 class WorkbenchModel(EventedModel):
@@ -49,6 +50,11 @@ class WorkbenchModel(EventedModel):
         """The engine store under the open database (for engine code and tests; views never use it)."""
         return self.database.store if self.database is not None else None
 
+    @property
+    def reads(self) -> RunReads:
+        """The reads of a run beside its steps (logs, model calls, film, reference frames), on the open database."""
+        return RunReads(self.database)
+
     def open_database(self, path: Path) -> Database:
         """Open ``path`` (created when missing) and make it the workbench's; raises StoreError or OSError
         (the previous database stays open then)."""
@@ -71,15 +77,16 @@ class WorkbenchModel(EventedModel):
             old.close()
 
     def select_run(self, run_id: int | None) -> None:
-        """The run now shown: its row, verdict and overrides are read first, so a view told of ``run_id`` finds
-        them in place."""
+        """The run now shown: its verdict, overrides and row are read first, so a view told of ``run_id`` finds
+        them in place (and one told of ``run``, its verdict)."""
         run, verdict, overrides = self._read(run_id)
-        self.run, self.verdict, self.overrides = run, verdict, overrides
+        self.verdict, self.overrides, self.run = verdict, overrides, run
         self.run_id = run_id
 
     def reload_run(self) -> None:
         """Read the current run's row, effective verdict and overrides again (each field tells only a change)."""
-        self.run, self.verdict, self.overrides = self._read(self.run_id)
+        run, self.verdict, self.overrides = self._read(self.run_id)
+        self.run = run
 
     def _read(self, run_id: int | None) -> tuple[dict[str, Any] | None, str | None, tuple[int, ...]]:
         db = self.database

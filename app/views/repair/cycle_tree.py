@@ -55,7 +55,7 @@ class CycleTree(QTreeWidget):
                 top.setToolTip(0, session.reason)
                 top.setData(0, SESSION_ROLE, session.run_id)
                 self.addTopLevelItem(top)
-                for rec in database.repair_cycles(session.run_id):
+                for rec in database.repairs.cycles(session.run_id):
                     outcome = OUTCOME_TEXT.get(rec.outcome, rec.outcome)
                     item = QTreeWidgetItem([f"iteration {rec.iteration} · {outcome}"])
                     item.setToolTip(0, rec.description)

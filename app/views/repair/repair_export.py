@@ -40,7 +40,8 @@ def export_session_report(parent: QWidget, database: Any, session_run: int | Non
     target = path
 
     def work(control: TaskControl) -> Path:
-        return control.open_database(db, readonly=True).call(write_repair_report, session_run, target, control.progress)
+        return control.open_database(db, readonly=True).repairs.write_report(write_repair_report, session_run, target,
+                                                                          control.progress)
 
     return run_long_task(work, what=f"write the report of repair session {session_run}",
                          label=f"Writing the report of repair session {session_run}…", parent=parent,

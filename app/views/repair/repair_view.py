@@ -180,7 +180,7 @@ class RepairView(QWidget):
         stays current; the first cycle of a new database is selected)."""
         if self.database is None:
             return
-        sessions = self.database.repair_sessions()
+        sessions = self.database.repairs.sessions()
         signature = [(s.run_id, s.status, s.verdict, s.cycles) for s in sessions]
         if signature != self._signature:
             self.reload(keep=self._current.patch_id if self._current is not None else None)
@@ -190,7 +190,7 @@ class RepairView(QWidget):
         progress when following it, else the first)."""
         live_current = self.tree.showing_progress()
         self._current = None
-        sessions = self.database.repair_sessions() if self.database is not None else []
+        sessions = self.database.repairs.sessions() if self.database is not None else []
         self._signature = [(s.run_id, s.status, s.verdict, s.cycles) for s in sessions] if self.database else None
         self._cycles = self.tree.rebuild(self.database, sessions)
         progress_item = self._sync_progress_item()
@@ -256,7 +256,7 @@ class RepairView(QWidget):
 
     def failure_step(self, rec: CycleRecord, trigger: list[dict[str, Any]] | None = None) -> int:
         """The step where the failure shows (see :func:`~app.engine.repair.records.failure_step`)."""
-        return self.database.failure_step(rec, trigger)
+        return self.database.repairs.failure_step(rec, trigger)
 
     def frame_pair(self) -> tuple[Any, Any]:
         """The two images shown now (for tests and for exporting a demo still)."""
@@ -403,7 +403,7 @@ class RepairView(QWidget):
         verdict = f"re-test {rec.verdict}" if rec.verdict else "no re-test"
         self._set_header(f"<b>Iteration {rec.iteration}</b> · {OUTCOME_TEXT.get(rec.outcome, rec.outcome)} · "
                          f"{verdict} · {rec.seconds:.1f} s · {rec.tokens} tokens", rec.description)
-        trigger = self.database.trigger_findings(rec)
+        trigger = self.database.repairs.trigger_findings(rec)
         self.details.show_cycle(trigger, rec.diagnosis, rec.diff, rec.files[0] if rec.files else ".py",
                                 rec.validation or rec.error or "(no validation output)")
         self.frames.show_runs(rec.before_run, rec.retest_run, self.failure_step(rec, trigger))
@@ -447,7 +447,7 @@ class RepairView(QWidget):
     def _show_progress_texts(self, progress: CycleInProgress) -> None:
         rec = CycleRecord(progress.iteration, before_run=progress.before_runs[0] if progress.before_runs else None,
                           before_runs=list(progress.before_runs))
-        trigger = self.database.trigger_findings(rec) if progress.before_runs else []
+        trigger = self.database.repairs.trigger_findings(rec) if progress.before_runs else []
         waiting = "(the first play's findings come when it ends)" if progress.first_play else \
             "(the diagnosis appears when it is made)"
         self.details.show_cycle(trigger, progress.diagnosis or waiting, progress.diff,

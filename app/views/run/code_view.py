@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from app.engine.play.targetspec import load_spec
 from app.engine.trace.code_lines import BEFORE, LATER, NEVER, NEW, RunSource, line_marks, run_source
 from app.engine.trace.coverage import START_STEP
+from app.views.model.run_reads import RunReads
 from app.views.run.code_files_model import CodeFilesModel
 
 MARK_STYLE = {
@@ -108,9 +109,9 @@ class CodeView(QWidget):
         self._step = START_STEP
         self._dirty = True
         self.files.selectionModel().currentRowChanged.connect(self._on_files_current_changed)
-        self.set_run(None, None)
+        self.set_run(RunReads(None), None)
 
-    def set_run(self, database: Any, run: dict[str, Any] | None) -> None:
+    def set_run(self, reads: RunReads, run: dict[str, Any] | None) -> None:
         """Read the run's coverage (``run`` None: nothing); again for the same run, e.g. a live run that has
         recorded more, keeps the file on show."""
         same = run is not None and self._run is not None and run["id"] == self._run["id"]
@@ -118,8 +119,7 @@ class CodeView(QWidget):
         if not same:
             self._where = None
         self._run = run
-        files = database.run_coverage(run["id"]) if database is not None and run is not None else []
-        steps = database.coverage_steps(run["id"]) if files and run is not None else {}
+        files, steps = reads.coverage(run["id"] if run is not None else None)
         self.model.set_coverage(files, steps)
         self.model.set_step(self._step)
         if files:

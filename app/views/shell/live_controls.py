@@ -144,7 +144,7 @@ class LiveControls(QObject):
         self.label.setText(f"● run #{event.run_id} · step {event.idx + 1} · {self.live.state if self.live else ''}")
 
     def _on_live_finding_raised(self, event: FindingRaised) -> None:
-        self.run_view.on_finding_raised(event.run_id)
+        self.model.apply(run_changed(event.run_id), initiator=self)  # the run view re-reads its findings
 
     def _on_live_run_finished(self, event: RunFinished) -> None:
         self.model.apply(run_changed(event.run_id, listed=True), initiator=self)

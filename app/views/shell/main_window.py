@@ -219,12 +219,12 @@ class MainWindow(QMainWindow):
     def _restore_layout(self) -> None:
         """Put the run view's splitters where the user left them (frames enlarged stay enlarged)."""
         settings = QSettings()
-        self.run_view.restore_splitters({name: settings.value(f"{LAYOUT_KEY}/{name}")
-                                         for name in self.run_view.splitters()})
+        self.run_view.splits.restore({name: settings.value(f"{LAYOUT_KEY}/{name}")
+                                      for name in self.run_view.splits.by_name})
 
     def closeEvent(self, event: QCloseEvent) -> None:
         settings = QSettings()
-        for name, splitter in self.run_view.splitters().items():
+        for name, splitter in self.run_view.splits.by_name.items():
             settings.setValue(f"{LAYOUT_KEY}/{name}", splitter.saveState())
         self.run_view.replay.pause()
         self.validation.close_windows()
