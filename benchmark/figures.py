@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmark import scoring
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmark" / "results"
 READMES = (ROOT / "README.md", ROOT / "benchmark" / "README.md")
@@ -52,6 +54,13 @@ def _detect(key: str) -> Callable[[dict[str, Any]], str]:
         part = data["summary"][key]
         return _rate(int(part["hits"]), int(part["runs"]))
     return value
+
+
+def _played_refs(data: dict[str, Any]) -> str:
+    """Bundled reference runs of a ``bench detect`` file that passed and played (:mod:`benchmark.scoring`)."""
+    refs = [r for r in data["runs"] if r.get("truth") == "pass"]
+    by = [scoring.reference_category(r) for r in refs]
+    return f"{_rate(by.count(scoring.PASS), len(refs))} pass and played; {by.count(scoring.NOT_PLAYED)} not played"
 
 
 def _mutants(data: dict[str, Any]) -> str:
@@ -115,8 +124,8 @@ FIGURES: dict[str, Figure] = {f.key: f for f in (
            "repair-offline.json", _repair_inverse),
     Figure("detect-explore-only", "bundled suite, differential play without rubric (40 s): recall (in-sample)",
            "detect-differential-explore-only.json", _detect("recall")),
-    Figure("detect-explore-only-refs", "bundled suite, differential play without rubric: references judged pass",
-           "detect-differential-explore-only.json", _detect("reference_pass_rate")),
+    Figure("detect-explore-only-refs", "bundled suite, differential play without rubric: references",
+           "detect-differential-explore-only.json", _played_refs),
     Figure("detect-offline", "bundled suite, offline tester (40 steps): recall (in-sample)",
            "detect-offline.json", _detect("recall")),
     Figure("detect-script", "bundled suite, scripted rubric tester: recall (in-sample)",
@@ -125,12 +134,13 @@ FIGURES: dict[str, Figure] = {f.key: f for f in (
            "detect-differential-3seeds.json", _detect("recall")),
     Figure("detect-logic-3seeds", "bundled suite, logic bugs, differential play, 3 seeds: recall (in-sample)",
            "detect-differential-logic-3seeds.json", _detect("recall")),
-    Figure("refs-offline-5seeds", "bundled references, offline tester, 5 seeds: judged pass",
-           "detect-offline-references-5seeds.json", _detect("reference_pass_rate")),
-    Figure("refs-script-5seeds", "bundled references, scripted rubric tester, 5 seeds: judged pass",
+    Figure("refs-offline-5seeds", "bundled references, offline tester, 5 seeds",
+           "detect-offline-references-5seeds.json", _played_refs),
+    Figure("refs-script-5seeds", "bundled references, scripted rubric tester, 5 seeds: judged pass (its criteria "
+           "are judged, not screens: the played rule does not apply)",
            "detect-script-references-5seeds.json", _detect("reference_pass_rate")),
-    Figure("refs-differential-5seeds", "bundled references, differential play, 5 seeds: judged pass",
-           "detect-differential-references-5seeds.json", _detect("reference_pass_rate")),
+    Figure("refs-differential-5seeds", "bundled references, differential play, 5 seeds",
+           "detect-differential-references-5seeds.json", _played_refs),
     Figure("detect-generic-5seeds", "bundled suite, offline tester, generic bugs, 5 seeds: recall (in-sample)",
            "detect-offline-generic-5seeds.json", _detect("recall")),
 )}
