@@ -221,17 +221,33 @@ def launch(app_dir, display):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def wait_started(proc, app, timeout=60.0):
+    """The app's stdout up to its "started" line, read as it comes (a loaded machine may take many seconds to
+    import pygame); empty when the app exits or the time runs out first."""
+    want, seen = ("%s started seed=0" % app).encode(), b""
+    deadline = time.monotonic() + timeout
+    while want not in seen and proc.poll() is None and time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], 0.2)
+        if ready:
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            seen += chunk
+    return seen.decode(errors="replace") if want in seen else ""
+
+
 @pytest.mark.xvfb
 @pytest.mark.parametrize("app", APPS)
 def test_reference_app_stays_alive_under_xvfb(app, xvfb_display):
     proc = launch(APPS_DIR / app, xvfb_display)
     try:
+        started = wait_started(proc, app)
         time.sleep(2.0)
         alive = proc.poll() is None
     finally:
         out, err = stop(proc)
+    assert started, "app never said '%s started seed=0' (rc=%s):\n%s%s" % (app, proc.returncode, out, err)
     assert alive, "app exited early (rc=%s):\n%s" % (proc.returncode, err)
-    assert "%s started seed=0" % app in out
 
 
 CRASH_KEYS = {
@@ -250,13 +266,16 @@ def test_crash_variant_crashes(app, bug, xvfb_display, tmp_path):
     assert result.returncode == 0, result.stderr
     proc = launch(app_copy, xvfb_display)
     try:
-        time.sleep(1.5)
-        assert proc.poll() is None, "the bug variant must start normally"
+        assert wait_started(proc, app) and proc.poll() is None, "the bug variant must start normally"
         env = dict(os.environ, DISPLAY=xvfb_display)
+        # its window is shown (it prints "started" before it opens one): keys sent before would be lost
+        subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--pid", str(proc.pid)], env=env,
+                       check=True, timeout=60, stdout=subprocess.DEVNULL)
+        time.sleep(0.5)
         for key in CRASH_KEYS[(app, bug)]:
             subprocess.run(["xdotool", "key", key], env=env, check=True, timeout=10)
             time.sleep(0.3)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30  # a loaded machine may take seconds to handle the keys
         while proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
         crashed = proc.poll() not in (None, 0)
