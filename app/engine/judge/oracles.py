@@ -600,8 +600,9 @@ class GenericOracles:
                 continue
             self._exceptions_seen.add(key)
             findings.append(Finding(
-                "crash", f"uncaught error in {error.where}: {error.message}", step,
-                {"script": error.script, "line": error.line, "column": error.column, "log": list(error.stack)}))
+                "crash", error.message if error.crashed else f"uncaught error in {error.where}: {error.message}",
+                step, {"script": error.script, "line": error.line, "column": error.column, "log": list(error.stack)},
+                fatal=error.crashed))
         return findings
 
 

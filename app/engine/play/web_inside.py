@@ -28,7 +28,7 @@ CONSOLE_TEXT_MAX = 2000
 """The longest console message kept in the log (characters)."""
 ERRORS_KEPT = 200
 """Uncaught errors remembered per page start (the same error again counts once anyway)."""
-SETUP_TIMEOUT_S = 5.0
+CRASHED = "the page's renderer process ended (out of memory, or killed); the window shows a crashed page"
 IDLE_EXPRESSION = "window.__playcoder ? window.__playcoder.painted().then(() => window.__playcoder.idle()) : null"
 HOLD_SOURCE = "window.__playcoderHold = true;\n"
 LOADED_EXPRESSION = "document.readyState === 'complete' && !!window.__playcoder"
@@ -50,6 +50,8 @@ class PageError:
     """1-based; 0 when the browser did not say."""
     column: int
     stack: tuple[str, ...] = ()
+    crashed: bool = False
+    """Not an exception: the page's renderer ended, and the page with it."""
 
     @property
     def where(self) -> str:
@@ -93,7 +95,8 @@ class WebInside(Inside):
         self._session = attached["sessionId"]
         self.devtools.on("Runtime.exceptionThrown", self._on_exception)
         self.devtools.on("Runtime.consoleAPICalled", self._on_console)
-        for method, params in (("Runtime.enable", {}), ("Page.enable", {}),
+        self.devtools.on("Inspector.targetCrashed", self._on_crashed)
+        for method, params in (("Runtime.enable", {}), ("Page.enable", {}), ("Inspector.enable", {}),
                                ("Page.addScriptToEvaluateOnNewDocument",
                                 {"source": (HOLD_SOURCE if held else "") + PROBE.read_text("utf-8")}),
                                ("Profiler.enable", {}),
@@ -180,6 +183,16 @@ class WebInside(Inside):
         self._log("stderr", f"Uncaught error at {error.where}: {error.message}")
         for frame in error.stack:
             self._log("stderr", "    at " + frame)
+
+    def _on_crashed(self, _params: dict[str, Any], session: str) -> None:
+        """The page's renderer process ended (out of memory, killed): the page is gone though the window stays."""
+        if session != self._session:
+            return
+        error = PageError(CRASHED, "the page", 0, 0, crashed=True)
+        with self._lock:
+            self._errors.append(error)
+            self.available = False  # nothing answers from inside any more: settle from pixels
+        self._log("stderr", f"{CRASHED}")
 
     def _on_console(self, params: dict[str, Any], session: str) -> None:
         if session != self._session:

@@ -40,11 +40,13 @@ BROWSER_FLAGS = (
     "--disable-extensions", "--disable-breakpad", "--no-pings", "--password-store=basic", "--disable-dev-shm-usage",
     "--mute-audio", "--deny-permission-prompts", "--disable-renderer-backgrounding",
     "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows", "--hide-crash-restore-bubble",
+    "--block-new-web-contents", "--noerrdialogs",
     "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
     "--force-device-scale-factor=1", "--remote-debugging-pipe", "--window-position=0,0", "--log-level=3",
 )
-"""``--no-sandbox``: see the module docstring; ``--test-type`` keeps the bar warning about it away; the rest
-keep a closed machine's browser from reaching out, prompting, or slowing a window it thinks hidden."""
+"""``--no-sandbox``: see the module docstring; ``--test-type`` keeps the bar warning about it away;
+``--block-new-web-contents`` makes ``window.open`` and pop-ups fail (one window is played); the rest keep a
+closed machine's browser from reaching out, prompting, or slowing a window it thinks hidden."""
 
 
 @dataclass
