@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import time
 import weakref
@@ -36,6 +37,7 @@ import sqlite_utils
 from app.engine.errors import StoreError
 from app.engine.trace import coverage as coverage_sql
 from app.engine.trace import repair_plays as plays_sql
+from app.engine.trace import sqlite_hold
 from app.engine.trace.repair_plays import RepairPlay
 from app.engine.trace.disk_reserve import DiskReserve
 from app.engine.trace.store_llm import LLMCallsRepository
@@ -333,6 +335,11 @@ class RunListMark:
 class TrajectoryStore(StepsRepository, MediaRepository, JudgmentsRepository):
     """Read and write the PlayCoder database.  One writer process, many readers."""
 
+    _hold: sqlite_hold.Hold | None = None
+    _opened: tuple[int, int] | None = None
+    """The (device, inode) of the file the connection opened: another one at :attr:`path` replaced it."""
+    _readonly = False
+
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
         self.validation = ValidationRepository(self)
@@ -388,6 +395,12 @@ class TrajectoryStore(StepsRepository, MediaRepository, JudgmentsRepository):
                 self._open_for_writing()
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # a read opens the WAL's -shm to hold
+            self._hold = sqlite_hold.hold(self.path)  # other processes keep seeing it in use: see sqlite_hold
+            self._readonly = readonly
+            with contextlib.suppress(OSError):
+                st = os.stat(self.path)
+                self._opened = (st.st_dev, st.st_ino)
         except sqlite3.Error as exc:
             if conn is not None:
                 conn.close()
@@ -461,8 +474,27 @@ class TrajectoryStore(StepsRepository, MediaRepository, JudgmentsRepository):
     def schema_version(self) -> int:
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
+    def follow_replaced_file(self) -> bool:
+        """Open the file at :attr:`path` again when another one took its name since this connection opened it
+        (a copy moved over it, a restored backup); True when it did.  A file that is gone keeps the old one."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return False
+        if (st.st_dev, st.st_ino) == self._opened or self._opened is None:
+            return False
+        old, held = self.conn, self._hold
+        self._connect(self._readonly)  # raises as opening does; the old connection then stays
+        sqlite_hold.let_go(held)
+        old.close()
+        sqlite_hold.after_close(held)
+        return True
+
     def close(self) -> None:
+        held, self._hold = self._hold, None
+        sqlite_hold.let_go(held)  # before the connection: the last one anywhere still tidies -wal and -shm away
         self.conn.close()
+        sqlite_hold.after_close(held)
         self._reserve.release()
 
     # -- runs ------------------------------------------------------------------

@@ -23,6 +23,8 @@ from app.views.model.validation_sets import ValidationSets
 
 READ_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, StoreError)
 """What a read of a busy, closed or older database raises."""
+REOPEN_SHIFT = 40
+""":meth:`Database.data_version` counts reopenings above SQLite's own counter (which never gets near it)."""
 
 
 class Database:
@@ -30,6 +32,7 @@ class Database:
 
     def __init__(self, store: TrajectoryStore) -> None:
         self._store = store
+        self._reopens = 0
         self.validation = ValidationSets(store)
         """The blinded validation sets (draw, label, promote, agreement)."""
         self.repairs = RepairRecords(store)
@@ -55,9 +58,11 @@ class Database:
 
     # -- runs -----------------------------------------------------------------------------
     def run(self, run_id: int) -> dict[str, Any]:
+        self._follow()  # a run is read when it is shown: a file moved over this one counts
         return self._store.run(run_id)
 
     def runs(self) -> list[dict[str, Any]]:
+        self._follow()
         return self._store.runs()
 
     def target_path(self, run_id: int) -> str | None:
@@ -86,9 +91,15 @@ class Database:
 
     def end_read(self) -> None:
         self._store.end_read()
+        self._follow()  # the change probe ends each look here: it follows a replaced file
 
     def data_version(self) -> int:
-        return self._store.data_version()
+        """SQLite's ``data_version``, changed too when the file was replaced and opened again."""
+        return self._store.data_version() + (self._reopens << REOPEN_SHIFT)
+
+    def _follow(self) -> None:
+        if self._store.follow_replaced_file():
+            self._reopens += 1
 
     # -- steps, frames, film ----------------------------------------------------------------
     def step_count(self, run_id: int) -> int:
