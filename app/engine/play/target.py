@@ -123,7 +123,8 @@ class TargetProcess:
         env.update(self.inside.env())
         jail = sandbox.Jail(spec.folder, display=display.name, network=spec.network, env=env,
                             limits=sandbox.TARGET_LIMITS if self.web is None else sandbox.BROWSER_LIMITS,
-                            read_only=(SEEDING_DIR, *((own_env.folder,) if own_env is not None else ())),
+                            read_only=(SEEDING_DIR, *((own_env.folder,) if own_env is not None else ()),
+                                       *(self.web.read_only if self.web is not None else ())),
                             pass_fds=(*(gate.child_fds() if gate is not None else ()), *self.inside.child_fds()))
         try:
             self.sandboxed = sandbox.start(command, jail)

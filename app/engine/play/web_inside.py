@@ -31,6 +31,8 @@ ERRORS_KEPT = 200
 CRASHED = "the page's renderer process ended (out of memory, or killed); the window shows a crashed page"
 IDLE_EXPRESSION = "window.__playcoder ? window.__playcoder.painted().then(() => window.__playcoder.idle()) : null"
 HOLD_SOURCE = "window.__playcoderHold = true;\n"
+SEED_SOURCE = "window.PLAYCODER_SEED = {seed};\n"
+"""The run's seed, for a page that seeds its own generator (``Math.random`` is seeded by the engine)."""
 LOADED_EXPRESSION = "document.readyState === 'complete' && !!window.__playcoder"
 LOAD_POLL_S = 0.05
 WIDGETS_EXPRESSION = "window.__playcoder ? window.__playcoder.widgets() : null"
@@ -61,8 +63,10 @@ class PageError:
 class WebInside(Inside):
     """The engine's end of one browser's DevTools pipe, as an inside channel."""
 
-    def __init__(self, folder: Path | None, log: LogSink) -> None:
+    def __init__(self, folder: Path | None, log: LogSink, seed: int = 0) -> None:
+        """``seed``: the run's seed, given to the page as ``window.PLAYCODER_SEED`` before its scripts run."""
         self._init_state(folder)
+        self.seed = seed
         self.devtools = DevTools()
         self._log = log
         self._session = ""
@@ -98,7 +102,8 @@ class WebInside(Inside):
         self.devtools.on("Inspector.targetCrashed", self._on_crashed)
         for method, params in (("Runtime.enable", {}), ("Page.enable", {}), ("Inspector.enable", {}),
                                ("Page.addScriptToEvaluateOnNewDocument",
-                                {"source": (HOLD_SOURCE if held else "") + PROBE.read_text("utf-8")}),
+                                {"source": SEED_SOURCE.format(seed=int(self.seed)) + (HOLD_SOURCE if held else "")
+                                 + PROBE.read_text("utf-8")}),
                                ("Profiler.enable", {}),
                                ("Profiler.startPreciseCoverage", {"callCount": True, "detailed": True})):
             self._call(method, params, end)

@@ -23,6 +23,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from app.engine.errors import TargetError
+from app.engine.play.node_env import node_modules
 from app.engine.play.targetspec import TargetSpec
 from app.engine.play.web_inside import LogSink, WebInside
 
@@ -56,6 +57,8 @@ class WebLaunch:
     command: list[str]
     url: str
     inside: WebInside
+    read_only: tuple[Path, ...] = ()
+    """What the sandbox shows the program besides its folder: its Node packages."""
 
 
 def browser_path() -> str:
@@ -72,7 +75,8 @@ def web_launch(spec: TargetSpec, seed: int, log: LogSink) -> WebLaunch:
     web = spec.web
     assert web is not None
     path = browser_path()
-    inside = WebInside(spec.folder, log)
+    packages = node_modules(spec.folder, spec.source) if web.serves_itself else None
+    inside = WebInside(spec.folder, log, seed)
     width, height = spec.size
     browser = [path, *BROWSER_FLAGS, f"--window-size={width},{height}", f"--user-data-dir={PROFILE}",
                f"--js-flags=--random-seed={seed or 1}"]
@@ -81,13 +85,16 @@ def web_launch(spec: TargetSpec, seed: int, log: LogSink) -> WebLaunch:
     if web.serves_itself:
         url = web.url
         server = [sys.executable if part in ("python", "python3") else part for part in web.command]
-        config.update(server=server, url=url, wait_s=max(1.0, spec.startup_timeout - BROWSER_START_S))  # `python`: the engine's, as for command
+        config.update(server=server, url=url, wait_s=max(1.0, spec.startup_timeout - BROWSER_START_S))
+        if packages is not None:
+            config["node_modules"] = str(packages)  # `python`: the engine's, as for command
     else:
         port = _free_port()
         url = f"http://127.0.0.1:{port}/{quote(web.page)}"
         config["port"] = port
     config["browser"] = [*browser, f"--app={url}"]  # only a page's URL makes an app window (not about:blank)
-    return WebLaunch([sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(config)], url, inside)
+    return WebLaunch([sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(config)], url, inside,
+                     (packages,) if packages is not None else ())
 
 
 def _free_port() -> int:

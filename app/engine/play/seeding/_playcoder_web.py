@@ -98,6 +98,8 @@ def main(config: dict) -> int:
     children = []
     if config.get("port"):
         _serve(int(config["port"]))  # after the shuffle: its socket must not sit on 3 or 4
+    if config.get("node_modules") and not os.path.lexists("node_modules"):
+        os.symlink(config["node_modules"], "node_modules")  # the program's packages, read-only
     if config.get("server"):
         server = _own_server(config)
         if server is None:
