@@ -40,7 +40,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         net = False
     cap = [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0]
     seen = {"token": os.environ.get("PROBE_API_TOKEN"), "net": net, "capeff": cap, "uid": os.getuid(),
-            "host_mark_seen": os.path.exists(HOST_MARK), "root_visible": os.path.isdir("/root/.config")}
+            "wrote_at_the_host_path_inside": os.path.exists(HOST_MARK), "root_visible": os.path.isdir("/root/.config")}
     files = {"evilpkg/__init__.py": ("SEEN = %r\n" % json.dumps(seen)).encode(),
              "evilpkg-0.1.dist-info/METADATA": b"Metadata-Version: 2.1\nName: evilpkg\nVersion: 0.1\n",
              "evilpkg-0.1.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
@@ -75,11 +75,12 @@ def _cli(*args: str, env: dict[str, str], timeout: float = 600) -> tuple[subproc
     return proc, time.monotonic() - t0
 
 
-def _seen(text: str) -> str:
-    for line in text.splitlines():
-        if "SEEN " in line:
-            return line[line.index("SEEN ") + 5:].strip()[:200]
-    return "(the backend's word not found)"
+def _seen(cache: Path) -> str:
+    """What the backend saw, from the package it built into the environment (the build's own record)."""
+    for init in cache.glob("*/lib/python*/site-packages/evilpkg/__init__.py"):
+        text = init.read_text()
+        return text[text.index("{"):text.rindex("}") + 1]
+    return "(no environment was built)"
 
 
 def bench_build(tmp: Path, row: Row) -> None:
@@ -93,17 +94,11 @@ def bench_build(tmp: Path, row: Row) -> None:
                                           str(tmp / "runs.db")]), ("playcoder inspect", ["inspect"])):
         mark = tmp / f"host-mark-{how.split()[1]}.txt"
         folder = _evil(tmp / how.split()[1], mark)
-        if how == "playcoder inspect":
-            env["PLAYCODER_ENV_CACHE"] = str(tmp / "cache2")  # a fresh build, not the first one's cache
+        cache = tmp / f"cache-{how.split()[1]}"  # a fresh build each
+        env["PLAYCODER_ENV_CACHE"] = str(cache)
         proc, took = _cli(*args[:1], str(folder), *args[1:], env=env)
-        logs = proc.stdout + proc.stderr
-        if how == "playcoder test":
-            from app.engine.trace.store import TrajectoryStore
-
-            run = json.loads(proc.stdout.strip().splitlines()[-1])["run_id"]
-            logs += "\n".join(r["text"] for r in TrajectoryStore(tmp / "runs.db").logs(run))
         row(f"a local package's in-tree build backend, through `{how}`",
-            f"file written on the host: {'YES' if mark.exists() else 'no'}; the backend saw {_seen(logs)}; "
+            f"file written on the host: {'YES' if mark.exists() else 'no'}; the backend saw {_seen(cache)}; "
             f"exit {proc.returncode} in {took:.0f} s", "nothing on the host, no secret, no network, CapEff 0")
     folder = tmp / "includes"
     folder.mkdir()
@@ -144,8 +139,9 @@ def bench_venvhome(tmp: Path, row: Row) -> None:
         (folder / "playcoder.toml").write_text('name = "venvhome"\ncommand = [".venv/bin/python", "main.py"]\n')
         proc, took = _cli("test", str(folder), "--tester", "offline", "--max-steps", "1", env=dict(os.environ))
         said = (proc.stderr.strip().splitlines() or ["(nothing)"])[-1]
+        said = "…" + said[said.index("pyvenv.cfg line"):] if "pyvenv.cfg line" in said else said
         row("`home =` in a target's .venv/pyvenv.cfg naming /root/.config/…",
-            f"exit {proc.returncode}: {said[:230]}; the secret read: {'YES' if 'READ True' in proc.stdout else 'no'}",
+            f"exit {proc.returncode}: {said[:400]}; the secret read: {'YES' if 'READ True' in proc.stdout else 'no'}",
             "refused naming the line, nothing mounted")
     finally:
         if made:
@@ -241,6 +237,8 @@ def _scouts(row: Row) -> None:
 def _inside(tmp: Path, row: Row) -> None:
     from app.engine.play.inside import Inside
 
+    tmp = tmp / "inside"
+    tmp.mkdir()
     (tmp / "main.py").write_text("x = 1\n")
     said: list[str] = []
     inside = Inside(tmp, note=said.append)
@@ -293,7 +291,7 @@ def _inside(tmp: Path, row: Row) -> None:
         f"noted in the run's log: {' / '.join(said)[:300]}", "the program's fault, a note; no internal error")
     row("inside: 200,000-deep nested JSON", f"reader thread alive after it: {alive}; answers after it: "
         f"{'yes' if widgets is not None else 'no'}", "reader lives, answers go on")
-    row("inside: a forged hello naming /etc/python3/sitecustomize.py", f"files read besides the program's: "
+    row("inside: a forged hello naming /etc/python3/sitecustomize.py", f"files read besides the program's main.py: "
         f"{forged or 'none'}", "none")
 
 
@@ -314,8 +312,61 @@ def _engine_group(row: Row) -> None:
         "a group of its own with a memory bound")
 
 
+FLOOD_THREAD = '''import fcntl, os, threading, time
+
+
+def _flood():
+    time.sleep(1.0)
+    fds = []
+    for name in os.listdir("/proc/self/fd"):  # every pipe end it may write but its own output: the gate's too
+        fd = int(name)
+        try:
+            if fd > 2 and os.readlink("/proc/self/fd/%d" % fd).startswith("pipe:") \\
+                    and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+                fds.append(fd)
+        except OSError:
+            pass
+    while True:
+        for fd in fds:
+            try:
+                os.write(fd, b"\\x00" * 4096)
+            except OSError:
+                pass
+
+
+threading.Thread(target=_flood, daemon=True).start()
+'''
+
+
+def _gate_duration(tmp: Path, row: Row) -> None:
+    """The flood through a whole run on the frame gate (the survival search's trunk plays on it)."""
+    import shutil
+
+    folder = tmp / "flood_pg"
+    shutil.copytree(ROOT / "tests" / "targets" / "anim_pg", folder)
+    (folder / "main.py").write_text(FLOOD_THREAD + (folder / "main.py").read_text())
+    runs = {}
+    for name, path in (("flooded", folder), ("as shipped", ROOT / "tests" / "targets" / "anim_pg")):
+        proc, took = _cli("test", str(path), "--tester", "offline", "--survival", "on", "--duration", "8", "--json",
+                          "--db", str(tmp / f"{name.split()[0]}.db"), env=dict(os.environ), timeout=300)
+        try:
+            summary = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            summary = {"verdict": "none", "steps": 0, "duration_s": 0, "error": proc.stderr[-200:]}
+        runs[name] = (proc.returncode, took, summary)
+    code, took, got = runs["flooded"]
+    base = runs["as shipped"]
+    row("a game flooding every pipe it holds (the frame gate's too) with zero bytes, `playcoder test --tester "
+        "offline --survival on --duration 8`",
+        f"exit {code}, verdict {got['verdict']}, {got['steps']} steps, played {got['duration_s']} s, "
+        f"{took:.0f} s wall{', error: ' + got['error'] if got.get('error') else ''}; the game as shipped: exit "
+        f"{base[0]}, {base[2]['steps']} steps, played {base[2]['duration_s']} s, {base[1]:.0f} s wall",
+        "ends at its duration with a verdict")
+
+
 def bench_channels(tmp: Path, row: Row) -> None:
     _gate_flood(row)
+    _gate_duration(tmp, row)
     _scouts(row)
     _inside(tmp, row)
     _engine_group(row)
