@@ -16,7 +16,7 @@ import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from app.engine.errors import TargetError
 from app.engine.play.actions import Action, Hotkey, Press
@@ -202,6 +202,39 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     if kind not in KINDS:
         raise fail(f'"kind" must be "game" or "app", not {kind!r}')
     web = parse_web(data["web"], folder, fail) if "web" in data else None
+    command = _command(data, web, fail)
+    size, title = _window(data, fail)
+    goal = data.get("goal", "")
+    if not isinstance(goal, str):
+        raise fail('"goal" must be a string')
+    criteria = _criteria(data, fail)
+    timeout = data.get("startup_timeout", 20.0)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 1 <= timeout <= 300:
+        raise fail('"startup_timeout" must be a number of seconds between 1 and 300')
+    network = data.get("network", "none")
+    if network not in NETWORKS:
+        raise fail(f'"network" must be "none" or "loopback", not {network!r}')
+    run = data.get("run", {})
+    if not isinstance(run, dict):
+        raise fail('"run" must be a table of run settings ([run] with max_steps, duration_s, film_fps, …)')
+    unit_tests = data.get("unit_tests", ["test_*.py"])
+    if not isinstance(unit_tests, list) or not unit_tests or not all(isinstance(u, str) and u for u in unit_tests):
+        raise fail('"unit_tests" must be a list of file patterns such as ["test_*.py"]')
+    return TargetSpec(
+        name=name.strip(), kind=kind, command=tuple(command), folder=folder, source=source,
+        size=size, window_title=title, goal=goal, keys=_keys(data, fail), criteria=tuple(criteria),
+        env=_env(data, fail), startup_timeout=float(timeout), bug=bug,
+        script=parse_script(data.get("script", []), {c.id for c in criteria}, where), unit_tests=tuple(unit_tests),
+        exit_ok=_flag(data, "exit_ok", fail), timing=parse_timing(data.get("timing", {}), fail),
+        nondeterministic=_ignored(data, fail), network=network, requirements=_requirements(data, folder, fail),
+        frame_gate=_flag(data, "frame_gate", fail), web=web, run=dict(run),
+    )
+
+
+_Fail = Callable[[str], TargetError]
+
+
+def _command(data: dict[str, Any], web: WebSpec | None, fail: _Fail) -> list[str]:
     command = data.get("command")
     if web is not None and command is not None:
         raise fail('a web page needs no "command": its server is "web.command" (or the engine serves the folder)')
@@ -214,6 +247,11 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
         raise fail('"command" must be a non-empty list of strings, e.g. ["python", "main.py"] (or "web" names a '
                    'page)')
     assert isinstance(command, list)
+    return command
+
+
+def _window(data: dict[str, Any], fail: _Fail) -> tuple[tuple[int, int], str | None]:
+    """The declared size and the window's title, if any."""
     size = data.get("size", [800, 600])
     if (
         not isinstance(size, list) or len(size) != 2
@@ -226,9 +264,10 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     title = window.get("title")
     if title is not None and not isinstance(title, str):
         raise fail('"window.title" must be a string')
-    goal = data.get("goal", "")
-    if not isinstance(goal, str):
-        raise fail('"goal" must be a string')
+    return (size[0], size[1]), title
+
+
+def _keys(data: dict[str, Any], fail: _Fail) -> tuple[str, ...]:
     keys = data.get("keys", [])
     if not isinstance(keys, list) or not all(isinstance(k, str) and k for k in keys):
         raise fail('"keys" must be a list of key names such as ["space", "r"]')
@@ -238,6 +277,10 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
             what = f"{bad!r} is not a key name" if bad else "one of its parts is empty"
             raise fail(f'"keys" has {k!r}, but {what}; use key names such as "space", "enter", "a", "F5" '
                        'or combos such as "ctrl+s"')
+    return tuple(keys)
+
+
+def _criteria(data: dict[str, Any], fail: _Fail) -> list[Criterion]:
     criteria_raw = data.get("criteria", [])
     if not isinstance(criteria_raw, list):
         raise fail('"criteria" must be an array of tables ([[criteria]] with id and text)')
@@ -248,6 +291,10 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
         if any(existing.id == c["id"] for existing in criteria):
             raise fail(f"criterion id {c['id']!r} is used twice")
         criteria.append(Criterion(c["id"], c["text"]))
+    return criteria
+
+
+def _env(data: dict[str, Any], fail: _Fail) -> dict[str, str]:
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise fail('"env" must be a table of string values')
@@ -255,14 +302,18 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
     if long_value is not None:
         raise fail(f'[env] {long_value[:40]!r} holds more than {MAX_ENV_VALUE_CHARS} characters; pass large data in a '
                    'file in the program folder instead')
-    timeout = data.get("startup_timeout", 20.0)
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 1 <= timeout <= 300:
-        raise fail('"startup_timeout" must be a number of seconds between 1 and 300')
-    script = parse_script(data.get("script", []), {c.id for c in criteria}, where)
-    exit_ok = data.get("exit_ok", False)
-    if not isinstance(exit_ok, bool):
-        raise fail('"exit_ok" must be true or false')
-    timing = parse_timing(data.get("timing", {}), fail)
+    return dict(env)
+
+
+def _flag(data: dict[str, Any], key: str, fail: _Fail) -> bool:
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise fail(f'"{key}" must be true or false')
+    return value
+
+
+def _ignored(data: dict[str, Any], fail: _Fail) -> tuple[tuple[int, int, int, int], ...]:
+    """``differential.ignore``: window regions whose content is not behaviour."""
     differential = data.get("differential", {})
     if not isinstance(differential, dict) or set(differential) - {"ignore"}:
         raise fail('"differential" must be a table with an optional "ignore" list of [x0, y0, x1, y1] regions')
@@ -271,33 +322,17 @@ def parse_spec(data: dict[str, Any], *, folder: Path, source: Path, bug: str | N
             isinstance(b, list) and len(b) == 4 and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
                                                         for v in b) and b[0] < b[2] and b[1] < b[3] for b in ignore):
         raise fail('"differential.ignore" must be a list of [x0, y0, x1, y1] window regions with x0 < x1 and y0 < y1')
-    network = data.get("network", "none")
-    if network not in NETWORKS:
-        raise fail(f'"network" must be "none" or "loopback", not {network!r}')
+    return tuple((b[0], b[1], b[2], b[3]) for b in ignore)
+
+
+def _requirements(data: dict[str, Any], folder: Path, fail: _Fail) -> str | None:
     requirements = data.get("requirements")
     if requirements is not None and (not isinstance(requirements, str) or not requirements.strip()
                                      or requirements.startswith("/") or ".." in requirements.split("/")):
         raise fail('"requirements" must be a file inside the folder, such as "requirements.txt" or "pyproject.toml"')
     if requirements is not None and not (folder / requirements).is_file():
         raise fail(f'"requirements" names {requirements}, which is not a file in {folder}')
-    frame_gate = data.get("frame_gate", False)
-    if not isinstance(frame_gate, bool):
-        raise fail('"frame_gate" must be true or false')
-    run = data.get("run", {})
-    if not isinstance(run, dict):
-        raise fail('"run" must be a table of run settings ([run] with max_steps, duration_s, film_fps, …)')
-    unit_tests = data.get("unit_tests", ["test_*.py"])
-    if not isinstance(unit_tests, list) or not unit_tests or not all(isinstance(u, str) and u for u in unit_tests):
-        raise fail('"unit_tests" must be a list of file patterns such as ["test_*.py"]')
-    return TargetSpec(
-        name=name.strip(), kind=kind, command=tuple(command), folder=folder, source=source,
-        size=(size[0], size[1]), window_title=title, goal=goal, keys=tuple(keys), criteria=tuple(criteria),
-        env=dict(env), startup_timeout=float(timeout), bug=bug,
-        script=script, unit_tests=tuple(unit_tests), exit_ok=exit_ok, timing=timing,
-        nondeterministic=tuple((b[0], b[1], b[2], b[3]) for b in ignore),
-        network=network, requirements=requirements, frame_gate=frame_gate, web=web,
-        run=dict(run),
-    )
+    return requirements
 
 
 def hinted_action(key: str) -> Action:
