@@ -119,7 +119,7 @@ class RunSettings:
 
     def command_line(self) -> list[str]:
         """``playcoder test`` options that give these settings (a bound or a switch only when it is set; the
-        tester and display last)."""
+        tester and display after them, the tester's own options last)."""
         args = ["--seed", str(self.seed)]
         for flag, value in (("--max-steps", self.max_steps), ("--duration", self.duration_s),
                             ("--slice-ms", self.slice_ms), ("--film-fps", self.film_fps)):
@@ -127,6 +127,7 @@ class RunSettings:
                 args += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
         if self.freeze_while_thinking is not None:
             args.append("--freeze-while-thinking" if self.freeze_while_thinking else "--no-freeze-while-thinking")
+        args += ["--tester", self.tester, "--display", self.display]
         for name, flag in (("provider", "--provider"), ("model", "--model"), ("base_url", "--base-url"),
                            ("reference", "--reference"), ("explorer", "--explorer")):
             if self.tester_options.get(name):
@@ -135,7 +136,7 @@ class RunSettings:
             args.append("--no-script")
         if "survival" in self.tester_options:
             args += ["--survival", "on" if self.tester_options["survival"] else "off"]
-        return args + ["--tester", self.tester, "--display", self.display]
+        return args
 
 
 def resolve(command_line: Mapping[str, Any], target_table: Mapping[str, Any] | None = None,
