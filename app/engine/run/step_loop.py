@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from app.engine.judge.covered import covered as is_covered
 from app.engine.judge.episodes import EpisodeEndings
@@ -36,6 +36,7 @@ from app.engine.testers.base import Decision, Tester, TesterContext
 if TYPE_CHECKING:
     from app.engine.play.control import RunControl
     from app.engine.play.target import TargetProcess
+    from app.engine.run.settings import RunSettings
     from app.engine.run.film import RunFilm
 
 
@@ -43,7 +44,7 @@ class Session(Protocol):
     """What the step loop asks of the run it plays (:class:`app.engine.run.session.Session`): its settings and
     count, and how it records, restarts and follows the program."""
 
-    config: Any
+    settings: RunSettings
     control: RunControl
     steps: int
     _film: RunFilm | None

@@ -86,15 +86,15 @@ class TesterBase:
     """Plays a game from its first frame: a game is put on the frame gate when its target asks for one, and
     stands still there during the oracles' start-up watch."""
 
-    declared: TesterSpec | None = None
+    registered: TesterSpec | None = None
     """What the registry declares for this tester (set by :func:`~app.engine.testers.registry.make_tester`)."""
 
     @property
     def abilities(self) -> TesterSpec:
         """What this tester can do: its registry declaration, or for a tester built without the registry what
         its class declares (one that plays a reference beside the candidate cannot be taken over)."""
-        if self.declared is not None:
-            return self.declared
+        if self.registered is not None:
+            return self.registered
         return TesterSpec(self.name, "a tester built without the registry", takes_over=not self.lockstep,
                           plays_reference=self.lockstep,
                           no_take_over="Take-over is off: the tester plays a reference that would never see your "

@@ -133,5 +133,5 @@ def make_tester(name: str, options: Mapping[str, Any] | None = None) -> TesterBa
     if factory is None:
         raise UserError(f"the tester {name!r} cannot play here; choose one of: {', '.join(NAMES)}.")
     made = factory(dict(options or {}))
-    made.declared = spec(name)
+    made.registered = spec(name)
     return made
