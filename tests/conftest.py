@@ -106,5 +106,6 @@ def _alive(p: psutil.Process) -> bool:
 def _clean_env(monkeypatch, tmp_path):
     monkeypatch.setenv("PLAYCODER_DB", str(tmp_path / "default.db"))
     monkeypatch.setenv("PLAYCODER_REFS", str(tmp_path / "refs-store"))  # never the user's reference store
+    monkeypatch.setenv("PLAYCODER_CONFIG", str(tmp_path / "config.toml"))  # never the user's run settings
     monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
     yield
