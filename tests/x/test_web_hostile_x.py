@@ -35,7 +35,11 @@ def test_a_hostile_page_is_contained_and_a_dead_renderer_is_a_crash():
         assert got["outside"].startswith("refused") and got["byName"].startswith("refused"), got
         assert got["passwd"].startswith("refused"), got
         assert got["popup"] == "blocked", got
-        assert target.alive() and page.evaluate("1 + 1", 10.0) == 2  # a thousand workers later it still answers
+        answers = None
+        deadline = time.monotonic() + 60  # a thousand busy workers slow a loaded machine's page down, not off
+        while answers != 2 and time.monotonic() < deadline:
+            answers = page.evaluate("1 + 1", 5.0)
+        assert target.alive() and answers == 2, got  # a thousand workers later it still answers
         assert TargetWindows(target).others() == []  # no second window: window.open is blocked
         tree = [psutil.Process(target.pid), *psutil.Process(target.pid).children(recursive=True)]
         assert sum(p.memory_info().rss for p in tree) < 4 * 1024 ** 3

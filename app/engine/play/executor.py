@@ -126,6 +126,9 @@ class XTestBackend:
         self._owners: dict[int, bool] = {}
         """Which top-level windows are the target's, learnt once each (keys go to its topmost one)."""
         self._owners_of = window_id
+        self.sent = 0
+        """Key and button presses and releases sent so far (a web page's frame gate waits until its page has
+        received them all before it plays frames: play/web_gate.py)."""
 
     def park(self, x: int, y: int) -> None:
         """Move the pointer onto a 1x1 input-only window of ours at (x, y), above everything.
@@ -150,6 +153,7 @@ class XTestBackend:
 
     def button(self, button: int, down: bool) -> None:
         xtest.fake_input(self.conn, X.ButtonPress if down else X.ButtonRelease, button)
+        self.sent += 1
 
     def _keycode(self, keysym: int) -> tuple[int, bool]:
         """Keycode and whether Shift is needed; remaps a spare keycode for unmapped symbols."""
@@ -181,6 +185,7 @@ class XTestBackend:
         xtest.fake_input(self.conn, X.KeyPress if down else X.KeyRelease, code)
         if shift and not down:
             xtest.fake_input(self.conn, X.KeyRelease, shift_code)
+        self.sent += 2 if shift else 1
 
     def type_char(self, ch: str) -> None:
         self.key(ch, True)

@@ -20,7 +20,7 @@ from app.engine.play.desktop import DesktopCapture, Hold
 from app.engine.play.desktop_input import DesktopBackend, DesktopExecutor
 from app.engine.play.actions import Action, Wait
 from app.engine.play.display import XDisplay
-from app.engine.play.executor import EVENT_LOOP_PACE, ActionExecutor, make_executor
+from app.engine.play.executor import EVENT_LOOP_PACE, ActionExecutor, XTestBackend, make_executor
 from app.engine.play.web_gate import WebGate
 from app.engine.play.gate import FrameGate
 from app.engine.play.idle_settle import sees_loop, settle_mode
@@ -86,6 +86,8 @@ class Player:
             return win
         self.observer = VisualObserver(self.display.name, geometry)
         self.observer.probe = target.inside if inside else None
+        if isinstance(gate, WebGate):
+            gate.picture = self.observer.capture  # a played frame counts once it is on the screen
         self.executor = make_executor(self.display.name, self.display.isolated, win.id, geometry, self.display.size,
                                       sleep=self.input_pause, hold_s=self.spec.timing.hold_ms / 1000)
         if inside and sees_loop(target.inside):
@@ -93,6 +95,9 @@ class Player:
             # changes only the hold (the executor's own, from timing.hold_ms), never the rest of the pace.
             declared = self.spec.timing.hold_ms != Timing.hold_ms
             self.executor.pace = replace(EVENT_LOOP_PACE, hold_s=None) if declared else EVENT_LOOP_PACE
+        if isinstance(gate, WebGate) and isinstance(self.executor.backend, XTestBackend):
+            backend = self.executor.backend
+            gate.sent = lambda: backend.sent  # the page gets every input before its next frame is played
         self.executor.park()  # Xvfb puts the pointer mid-screen: over a centred button, which would glow
         return win
 

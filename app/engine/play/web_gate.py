@@ -12,13 +12,19 @@ interface.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Any, Callable
 
 from app.engine.play.gate import FRAME_GRACE_S, FrameGate
 from app.engine.play.web_inside import WebInside
 
 FPS = 60.0
-ADVANCE_EXPRESSION = "window.__playcoder && window.__playcoder.held ? window.__playcoder.advance({frames}) : null"
+STILL_S = 0.04
+"""How long the window must show the same picture after frames were played."""
+STILL_LOOK_S = 0.01
+PRESENT_CAP_S = 1.5
+"""Never wait longer for a played frame to be presented (a caret blinking on a held page never stands still)."""
+ADVANCE_EXPRESSION = ("window.__playcoder && window.__playcoder.held ? window.__playcoder.advance({frames}, {sent})"
+                      " : null")
 
 
 class WebGate(FrameGate):
@@ -34,6 +40,11 @@ class WebGate(FrameGate):
         self.lost = ""
         self.clock_s = 0.0
         self.inside: WebInside | None = None
+        self.sent: Callable[[], int] | None = None
+        """How many presses and releases the player's input has sent (its X backend's count)."""
+        self.picture: Callable[[], Any] | None = None
+        """Takes a picture of the window (the player's observer): after frames are played, the gate waits
+        until the window stands still, since the browser presents a frame some time after drawing it."""
 
     def env(self) -> dict[str, str]:
         return {}
@@ -65,14 +76,31 @@ class WebGate(FrameGate):
             return self.active
         limit = frames / self.fps + FRAME_GRACE_S
         start = time.monotonic()
-        played = self.inside.evaluate(ADVANCE_EXPRESSION.format(frames=int(frames)), limit)
+        sent = self.sent() if self.sent is not None else "null"
+        played = self.inside.evaluate(ADVANCE_EXPRESSION.format(frames=int(frames), sent=sent), limit)
         if not isinstance(played, (int, float)):
             self.active = False
             self.lost = (f"the page did not play {frames} frames within {limit:.1f} s (its main thread busy, or the "
                          f"page gone after {time.monotonic() - start:.1f} s); it runs on the wall clock from here")
             return False
         self.frames += frames
+        self._presented()
         return True
+
+    def _presented(self) -> None:
+        """Wait until the window has shown the same picture for :data:`STILL_S` (at most :data:`PRESENT_CAP_S`):
+        time stands still on a held page, so a picture that stays is the frame just played."""
+        if self.picture is None:
+            return
+        end = time.monotonic() + PRESENT_CAP_S
+        last, since = self.picture(), time.monotonic()
+        while time.monotonic() < end:
+            time.sleep(STILL_LOOK_S)
+            now = self.picture()
+            if not now.same_as(last):
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= STILL_S:
+                return
 
     def release(self) -> None:
         self.active = False

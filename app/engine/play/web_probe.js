@@ -113,8 +113,12 @@
     return best;
   }
   // Play n frames of the held clock: the timers due in each, in order, then its animation frames.
-  async function advance(n) {
-    await painted();  // an input sent before this call reaches the page first
+  async function advance(n, sent) {
+    // Every press and release sent before this call reaches the page before its frames are played (up to
+    // half a second: one the browser keeps for itself never comes).
+    const end = origNow() + 500;
+    while (typeof sent === "number" && inputs < sent && origNow() < end) await painted();
+    await presented();
     for (let i = 0; i < n; i++) {
       const until = vnow + FRAME_MS;
       for (let guard = 0, next = dueTimer(until); next !== null && guard < 10000; guard++, next = dueTimer(until)) {
@@ -128,8 +132,13 @@
       vframes.clear();
       for (const run of due) { try { run(vnow); } catch (e) { report(e); } }
     }
-    await painted();
+    await presented();
     return vnow;
+  }
+  // Presses and releases the page has received (the engine's frame gate waits for the ones it sent).
+  let inputs = 0;
+  for (const type of ["keydown", "keyup", "mousedown", "mouseup"]) {
+    window.addEventListener(type, () => { inputs += 1; }, true);
   }
   if (window.fetch) {
     const origFetch = window.fetch;
@@ -148,9 +157,16 @@
     return origSend.apply(this, arguments);
   };
 
-  // Two animation frames: what the last handler changed has been painted when the answer comes.
+  // An animation frame and the task after it: what the last handler changed has been drawn when the answer
+  // comes (settling confirms it with a second answer and picture).
   const painted = () => new Promise((resolve) => {
     const t = origSetTimeout.call(window, resolve, 100);  // a hidden page gets no frames: do not wait forever
+    origRaf.call(window, () => origSetTimeout.call(window, () => { origClearTimeout.call(window, t); resolve(); }, 0));
+  });
+  // Two animation frames: the frame a held clock played has been presented, not only drawn (a look takes one
+  // picture, with no second answer to confirm it).
+  const presented = () => new Promise((resolve) => {
+    const t = origSetTimeout.call(window, resolve, 100);
     origRaf.call(window, () => origRaf.call(window, () => { origClearTimeout.call(window, t); resolve(); }));
   });
 
