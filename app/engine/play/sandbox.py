@@ -55,16 +55,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Callable, Mapping, Sequence
 
-from app.engine.errors import UserError
 from app.engine.play.cgroup import RunGroup
 from app.engine.play.display import die_with_parent
+from app.engine.play.sandbox_paths import (
+    BASE_RO, HIDDEN, TOP_LINKS, SandboxError, _under, interpreter_paths, resolve_command, unseen_interpreter,
+)
 from app.engine.play.sandbox_privilege import privilege_flags
 from app.engine.play.sandbox_process import (
     MARKER_ENV, SandboxedProcess, Tail, descendants, namespace_pids, read_results, results_in,
 )
 
 __all__ = ["Jail", "Limits", "Outcome", "SandboxError", "SandboxedProcess", "bwrap_status", "descendants",
-           "interpreter_paths", "is_secret", "namespace_pids", "network_prefix", "program_environment", "run", "start"]
+           "interpreter_paths", "is_secret", "namespace_pids", "network_prefix", "program_environment",
+           "resolve_command", "run", "start", "unseen_interpreter"]
 
 NETWORK_NONE = "none"
 NETWORK_LOOPBACK = "loopback"
@@ -77,13 +80,6 @@ OUTPUT_CAP_BYTES = 2 * MB
 SRC_MOUNT = "/run/playcoder/src"
 SANDBOX_TMP = "/tmp"
 SANDBOX_HOME = "/tmp/home"
-BASE_RO = ("/usr", "/etc", "/opt", "/sys", "/var/cache/fontconfig")
-TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-HIDDEN = ("/home", "/root")
-SHEBANG_BYTES = 256
-MAX_CFG_LINES = 200
-"""Lines of a venv's ``pyvenv.cfg`` read for its ``home``."""
-"""How much of a script is read for its ``#!`` line."""
 PASSED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME")
 PASSED_PREFIXES = ("LC_",)
 _SECRET_WORDS = re.compile(r"(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|PASSWD|PASSWORD|SECRET|CREDENTIAL"
@@ -101,10 +97,6 @@ _COLLECT = (
     'for f in .playcoder-*; do [ -f "$f" ] && [ ! -h "$f" ] || continue; '
     'printf "%s\\n%s\\n" "$f" "$(wc -c < "$f")" >&9 && cat "$f" >&9; done\nexit $rc\n'
 )
-
-
-class SandboxError(UserError):
-    """A program could not be started in the sandbox."""
 
 
 @dataclass(frozen=True)
@@ -258,10 +250,6 @@ def _folder_bytes(folder: Path) -> int:
     return total
 
 
-def _under(path: str, base: str) -> bool:
-    return path == base or path.startswith(base.rstrip("/") + "/")
-
-
 def _python_paths() -> list[str]:
     """Folders the engine's Python needs: interpreter, stdlib, site-packages (a venv included, wherever it is) and
     the other import paths, except those inside the engine's own checkout; never a whole home folder."""
@@ -277,130 +265,6 @@ def _python_paths() -> list[str]:
         if p not in (home, "/", *HIDDEN) and not any(_under(p, b) for b in (*BASE_RO, *out)):
             out.append(p)
     return out
-
-
-def resolve_command(word: str, folder: Path, path: str | None = None) -> str | None:
-    """Where the command's first word is: a path (relative to the program folder) or a program on ``path``."""
-    if "/" in word:
-        full = word if os.path.isabs(word) else os.path.join(os.path.realpath(folder), word)
-        return os.path.abspath(full) if os.path.isfile(full) else None
-    return shutil.which(word, path=path if path is not None else os.environ.get("PATH", os.defpath))
-
-
-def _shebang(exe: str, path: str | None) -> str | None:
-    """The interpreter a script names on its ``#!`` line (``/usr/bin/env NAME`` looked up on ``path``)."""
-    try:
-        with open(exe, "rb") as fh:
-            head = fh.read(SHEBANG_BYTES)
-    except OSError:
-        return None
-    if not head.startswith(b"#!"):
-        return None
-    words = head[2:].split(b"\n", 1)[0].decode(errors="replace").split()
-    if words and os.path.basename(words[0]) == "env" and len(words) > 1:
-        return shutil.which(words[1], path=path)
-    return words[0] if words and os.path.isabs(words[0]) else None
-
-
-def _venv_of(exe: str) -> str | None:
-    """The virtual environment an interpreter belongs to: the folder with ``pyvenv.cfg`` next to or above it."""
-    bindir = os.path.dirname(exe)
-    for candidate in (bindir, os.path.dirname(bindir)):
-        if os.path.isfile(os.path.join(candidate, "pyvenv.cfg")):
-            return candidate
-    return None
-
-
-def _prefix_of(bindir: str) -> str:
-    """An installation's prefix from the folder of its executable (``/opt/py/bin`` -> ``/opt/py``)."""
-    return os.path.dirname(bindir) if os.path.basename(bindir) in ("bin", "Scripts") else bindir
-
-
-def interpreter_paths(argv: Sequence[str], folder: Path, path: str | None = None) -> list[str]:
-    """Folders the command's interpreter needs, to be shown read-only: its venv and the venv's base Python
-    (``home`` in ``pyvenv.cfg``), or a plain interpreter's prefix.  A venv anywhere (under /tmp, in a home folder)
-    is one folder; a whole home folder, ``/`` or the program folder itself is never returned."""
-    if not argv:
-        return []
-    exe = resolve_command(argv[0], folder, path)
-    if exe is None:
-        return []
-    named = _shebang(exe, path) if not os.path.basename(exe).startswith("python") else None
-    exe = named or exe
-    found: list[str] = []
-    venv = _venv_of(exe)
-    if venv is not None:
-        found.append(venv)
-        home = _venv_home(venv, folder)
-        if home:
-            found.append(_prefix_of(home))
-    prefix = _prefix_of(os.path.dirname(os.path.realpath(exe)))
-    if venv is not None and _under(os.path.realpath(prefix), os.path.realpath(venv)) or _may_show(prefix, folder):
-        found.append(prefix)  # else it stays unseen: unseen_interpreter says so in one sentence
-    home_dir = os.path.realpath(os.path.expanduser("~"))
-    own = os.path.realpath(folder)
-    out: list[str] = []
-    for p in (os.path.realpath(f) for f in found):
-        if os.path.isdir(p) and p not in (home_dir, "/", *HIDDEN) and not _under(p, own) and not _under(own, p) \
-                and not any(_under(p, b) for b in BASE_RO) and p not in out:
-            out.append(p)
-    return out
-
-
-def _own_prefixes() -> list[str]:
-    """The engine's own interpreter: its prefixes and the folder of its executable's prefix."""
-    return [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                          _prefix_of(os.path.dirname(os.path.realpath(sys.executable))))]
-
-
-def _may_show(path: str, folder: Path) -> bool:
-    """An interpreter's folder the sandbox may show: a system folder, the program folder or the engine's own
-    interpreter (never a folder a target merely names, such as one under a home folder's ``.config``)."""
-    real = os.path.realpath(path)
-    roots = [*BASE_RO, *(os.path.realpath(t) for t in TOP_LINKS if os.path.exists(t)), os.path.realpath(folder),
-             *_own_prefixes()]
-    return any(_under(real, r) for r in roots)
-
-
-def _venv_home(venv: str, folder: Path) -> str | None:
-    """``home`` in the venv's ``pyvenv.cfg``: it must lie where :func:`_may_show` allows, else the start is refused
-    naming the line (its value is the file's own, not a host file's content)."""
-    cfg = os.path.join(venv, "pyvenv.cfg")
-    try:
-        text = Path(cfg).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    for number, line in enumerate(text.splitlines()[:MAX_CFG_LINES], 1):
-        key, sep, value = line.partition("=")
-        if sep and key.strip() == "home":
-            home = value.strip()
-            if home and not _may_show(_prefix_of(home), folder):
-                raise SandboxError(f"{cfg} line {number} names home = {home[:200]!r}, outside the program folder "
-                                   "and the engine's own Python; make the venv from a Python under /usr or /opt "
-                                   "(or the engine's), or declare requirements in playcoder.toml.")
-            return home or None
-    return None
-
-
-def unseen_interpreter(argv: Sequence[str], folder: Path, shown: Sequence[str], path: str | None = None) -> str | None:
-    """One sentence when the command's program cannot be seen inside the sandbox, else None.
-
-    ``shown`` are the folders bound besides the system ones; a program missing altogether, or lying in a folder
-    the sandbox hides (a home folder itself, /run, /var), is told here instead of ending as exit 127, not found."""
-    if not argv:
-        return None
-    exe = resolve_command(argv[0], folder, path)
-    if exe is None:
-        return (f"the command's program {argv[0]!r} is neither a file in {folder} nor a program on PATH; "
-                "give its full path in playcoder.toml's command (e.g. /path/to/venv/bin/python)")
-    real = os.path.realpath(exe)
-    visible = [*BASE_RO, *(os.path.realpath(t) for t in TOP_LINKS if os.path.exists(t)), os.path.realpath(folder),
-               *(os.path.realpath(s) for s in shown)]
-    if any(_under(real, v) for v in visible):
-        return None
-    return (f"the command's program {exe} (really {real}) lies in a folder the sandbox does not show to programs; "
-            "install it in a virtual environment (python -m venv) or under /opt or /usr, or declare "
-            'requirements = "requirements.txt" in playcoder.toml and let the engine build one')
 
 
 def _hidden_home() -> list[str]:
