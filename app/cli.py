@@ -15,6 +15,7 @@ from typing import Any, Callable
 from app.engine.testers.registry import DEFAULT, NAMES
 from app.engine.play.display import DISPLAY_MODES, ISOLATED
 from app.engine.errors import UserError
+from app.engine.step_numbers import step_place
 from app.engine.run import settings
 from app.paths import default_db
 
@@ -203,7 +204,7 @@ def cmd_test(args: argparse.Namespace) -> int:
             print(f"run {result.run_id}: {result.verdict} after {result.steps} steps{window}{episodes} — "
                   f"{result.reason}")
         for f in result.findings:
-            print(f"  [{f.kind}] step {f.step}: {f.message}")
+            print(f"  [{f.kind}] {step_place(f.step)}: {f.message}")
     if interrupted is not None:
         raise interrupted
     if result.status == "error":

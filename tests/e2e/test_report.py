@@ -93,7 +93,7 @@ def test_header_verdict_findings_and_overlays(run, report):
     _, text = report
     assert 'class="verdict v-fail"' in text
     assert "Overridden by ann" in text and "the tester said pass" in text
-    assert '<a href="#step-1">step 1</a>' in text
+    assert '<a href="#step-1">step 2</a>' in text  # the finding at idx 1 is step 2 for people
     assert "probe_tk" in text and "offline" in text
     store = TrajectoryStore(db, readonly=True)
     for step in store.steps(run_id):

@@ -87,7 +87,7 @@ def test_goal_driven_game_run_end_to_end(store):
     assert "[merge-doubles]" in strategy_prompt and "up, down, left, right" in strategy_prompt
     assert verdict.verdict == "pass" and set(verdict.criteria) == {
         "board-moves", "merge-doubles", "score-grows", "digits-readable", "restart"}
-    assert verdict.criteria["restart"] == ("pass", "step 0: seen at step 0")
+    assert verdict.criteria["restart"] == ("pass", "step 1: seen at step 0")  # the model names idx 0; people read step 1
     steps = [r["step"] for r in store.db.query("SELECT step FROM llm_calls WHERE phase = 'action_decision'")]
     assert steps == [0, 1, 2]
 
@@ -147,7 +147,7 @@ def test_malformed_twice_ends_the_run_with_an_error_finding(store):
         with pytest.raises(LLMError) as info:
             tester.decide(0, obs)
     assert info.value.kind == "malformed"
-    assert "no usable action at step 0" in str(info.value) and "unknown action 'teleport'" in str(info.value)
+    assert "no usable action at step 1" in str(info.value) and "unknown action 'teleport'" in str(info.value)
     (finding,) = store.findings(run_id)
     assert finding["kind"] == "error" and finding["step"] == 0
     assert finding["evidence"]["replies"] == ["click the button please", '{"action": "teleport", "x": 1}']
@@ -161,7 +161,7 @@ def test_a_crash_fails_the_run_whatever_the_model_says(store):
         crash = Finding("crash", "the program exited with code 1: ZeroDivisionError", 1, fatal=True)
         verdict = tester.verdict([crash], 2)
     assert verdict.verdict == "fail"
-    assert verdict.reason.startswith("crash at step 1: the program exited with code 1")
+    assert verdict.reason.startswith("crash at step 2: the program exited with code 1")
     assert "the tester's overall judgment was pass" in verdict.reason
     prompt = [r for r in server.requests if "Criterion judgment" in r.prompt()][0].prompt()
     assert "[crash] the program exited with code 1" in prompt
@@ -181,8 +181,8 @@ def test_a_failed_criterion_fails_the_run(store):
         play(tester, begin(tester), 2)
         verdict = tester.verdict([], 2)
     assert verdict.verdict == "fail"
-    assert verdict.criteria["score-grows"] == ("fail", "step 1: score stayed 0")
-    assert "criteria failed: score-grows (step 1: score stayed 0)" in verdict.reason
+    assert verdict.criteria["score-grows"] == ("fail", "step 2: score stayed 0")
+    assert "criteria failed: score-grows (step 2: score stayed 0)" in verdict.reason
 
 
 def test_judgment_failures_leave_criteria_uncertain_and_never_raise(store):
@@ -270,5 +270,5 @@ def test_judgments_get_one_reask_too_and_uncertain_overall_is_no_verdict(store):
         verdict = tester.verdict([], 2)
     reask = [r for r in server.requests if "Your reply could not be used" in r.prompt()]
     assert len(reask) == 1 and '{"verdict": "uncertain", "evidence_step": null' in reask[0].prompt()
-    assert verdict.criteria["board-moves"] == ("pass", "step 1: tiles slid")
+    assert verdict.criteria["board-moves"] == ("pass", "step 2: tiles slid")
     assert verdict.verdict == "uncertain" and "too few moves to tell" in verdict.reason

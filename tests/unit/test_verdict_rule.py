@@ -42,7 +42,7 @@ def test_reasons_say_what_the_verdict_rests_on():
     verdict, reason = rule({"a": "uncertain", "b": "uncertain"})
     assert verdict == "uncertain" and "no criterion was judged" in reason and f"a ({NOTE})" in reason
     assert rule({"a": "pass", "b": "uncertain"})[1] == "1 of 2 criteria passed (a); uncertain: b"
-    assert rule({"a": "fail"}, findings=[CRASH])[1] == "crash at step 3: the program exited with code 1; criteria failed: a"
+    assert rule({"a": "fail"}, findings=[CRASH])[1] == "crash at step 4: the program exited with code 1; criteria failed: a"
     assert rule({"a": "fail"})[1] == f"criteria failed: a ({NOTE})"
     _, reason = rule({"a": "uncertain"}, overall=("error", "the verdict call failed"))
     assert "no overall judgment either (error: the verdict call failed)" in reason

@@ -24,6 +24,7 @@ import numpy as np
 from Xlib import X
 from Xlib import error as xerror
 
+from app.engine.step_numbers import step_number
 from app.engine.play.idle_settle import sees_loop
 from app.engine.play.observer import Frame, Observation, VisualObserver, changed_mask, is_blank
 from app.engine.play.sandbox import TARGET_LIMITS
@@ -427,7 +428,7 @@ class GenericOracles:
         if repainted is not False:
             self.animated = False  # it stopped moving on purpose (a pause or an end screen)
             return []
-        return self._sustained_freeze(step, f"the window stopped repainting: it animated before step {step}")
+        return self._sustained_freeze(step, f"the window stopped repainting: it animated before step {step_number(step)}")
 
     def _check_unresponsive(self, step: int) -> list[Finding]:
         alive = self._loop_alive()

@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
+from app.engine.step_numbers import step_place
 from app.engine.judge.oracles import FAILING_KINDS, Finding
 
 PASS = "pass"
@@ -89,7 +90,7 @@ def decide(ev: Evidence) -> Verdict:
     overall = ev.overall if ev.overall is not None and ev.overall[0] in ANSWERS else None
     oracle = next((f for f in ev.findings if f.kind in FAILING_KINDS), None)
     if oracle is not None:
-        where = f" at step {oracle.step}" if oracle.step is not None else " at start"
+        where = " at " + step_place(oracle.step)
         extra = f"; criteria failed: {', '.join(failed)}" if failed else ""
         said = f"; the tester's overall judgment was {overall[0]}: {overall[1]}" if overall is not None else ""
         return Verdict(FAIL, f"{oracle.kind}{where}: {oracle.message}{extra}{said}", criteria)
@@ -100,7 +101,7 @@ def decide(ev: Evidence) -> Verdict:
         return Verdict(FAIL, overall[1] + _unsure_tail(unsure), criteria)
     bound = next((f for f in ev.findings if f.kind == LIMIT), None)
     if bound is not None:
-        where = f" at step {bound.step}" if bound.step is not None else " at start"
+        where = " at " + step_place(bound.step)
         return Verdict(UNCERTAIN, f"limit{where}: {bound.message}" + _unsure_tail(unsure), criteria)
     if ev.overall is not None and ev.overall[0] == UNCERTAIN:
         got = f"; criteria passed: {', '.join(passed)}" if passed else ""

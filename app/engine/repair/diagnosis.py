@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.engine.step_numbers import step_place
 from app.engine.judge.oracles import FAILING_KINDS, TRACEBACK_MARK
 from app.engine.judge.verdict import PASS, UNCERTAIN
 from app.engine.repair.localize import TraceFrame, parse_traceback
@@ -97,7 +98,7 @@ class Diagnosis:
     def text(self) -> str:
         out = [f"Play run {self.run_id}: verdict {self.verdict} — {self.reason}"]
         for f in self.findings:
-            where = f"step {f.step}" if f.step is not None else "start"
+            where = step_place(f.step, "start")
             act = f" after {f.action.get('type', f.action)}" if f.action else ""
             frames = f" (frames {(f.frame_before or '-')[:12]} -> {(f.frame_after or '-')[:12]})" \
                 if f.frame_after else ""

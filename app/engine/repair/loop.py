@@ -43,6 +43,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
+from app.engine.step_numbers import step_place
 from app.engine.play.control import RunControl
 from app.engine.play.events import ControlChanged, EventBus
 from app.engine.errors import RunStopped, UserError
@@ -170,7 +171,7 @@ class RepairLoop:
             verdicts.append(verdict)
             why = result.reason or result.error
             if exited is not None and result.verdict != FAIL:
-                why = f"the program exited by itself while being played (step {exited.step}); {why}"
+                why = f"the program exited by itself while being played ({step_place(exited.step)}); {why}"
             reasons.append(f"{tester}: {verdict} — {why}")
         self.runs.extend(ids)
         self.control.checkpoint()  # a play stopped (or a pause asked) while it ran stops (pauses) the repair here

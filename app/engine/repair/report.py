@@ -30,6 +30,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import DiffLexer
 
 from app import __version__
+from app.engine.step_numbers import FIRST_STEP
 from app.engine.errors import UserError
 from app.engine.repair.confirm import session_outcome
 from app.engine.repair.records import (
@@ -54,8 +55,6 @@ OUTCOME_TEXT = {"fixed": "fixed", "kept": "kept (progress)", "reverted": "revert
                 "crash suppressed": "crash suppressed (still crashes on another seed)"}
 """How each cycle outcome reads (the repair view says the same)."""
 STATE_CLASS = {"fixed": "ok", "not fixed": "bad", "crash suppressed": "bad", "not confirmed": "unsure"}
-FIRST_STEP = 1
-"""Steps are numbered from 1 for people, as everywhere in the workbench (the store's idx counts from 0)."""
 LIVE_LOOKBACK_STEPS = 10
 """How many steps back a blank picture (a dead window) looks for the last live one (as the repair window)."""
 

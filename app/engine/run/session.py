@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+from app.engine.step_numbers import step_number
 from app.engine.play.actions import action_to_dict
 from app.engine.play.control import RunControl
 from app.engine.play.display import DEFAULT_SCREEN, ISOLATED, XDisplay, open_display
@@ -91,7 +92,8 @@ class RunResult:
             "reason": self.reason, "window": list(self.window) if self.window else None, "episodes": self.episodes,
             "duration_s": round(self.duration_s, 2), "captured_frames": self.captured_frames,
             "film_frames": self.film_frames, "coverage": self.coverage,
-            "findings": [{"kind": f.kind, "step": f.step, "message": f.message} for f in self.findings],
+            "findings": [{"kind": f.kind, "step": None if f.step is None else step_number(f.step), "idx": f.step,
+                          "message": f.message} for f in self.findings],
             "error": self.error, "db": db,
         }
 

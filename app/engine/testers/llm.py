@@ -38,6 +38,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn, TypeVar
 
+from app.engine.step_numbers import step_number, step_place
 from app.engine.play.actions import VERDICTS, Action, ActionParser, Finish, Wait, action_to_call, find_json_object
 from app.engine.play.control import RunControl
 from app.engine.errors import RunStopped
@@ -233,7 +234,7 @@ class LLMTester(TesterBase):
             verdict, step, note = self._ask_parsed("criterion_judgment", None, [text, *images], self._parse_judgment)
         except (LLMError, _Malformed) as exc:
             return ("uncertain", f"not judged: {exc}")
-        return (verdict, f"step {step}: {note}" if step is not None else note)
+        return (verdict, f"{step_place(step)}: {note}" if step is not None else note)
 
     def _overall(self, findings: list[Finding], judged: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
         images, legend = self._evidence_images(last_only=True)
@@ -339,7 +340,7 @@ class LLMTester(TesterBase):
         return verdict, step, str(note)[:1000]
 
     def _give_up(self, step: int, bad: _Malformed) -> NoReturn:
-        message = (f"the model gave no usable action at step {step}: both its reply and its answer to the "
+        message = (f"the model gave no usable action at step {step_number(step)}: both its reply and its answer to the "
                    f"re-ask were malformed (last problem: {bad})")
         if self.store is not None and self.run_id is not None:
             finding = Finding("error", message, step, {"replies": [r[:2000] for r in bad.replies]})

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.engine.step_numbers import step_number, step_place
 from app.engine.play.actions import Finish, Wait
 from app.engine.errors import UserError
 from app.engine.judge.expectations import ExpectationChecker, Measurement
@@ -66,7 +67,7 @@ class Evidence:
     step: int | None = None
 
     def sentence(self) -> str:
-        where = f"step {self.step}" if self.step is not None else "not reached"
+        where = step_place(self.step, "not reached")
         return f"case {self.case + 1} ({self.case_label}), {where}: {self.expectation.kind} — {self.note}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -264,7 +265,7 @@ class ScriptTester(TesterBase):
             elif now >= p.deadline:
                 exp = self._exp(p)
                 self._settle(p.case, p.index, Measurement(
-                    "fail", result.measured, f"{result.note}; still so {exp.within:g} s after step {p.step}"), step)
+                    "fail", result.measured, f"{result.note}; still so {exp.within:g} s after step {step_number(p.step)}"), step)
             else:
                 p.last = result
                 still.append(p)

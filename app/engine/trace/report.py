@@ -25,6 +25,7 @@ import numpy as np
 from PIL import Image
 
 from app import __version__
+from app.engine.step_numbers import step_number, step_place
 from app.engine.play.actions import ActionParseError, action_from_dict, action_to_call
 from app.engine.trace.atomic_file import atomic_path
 from app.engine.trace.difference import picture_difference
@@ -206,8 +207,8 @@ def _findings_html(findings: list[dict[str, Any]], step_idxs: set[int], clips: C
     items = []
     for f in findings:
         step = f.get("step")
-        where = (f'<a href="#step-{int(step)}">step {int(step)}</a>' if step in step_idxs
-                 else f"step {_e(step)}" if step is not None else "whole run")
+        where = (f'<a href="#step-{int(step)}">{step_place(step)}</a>' if step in step_idxs
+                 else _e(step_place(step, "whole run")))
         crit = f" <span class=muted>({_e(f['criterion'])})</span>" if f.get("criterion") else ""
         items.append(f"<li><span class=\"kind k-{_e(f['kind'])}\">{_e(f['kind'])}</span> {where}: "
                      f"{_e(f['message'])}{crit}{_evidence(f.get('evidence'))}{clips.html(f)}</li>")
@@ -228,8 +229,8 @@ def _strip_html(steps: list[dict[str, Any]]) -> str:
     for s in steps:
         cls = "bad" if s.get("findings") else "refused" if s["outcome"] == "refused" else (
             "same" if not s.get("changed_bbox") else "ok")
-        cells.append(f'<a class="{cls}" href="#step-{s["idx"]}" title="step {s["idx"]}: {_e(_caption(s))}">'
-                     f'{s["idx"]}</a>')
+        cells.append(f'<a class="{cls}" href="#step-{s["idx"]}" title="{step_place(s["idx"])}: {_e(_caption(s))}">'
+                     f'{step_number(s["idx"])}</a>')
     return f"<nav class=strip aria-label=steps><span>Steps</span>{''.join(cells)}</nav>" if cells else ""
 
 
@@ -267,7 +268,7 @@ def _step_html(step: dict[str, Any], findings: list[dict[str, Any]], logs: list[
     changed = "no visible change" if not step.get("changed_bbox") else "changed region outlined"
     reference = _reference_html(step, frames)
     return (
-        f'<section class=step id="step-{idx}"><h3><a href="#step-{idx}">#{idx}</a> <code>{_e(_caption(step))}</code> '
+        f'<section class=step id="step-{idx}"><h3><a href="#step-{idx}">#{step_number(idx)}</a> <code>{_e(_caption(step))}</code> '
         f'<span class=actor>{_e(step.get("actor"))}</span> <span class="outcome o-{_e(step["outcome"])}">'
         f'{_e(step["outcome"])}</span> {badges}</h3>\n'
         f"<p class=rationale>{_e(step.get('rationale') or '')}</p>\n"

@@ -1,22 +1,19 @@
-"""How the workbench numbers steps for people: from 1.
+"""How the workbench numbers steps for people: from 1, as the whole product does.
 
-The store's ``idx`` counts from 0 (it is a list index); every step number a
-person reads in the workbench (timeline, film strip, frame subtitles, details,
-findings, the time axis, the repair window and the status bar) is ``idx + 1``,
-so "step 3" means the same everywhere.
+The rule and its reasons live in :mod:`app.engine.step_numbers` (the command
+line, reports and verdict reasons use it too); the workbench's timeline, film
+strip, frame subtitles, details, findings, the time axis, the repair window,
+the recorder and the status bar read ``idx + 1``, so "step 3" means the same
+everywhere.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-FIRST_STEP = 1
-"""The number of a run's first step as people read it."""
+from app.engine.step_numbers import FIRST_STEP, step_number
 
-
-def step_number(idx: Any) -> int:
-    """The number people read for the step stored at ``idx``."""
-    return int(idx) + FIRST_STEP
+__all__ = ["FIRST_STEP", "step_number", "step_text"]
 
 
 def step_text(idx: Any) -> str:
