@@ -44,7 +44,7 @@ def test_a_return_restarts_the_program_and_replays_the_way_to_an_archived_cell(d
     result, rows, logs = play(str(TARGETS / "form_tk"), db_path, explorer, steps=24)
     assert any(f.kind == "restart" for f in result.findings), [r["rationale"] for r in rows]
     replays = [r for r in rows if r["rationale"].startswith("return to cell")]
-    assert explorer.returner.done + explorer.returner.failed >= 1 or replays, [r["rationale"] for r in rows]
+    assert explorer.state.returner.done + explorer.state.returner.failed >= 1 or replays, [r["rationale"] for r in rows]
     assert result.verdict == "pass", result.reason  # a restart the tester asked for is no failure
 
 
@@ -60,13 +60,13 @@ def test_a_tester_plan_is_not_typed_into_a_dialog_that_opened_over_its_entry():
 
     tops = [SimpleNamespace(kind="main")]
     explorer = Explorer(go_explore=False)
-    explorer.ctx = SimpleNamespace(rng=random.Random(0), windows=SimpleNamespace(toplevels=lambda: list(tops)),
+    explorer.state.ctx = SimpleNamespace(rng=random.Random(0), windows=SimpleNamespace(toplevels=lambda: list(tops)),
                                    spec=SimpleNamespace(kind="app"))
-    explorer.plan = deque([(Type("a long text"), "tester plan: a long text (action 2/3)")])
-    assert explorer._next_in_plan().action == Type("a long text")  # no dialog: the plan goes on
-    explorer.plan = deque([(Type("a long text"), "tester plan: a long text (action 2/3)")])
+    explorer.state.queue = deque([(Type("a long text"), "tester plan: a long text (action 2/3)")])
+    assert explorer.follow.decide(None).action == Type("a long text")  # no dialog: the plan goes on
+    explorer.state.queue = deque([(Type("a long text"), "tester plan: a long text (action 2/3)")])
     tops.append(SimpleNamespace(kind="dialog"))
-    assert explorer._next_in_plan() is None and not explorer.plan
-    explorer.since_plan = 100
-    explorer._view = SimpleNamespace(dialog=None, fields=[])
-    assert explorer._start_plan(SimpleNamespace(frame=SimpleNamespace(width=100, height=100))) is None
+    assert explorer.follow.decide(None) is None and not explorer.state.queue
+    explorer.start_plan.since_plan = 100
+    explorer.least._view = SimpleNamespace(dialog=None, fields=[])
+    assert explorer.start_plan.decide(SimpleNamespace(frame=SimpleNamespace(width=100, height=100))) is None

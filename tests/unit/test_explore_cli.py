@@ -24,7 +24,7 @@ def test_the_explorer_options_choose_what_plays():
     explore_only = DifferentialTester(reference="x", script=False)
     assert not explore_only.script and isinstance(explore_only.explorer, Explorer)
     # Differential play looks ahead in games (branches of a private copy restart nothing); no returns.
-    assert not explore_only.explorer.go_explore and explore_only.explorer.use_survival
-    assert not DifferentialTester(reference="x", survival=False).explorer.use_survival
-    assert not make_tester("offline").use_survival and make_tester("offline", {"survival": True}).use_survival
+    assert not explore_only.explorer.go_explore and explore_only.explorer.survive.on
+    assert not DifferentialTester(reference="x", survival=False).explorer.survive.on
+    assert not make_tester("offline").survive.on and make_tester("offline", {"survival": True}).survive.on
     assert type(DifferentialTester(reference="x", explorer="old").explorer) is OfflineExplorer

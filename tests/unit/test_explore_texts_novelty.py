@@ -12,10 +12,11 @@ def label(text: str, visible: bool = True) -> InsideWidget:
 
 def test_a_new_text_is_novelty_and_a_seen_or_hidden_one_is_not():
     explorer = Explorer()
-    explorer._note_texts([label("0"), label("Add")])  # the first screen: what there is, not news
-    assert explorer._found == 0
-    explorer.since_new = 5
-    explorer._note_texts([label("0"), label("Add"), label("", True), label("secret", visible=False)])
-    assert explorer._found == 0 and explorer.since_new == 5
-    explorer._note_texts([label("3.5"), label("Add")])  # a result appeared
-    assert explorer._found == 1 and explorer.since_new == 0
+    state = explorer.state
+    explorer.least.note_texts([label("0"), label("Add")])  # the first screen: what there is, not news
+    assert state.found == 0
+    state.since_new = 5
+    explorer.least.note_texts([label("0"), label("Add"), label("", True), label("secret", visible=False)])
+    assert state.found == 0 and state.since_new == 5
+    explorer.least.note_texts([label("3.5"), label("Add")])  # a result appeared
+    assert state.found == 1 and state.since_new == 0

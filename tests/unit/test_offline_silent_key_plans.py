@@ -15,17 +15,17 @@ from app.engine.testers.offline import _View
 
 def _explorer() -> Explorer:
     e = Explorer()
-    e.ctx = SimpleNamespace(spec=SimpleNamespace(kind="app"))  # type: ignore[assignment]
-    e.since_plan = PLAN_EVERY
+    e.state.ctx = SimpleNamespace(spec=SimpleNamespace(kind="app"), windows=None)  # type: ignore[assignment]
+    e.start_plan.since_plan = PLAN_EVERY
     rows = Widget(8, 85, 400, 300, cls="list", source="inside")
     entry = Widget(8, 46, 400, 73, cls="entry", source="inside")
-    e._view = _View([rows, entry], [rows, entry], {}, [])
-    e.reads = ReadInputs(keys=["ctrl+d", "delete"])
+    e.least._view = _View([rows, entry], [rows, entry], {}, [])
+    e.state.reads = ReadInputs(keys=["ctrl+d", "delete"])
     return e
 
 
 def _first_plan(e: Explorer) -> str:
-    decision = e._start_plan(SimpleNamespace(frame=SimpleNamespace(width=460, height=430)))  # type: ignore[arg-type]
+    decision = e.start_plan.decide(SimpleNamespace(frame=SimpleNamespace(width=460, height=430)))  # type: ignore[arg-type]
     assert decision is not None
     return decision.rationale
 
@@ -36,14 +36,14 @@ def test_plans_keep_their_order_while_no_key_is_silent() -> None:
 
 def test_the_most_pressed_silent_key_is_tried_after_a_selection_first() -> None:
     e = _explorer()
-    e.pressed[Press("delete")] = 3
-    e.pressed[Hotkey(("ctrl", "d"))] = 5
+    e.state.pressed[Press("delete")] = 3
+    e.state.pressed[Hotkey(("ctrl", "d"))] = 5
     assert _first_plan(e).endswith("then ctrl+d (action 1/7)")  # two rows added through the entry first
-    assert e.plan[-1][0] == Hotkey(("ctrl", "d"))
+    assert e.state.queue[-1][0] == Hotkey(("ctrl", "d"))
 
 
 def test_a_key_that_answered_is_not_silent() -> None:
     e = _explorer()
-    e.pressed[Hotkey(("ctrl", "d"))] = 5
-    e.responses[Hotkey(("ctrl", "d"))] = 1
+    e.state.pressed[Hotkey(("ctrl", "d"))] = 5
+    e.state.responses[Hotkey(("ctrl", "d"))] = 1
     assert "then ctrl+d" not in _first_plan(e)

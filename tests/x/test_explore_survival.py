@@ -336,17 +336,18 @@ def test_the_explorers_own_step_in_a_game_played_on_spares_its_restart_key():
     from app.engine.testers.explore.keys_from_code import ReadInputs
 
     explorer = Explorer(survival=True)
-    explorer.ctx = SimpleNamespace(rng=random.Random(0))
-    explorer.reads = ReadInputs(keys=["up", "r"], restarts={"r"})
-    explorer.keys = [Press("up"), Press("r")]
+    least, state = explorer.least, explorer.state
+    least.ctx = SimpleNamespace(rng=random.Random(0))
+    state.reads = ReadInputs(keys=["up", "r"], restarts={"r"})
+    least.keys = [Press("up"), Press("r")]
     restart = Decision(Press("r"), "explore: hinted key")
-    explorer.in_play = True
-    assert explorer._spare_the_game(restart) is restart  # never pressed: it is tried once
-    explorer.pressed[Press("r")] = 1
-    spared = explorer._spare_the_game(restart)
+    state.in_play = True
+    assert least._spare_the_game(restart) is restart  # never pressed: it is tried once
+    state.pressed[Press("r")] = 1
+    spared = least._spare_the_game(restart)
     assert spared.action == Press("up") and "starts the game over" in spared.rationale
-    explorer.in_play = False  # the game is over (nothing the search plays lives): r is what it waits for
-    assert explorer._spare_the_game(restart) is restart
+    state.in_play = False  # the game is over (nothing the search plays lives): r is what it waits for
+    assert least._spare_the_game(restart) is restart
 
 
 def test_a_game_kept_alive_long_without_new_code_is_let_go_to_its_end_once_per_episode():
@@ -356,45 +357,46 @@ def test_a_game_kept_alive_long_without_new_code_is_let_go_to_its_end_once_per_e
     from types import SimpleNamespace
 
     from app.engine.testers.explore.explorer import Explorer
+    from app.engine.testers.explore.survive import Survive
     from app.engine.testers.explore.scouts import NOTHING
 
-    def explorer_at(played: int, new_code_at: float) -> Explorer:
-        explorer = Explorer(survival=True)
-        explorer.ctx = SimpleNamespace(rng=random.Random(0), duration_s=None, max_steps=100)
-        explorer.survival = SimpleNamespace(decisions=5)
-        explorer.played, explorer.new_code_at = played, new_code_at
-        return explorer
+    def explorer_at(played: int, new_code_at: float) -> Survive:
+        survive = Explorer(survival=True).survive
+        survive.state.ctx = SimpleNamespace(rng=random.Random(0), duration_s=None, max_steps=100)
+        survive.search = SimpleNamespace(decisions=5)
+        survive.state.played, survive.new_code_at = played, new_code_at
+        return survive
 
-    assert explorer_at(30, 0.0)._let_go() is None  # alive 30% of the budget: played on
-    assert explorer_at(55, 0.5)._let_go() is None  # new code 5% of the budget ago: the search still finds some
+    assert explorer_at(30, 0.0).let_go() is None  # alive 30% of the budget: played on
+    assert explorer_at(55, 0.5).let_go() is None  # new code 5% of the budget ago: the search still finds some
     explorer = explorer_at(55, 0.3)
-    let_go = explorer._let_go()
+    let_go = explorer.let_go()
     assert let_go is not None and let_go.action == NOTHING and "until this episode ends" in let_go.rationale
-    explorer.played = 70
-    assert explorer._let_go().action == NOTHING  # still let go: the game has not ended
-    explorer._ended()  # its GAME OVER stands
-    explorer.played = 71
-    assert explorer._let_go() is None  # a new episode: alive since 71%
+    explorer.state.played = 70
+    assert explorer.let_go().action == NOTHING  # still let go: the game has not ended
+    explorer.ended()  # its GAME OVER stands
+    explorer.state.played = 71
+    assert explorer.let_go() is None  # a new episode: alive since 71%
     drifting = explorer_at(55, 0.3)  # a GAME OVER panel over drifting clouds: its picture never stands
-    assert drifting._let_go() is not None
-    drifting.played, drifting.new_code_at = 57, 0.57  # the code that draws the panel ran
-    assert drifting._let_go() is None and drifting.let_go_at is None and drifting.alive_since == 0.57
+    assert drifting.let_go() is not None
+    drifting.state.played, drifting.new_code_at = 57, 0.57  # the code that draws the panel ran
+    assert drifting.let_go() is None and drifting.let_go_at is None and drifting.alive_since == 0.57
     never_ends = explorer_at(55, 0.3)
-    assert never_ends._let_go() is not None
-    never_ends.played = 81  # let go a quarter of the budget: it does not end by itself
-    assert never_ends._let_go() is None and never_ends.let_go_failed
-    never_ends.played = 99
-    assert never_ends._let_go() is None
+    assert never_ends.let_go() is not None
+    never_ends.state.played = 81  # let go a quarter of the budget: it does not end by itself
+    assert never_ends.let_go() is None and never_ends.let_go_failed
+    never_ends.state.played = 99
+    assert never_ends.let_go() is None
     no_search = explorer_at(55, 0.3)
-    no_search.survival = None  # the game was never played by the search: nothing to let go
-    assert no_search._let_go() is None
+    no_search.search = None  # the game was never played by the search: nothing to let go
+    assert no_search.let_go() is None
     restarted = explorer_at(55, 0.3)
-    restarted.reads.restarts.add("enter")
-    restarted.standing = False
-    restarted._restarted_by(Press("enter"))  # pressed while the game moves (a plan's key): nothing starts over
-    assert restarted.alive_since == 0.0 and restarted._let_go() is not None
-    restarted.standing, restarted.played = True, 60
-    restarted._restarted_by(Press("enter"))  # on the standing GAME OVER: a new episode
+    restarted.state.reads.restarts.add("enter")
+    restarted.state.standing = False
+    restarted.restarted_by(Press("enter"))  # pressed while the game moves (a plan's key): nothing starts over
+    assert restarted.alive_since == 0.0 and restarted.let_go() is not None
+    restarted.state.standing, restarted.state.played = True, 60
+    restarted.restarted_by(Press("enter"))  # on the standing GAME OVER: a new episode
     assert restarted.alive_since == 0.6
 
 

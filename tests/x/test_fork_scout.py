@@ -185,19 +185,18 @@ def test_a_failing_look_ahead_turns_survival_off_and_the_run_plays_on(monkeypatc
 
     from app.engine.testers.explore.explorer import Explorer
 
-    explorer = Explorer(survival=True)
-    explorer.ctx = SimpleNamespace(spec=SimpleNamespace(kind="game"))
-    explorer.began = time.monotonic()
-    monkeypatch.setattr(explorer, "_player", lambda: SimpleNamespace(lockstep=True))
+    survive = Explorer(survival=True).survive
+    survive.state.ctx = SimpleNamespace(spec=SimpleNamespace(kind="game"), player=SimpleNamespace(lockstep=True))
+    survive.state.began = time.monotonic()
 
     def broken():
         raise ValueError("operands could not be broadcast")
 
-    monkeypatch.setattr(explorer, "_look_ahead", broken)
-    decision = explorer._survive(SimpleNamespace(settled=False))
+    monkeypatch.setattr(survive, "look_ahead", broken)
+    decision = survive.decide(SimpleNamespace(settled=False))
     assert decision is not None and "survival search off for this run (ValueError" in decision.rationale
-    assert not explorer.use_survival
-    assert explorer._survive(SimpleNamespace(settled=False)) is None
+    assert not survive.on
+    assert survive.decide(SimpleNamespace(settled=False)) is None
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import InitVar, dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from app.engine.play.actions import Action
 from app.engine.play.observer import Frame, Observation
@@ -27,6 +27,7 @@ from app.engine.testers.spec import TesterSpec
 
 if TYPE_CHECKING:
     from app.engine.play.control import RunControl
+    from app.engine.play.target import TargetProcess
     from app.engine.trace.store import TrajectoryStore
 
 
@@ -40,6 +41,32 @@ class Decision:
     """The control the input reaches, when the tester knows that several inputs reach one (the points of a grid
     clicked over one drawing surface): the oracles judge them together, so one of them answering makes the
     others' later silence a spent control (a full board), not dead input.  None: the input is its own control."""
+
+
+class Played(TargetLike, Protocol):
+    """What a tester may ask of the running program it plays (a :class:`~app.engine.play.player.Player`):
+    declared here once, so a tester reads these directly instead of probing for them."""
+
+    target: TargetProcess | None
+    """The program's process (its Inside channel: the widgets the toolkit knows, the lines of code run)."""
+
+    @property
+    def lockstep(self) -> bool:
+        """The program stands on a frame gate: it plays only the frames the engine grants."""
+        ...
+
+    @property
+    def frames(self) -> int:
+        """Frames the program has played on its gate since its start."""
+        ...
+
+    def catch_up(self, frames: int) -> None:
+        """Let the program play until it has played ``frames`` frames (on the gate)."""
+        ...
+
+    def look_s(self) -> float:
+        """How long one look at the window lets the program play."""
+        ...
 
 
 @dataclass
@@ -58,11 +85,11 @@ class TesterContext:
     """The run is bounded by wall-clock time (``--duration``): a soak of one program.  Explorers that
     restart the program to return to a state keep it running instead: what builds up with time (a
     counter, a leak, a timer) is reset by every restart."""
-    target: InitVar[TargetLike | None] = None
+    target: InitVar[Played | None] = None
     """Given the running target, ``widgets`` and ``windows`` are read from its X tree."""
 
-    def __post_init__(self, target: TargetLike | None) -> None:
-        self.player = target
+    def __post_init__(self, target: Played | None) -> None:
+        self.player: Played | None = target
         """The running target itself (a Player for the session's candidate), for testers that look again."""
         if target is not None:
             self.windows = self.windows or TargetWindows(target)
