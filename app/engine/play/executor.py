@@ -55,7 +55,11 @@ KEY_ALIASES = {
     "shift": "Shift_L", "alt": "Alt_L", "super": "Super_L", "win": "Super_L", "cmd": "Super_L", "meta": "Meta_L",
     "plus": "plus", "minus": "minus", "asterisk": "asterisk", "slash": "slash", "equal": "equal",
     "period": "period", "comma": "comma", "capslock": "Caps_Lock",
+    **{f"kp_{n}": f"KP_{n}" for n in range(10)},
+    **{f"kp_{word}": f"KP_{word.capitalize()}" for word in ("add", "subtract", "multiply", "divide", "decimal",
+                                                             "equal", "enter")},
 }
+"""Key names people and models write, as X keysym names (keypad keys as ``kp_add``, ``kp_5``: take-over sends them)."""
 SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
 
 
