@@ -10,8 +10,7 @@ import pytest
 from app.engine.play.actions import Press, Wait
 from app.engine.play.observer import Frame
 from app.engine.play.targetspec import resolve_target
-from app.engine.testers.explore.scout_pool import ScoutPool
-from app.engine.testers.explore.scouts import NOTHING, PlayerScout, Scouts, Seat, Stillness, motion, stands
+from app.engine.testers.explore.scouts import NOTHING, OneScout, PlayerScout, Scouts, Seat, Stillness, motion, stands
 from app.engine.testers.explore.survival import SurvivalSearch
 
 from suite import TARGETS, needs_xvfb
@@ -227,60 +226,28 @@ def test_blocks_that_moved_before_stand_and_new_places_play():
     assert stands([(0, 1), (0, 0)], 16) and not stands([(1, 2), (0, 1)], 16)
 
 
-@pytest.mark.xvfb
-@needs_xvfb
-def test_a_warm_scout_is_ready_without_a_restart_the_game_waits_for():
-    resolved = resolve_target(str(TARGETS / "survive_pg"))
-    pool = ScoutPool(resolved.spec, seed=0, size=2)
-    try:
-        pool.warm([(10, Press("space"))], 20)  # both scouts start and replay in the background
-        for i in list(pool.busy):
-            pool._settle(i)
-        seat = pool.seat([(10, Press("space"))], 20)
-        assert seat is not None and pool.restarts == 0 and pool.warm_starts == 2
-        assert seat.played == [(10, Press("space"))] and seat.scout.frames == 20
-        assert pool.gated
-    finally:
-        pool.close()
-        resolved.cleanup()
-
-
-class PooledBall(BallScout):
-    """A simulated game a :class:`ScoutPool` can hold."""
-
-    gated = True
-
-    def close(self) -> None:
-        pass
-
-
-def test_a_plan_that_lives_is_followed_until_half_is_left_on_scouts_that_reach_it():
+def test_a_plan_that_lives_is_followed_until_half_is_left_on_a_scout_that_reaches_it():
     game = BallScout()
-    pool = ScoutPool(None, seed=0, size=2, make=PooledBall)
-    try:
-        search = SurvivalSearch(pool, [Press("space")], random.Random(0), horizon_s=1.0)
-        prefix: list[tuple[int, object]] = []
-        followed = 0
-        for _ in range(30):  # eight seconds of a game that falls in two
-            restarts = pool.restarts
-            action, why = search.choose(prefix, game.frames) or (None, "")  # type: ignore[arg-type]
-            assert action is not None, "a scout is made while the game waits (the pool's first start)"
-            if why.startswith("survival: the plan"):
-                followed += 1
-                assert pool.restarts == restarts, "a step of a plan looked at before plays no scout"
-            if action != NOTHING:
-                game.send(action)
-            prefix.append((game.frames, action))
-            game.catch_up(game.frames + 8)
-            for i in list(pool.busy):
-                pool._settle(i)  # (the background warm-up, finished before the next step)
-        assert game.alive(), f"the ball fell at frame {game.frames}"
-        assert followed >= 5 and search.looks == 30 - followed
-        # Each look plays its first plan on the scout that played the last one or the one warmed to where the
-        # plan was left; only a mend beyond those restarts a scout the game waits for.
-        assert pool.restarts < search.branches
-    finally:
-        pool.close()
+    scouts = OneScout(BallScout())
+    search = SurvivalSearch(scouts, [Press("space")], random.Random(0), horizon_s=1.0)
+    prefix: list[tuple[int, object]] = []
+    followed = 0
+    for _ in range(30):  # eight seconds of a game that falls in two
+        restarts = scouts.restarts
+        action, why = search.choose(prefix, game.frames) or (None, "")  # type: ignore[arg-type]
+        assert action is not None, "the scout plays while the game waits"
+        if why.startswith("survival: the plan"):
+            followed += 1
+            assert scouts.restarts == restarts, "a step of a plan looked at before plays no scout"
+        if action != NOTHING:
+            game.send(action)
+        prefix.append((game.frames, action))
+        game.catch_up(game.frames + 8)
+    assert game.alive(), f"the ball fell at frame {game.frames}"
+    assert followed >= 5 and search.looks == 30 - followed
+    # Each look plays its first plan on the scout where the last one left it when it can reach the game's
+    # inputs; only a mend beyond those restarts it.
+    assert scouts.restarts < search.branches
 
 
 def test_a_plan_ends_within_a_step_of_its_horizon():

@@ -43,7 +43,7 @@ class Decision:
     others' later silence a spent control (a full board), not dead input.  None: the input is its own control."""
 
 
-class Played(TargetLike, Protocol):
+class RunningProgram(TargetLike, Protocol):
     """What a tester may ask of the running program it plays (a :class:`~app.engine.play.player.Player`):
     declared here once, so a tester reads these directly instead of probing for them."""
 
@@ -85,11 +85,11 @@ class TesterContext:
     """The run is bounded by wall-clock time (``--duration``): a soak of one program.  Explorers that
     restart the program to return to a state keep it running instead: what builds up with time (a
     counter, a leak, a timer) is reset by every restart."""
-    target: InitVar[Played | None] = None
+    target: InitVar[RunningProgram | None] = None
     """Given the running target, ``widgets`` and ``windows`` are read from its X tree."""
 
-    def __post_init__(self, target: Played | None) -> None:
-        self.player: Played | None = target
+    def __post_init__(self, target: RunningProgram | None) -> None:
+        self.player: RunningProgram | None = target
         """The running target itself (a Player for the session's candidate), for testers that look again."""
         if target is not None:
             self.windows = self.windows or TargetWindows(target)

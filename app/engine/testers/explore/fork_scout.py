@@ -42,7 +42,7 @@ from app.engine.play.gate import FrameGate
 from app.engine.play.target import TargetProcess
 from app.engine.play.targetspec import TargetSpec
 from app.engine.testers.explore.archive import Step, thumbnail_grey
-from app.engine.testers.explore.scouts import NOTHING, NearSite, Plan, Played, Scouts, Stillness
+from app.engine.testers.explore.scouts import NOTHING, NearSite, Timeline, Played, Scouts, Stillness
 
 ENV = "PLAYCODER_FORK"
 SCALE = 8
@@ -166,7 +166,7 @@ class Schedule:
             return out
         raise OutOfStep(f"a {action.name} cannot be sent to a forked scout")
 
-    def plan(self, plan: Plan) -> dict[int, list[Event]]:
+    def plan(self, plan: Timeline) -> dict[int, list[Event]]:
         """A plan's events by frame offset from its first step."""
         start = plan[0][0]
         events: dict[int, list[Event]] = {}
@@ -270,10 +270,10 @@ class ForkScouts(Scouts):
     def fps(self) -> float:
         return self.gate.fps if self.gate is not None else 0.0
 
-    def play(self, inputs: list[Step], plan: Plan, marks: list[int], stand: int, memory: int) -> Played | None:
+    def play(self, inputs: list[Step], plan: Timeline, marks: list[int], stand: int, memory: int) -> Played | None:
         return self.play_many(inputs, [(plan, marks)], stand, memory)[0]
 
-    def play_many(self, inputs: list[Step], plans: list[tuple[Plan, list[int]]], stand: int,
+    def play_many(self, inputs: list[Step], plans: list[tuple[Timeline, list[int]]], stand: int,
                   memory: int) -> list[Played | None]:
         """Plans that start at the same frame, each in a branch of its own, side by side."""
         frame = plans[0][0][0][0]

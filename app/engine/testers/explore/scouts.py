@@ -2,8 +2,8 @@
 
 A *scout* is a copy of the game that can be played ahead of it.  :class:`Scouts` is what the search asks
 of them (:meth:`Scouts.play` a plan after the game's inputs, looking at given frames); :class:`OneScout`
-and :class:`~app.engine.testers.explore.scout_pool.ScoutPool` play plans on :class:`PlayerScout` scouts, gated
-copies on X displays of their own (a restart and a replay of the game per plan they cannot reach), and
+plays plans on one :class:`PlayerScout` scout, a gated copy on an X display of its own (a restart and a
+replay of the game per plan it cannot reach: the tests' simulated games use it), and
 :class:`~app.engine.testers.explore.fork_scout.ForkScouts` forks a branch per plan from one copy that
 follows the game.  A branch is dead when the program ended or its picture stood still (:class:`Stillness`).
 """
@@ -31,8 +31,9 @@ BLOCK = 8
 BLOCK_CHANGE = 2.0
 """... whose mean grey level changed by more than this."""
 NOTHING: Action = Wait(0.0)
-Plan = list[tuple[int, Action]]
-"""(gate frame, input) for each step of a plan; NOTHING sends nothing."""
+Timeline = list[tuple[int, Action]]
+"""A survival plan's inputs, each at its gate frame: (gate frame, input) for each step; NOTHING sends nothing.
+(A tester plan, named and played in a row, is :class:`~app.engine.testers.explore.forms.Plan`.)"""
 
 
 class Scout(Protocol):
@@ -174,7 +175,7 @@ class Scouts:
     parallel = 1
     """Plans played at once (forked branches run side by side; a scout plays one at a time)."""
 
-    def play_many(self, inputs: list[Step], plans: list[tuple[Plan, list[int]]], stand: int,
+    def play_many(self, inputs: list[Step], plans: list[tuple[Timeline, list[int]]], stand: int,
                   memory: int) -> list[Played | None]:
         """:meth:`play` for each (plan, marks), up to the first no scout was ready for."""
         out: list[Played | None] = []
@@ -184,7 +185,7 @@ class Scouts:
                 break
         return out
 
-    def play(self, inputs: list[Step], plan: Plan, marks: list[int], stand: int, memory: int) -> Played | None:
+    def play(self, inputs: list[Step], plan: Timeline, marks: list[int], stand: int, memory: int) -> Played | None:
         """Play ``plan`` after the game's ``inputs`` on a scout, looking at each frame of ``marks``; None when no
         scout is ready (the game does not wait for one)."""
         full = full_inputs(inputs, plan)
@@ -250,7 +251,7 @@ class OneScout(Scouts):
         return self.one.scout.fps()
 
 
-def full_inputs(inputs: list[Step], plan: Plan) -> list[Step]:
+def full_inputs(inputs: list[Step], plan: Timeline) -> list[Step]:
     """The game's inputs, then the plan's."""
     return inputs + [(at, a) for at, a in plan if not isinstance(a, Wait)]
 

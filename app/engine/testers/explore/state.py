@@ -23,7 +23,7 @@ from app.engine.testers.explore.values import CodeValues
 if TYPE_CHECKING:
     from app.engine.play.inside import Inside
     from app.engine.play.target import TargetProcess
-    from app.engine.testers.base import Played
+    from app.engine.testers.base import RunningProgram
 
 SILENT_PRESSES = 2
 """A key pressed this often without changing anything is tried after a selection first (its plans go first)."""
@@ -66,7 +66,7 @@ class Explored:
     """Did the picture stand still before the step being played (a menu, a GAME OVER)?"""
 
     # -- the program played ---------------------------------------------------------------------
-    def player(self) -> Played | None:
+    def player(self) -> RunningProgram | None:
         return self.ctx.player if self.ctx is not None else None
 
     def target(self) -> TargetProcess | None:

@@ -23,8 +23,8 @@ ball waiting on its paddle.
 
 Where plans are played decides what a look costs: forked branches of one copy
 that follows the game (:mod:`.fork_scout`, the explorer's) cost a plan's frames,
-several side by side; X scouts (:mod:`.scout_pool`) cost a restart and a replay
-for every plan they cannot reach.
+several side by side; one X scout (:class:`~.scouts.OneScout`) costs a restart and a
+replay for every plan it cannot reach.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from app.engine.play.actions import Action, Press, Wait
 from app.engine.play.observer import BBox, Frame
 from app.engine.testers.explore.archive import Step
-from app.engine.testers.explore.scouts import NOTHING, NearSite, OneScout, Plan, Scout, Scouts, full_inputs
+from app.engine.testers.explore.scouts import NOTHING, NearSite, OneScout, Timeline, Scout, Scouts, full_inputs
 
 HORIZON_S = 2.0
 """How far ahead a plan is played (game time)."""
@@ -144,7 +144,7 @@ class SurvivalSearch:
         self.near_far: dict[NearSite, float] = {}
         """... and the largest distance they left it at (each test's scale)."""
         self.seen: set[bytes] = set()
-        self.plan: Plan = []
+        self.plan: Timeline = []
         """The rest of the plan being followed (its first step is the next decision's)."""
         self.plan_base: list[Step] = []
         """The game's inputs the plan starts from."""
@@ -235,10 +235,10 @@ class SurvivalSearch:
         hold = 0.0 if action == NOTHING else self.hold_s
         return max(1, round((self.look_s + hold) * fps))
 
-    def _schedule(self, actions: list[Action], frame: int, end: int | None = None) -> Plan:
+    def _schedule(self, actions: list[Action], frame: int, end: int | None = None) -> Timeline:
         """(frame, input) per step; steps that would start at or after ``end`` are left off (a key's step
         lasts longer than one of nothing: the plan ends within a step of the horizon)."""
-        plan: Plan = []
+        plan: Timeline = []
         for action in actions:
             if plan and end is not None and frame >= end:
                 break
@@ -246,7 +246,7 @@ class SurvivalSearch:
             frame += self._frames_after(action)
         return plan
 
-    def _plan_end(self, plan: Plan) -> int:
+    def _plan_end(self, plan: Timeline) -> int:
         """The frame the game stands at after the plan's last step."""
         at, action = plan[-1]
         return at + self._frames_after(action)
@@ -391,7 +391,7 @@ class SurvivalSearch:
                         out.append([key if i == j else a for i, a in enumerate(actions)])
         return out
 
-    def _play(self, inputs: list[Step], plans: list[Plan], end: int) -> list[Branch]:
+    def _play(self, inputs: list[Step], plans: list[Timeline], end: int) -> list[Branch]:
         """Play ``plans`` after ``inputs`` on scouts, looking every :data:`LOOK_EVERY_S` up to the horizon (the
         branches up to the first no scout was ready for)."""
         fps = self.scouts.fps() or 60
