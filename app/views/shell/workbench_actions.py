@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QComboBox, QStyle, QWidget
 from app.views.live.live_view import TAKEOVER_SHORTCUT
 from app.views.model.run_offers import NOT_PAUSED, live_offers
 from app.views.run.replay_controller import DEFAULT_SPEED, SPEEDS
+from app.views.shell.control_keys import ControlKeys
 
 SP = QStyle.StandardPixmap
 
@@ -101,6 +102,8 @@ class WorkbenchActions:
         for speed in SPEEDS:
             self.speed.addItem(f"{speed:g}×", speed)
         self.speed.setCurrentIndex(SPEEDS.index(DEFAULT_SPEED))
+        self.control_keys = ControlKeys(window, [self.pause, self.step, self.stop])
+        """Space, N and Esc reach the live run from a focused text field too."""
 
     def revealing(self) -> tuple[QAction, ...]:
         """Commands that show runs, verdicts or findings: disabled while a blinded labelling window is open."""
