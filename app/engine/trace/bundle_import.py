@@ -157,12 +157,7 @@ def _verify(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path) -> _Checked
     missing_tables = [n for n in TABLES if n not in present and n not in OPTIONAL_MEMBERS]
     if missing_tables:
         raise BundleError(f"{path} is incomplete ({missing_tables[0]} is missing); {AGAIN}.")
-    digests: dict[str, str] = {}
-    for name in sorted(present):
-        digest = hashes[name]
-        if not isinstance(digest, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", digest):
-            raise BundleError(f"{path} is damaged ({_short(name)} does not match its checksum); {AGAIN}.")
-        digests[name] = digest.lower()
+    digests = _digests(hashes, present, path)
     counts: dict[str, Any] = manifest["counts"]
     columns = _Columns(store.conn, path)
     rows = _RowReader(reader, infos, digests, path)
@@ -204,6 +199,17 @@ def _verify(store: TrajectoryStore, zf: zipfile.ZipFile, path: Path) -> _Checked
         n += 1
     _check_count(n, counts.get("steps"), "steps.jsonl", path)
     return _Checked(run, sorted(judgments, key=lambda j: int(j["id"])), frames, digests, infos, checked_films)
+
+
+def _digests(hashes: dict[str, Any], present: set[str], path: Path) -> dict[str, str]:
+    """Each member's SHA-256 as the manifest lists it (lower case); a malformed one is damage."""
+    digests: dict[str, str] = {}
+    for name in sorted(present):
+        digest = hashes[name]
+        if not isinstance(digest, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", digest):
+            raise BundleError(f"{path} is damaged ({_short(name)} does not match its checksum); {AGAIN}.")
+        digests[name] = digest.lower()
+    return digests
 
 
 def declared_members(fh: Any) -> int | None:
