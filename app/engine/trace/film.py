@@ -173,15 +173,8 @@ class FilmRecorder(Generic[P]):
         try:
             rows = self._open_rows()
             while True:
-                now = time.time()
-                if pending is not None:
-                    timeout = max(0.0, written_at + interval - now)
-                elif not repeated:
-                    timeout = max(0.0, written_at + KEEPALIVE_S - now)
-                else:
-                    timeout = None
                 try:
-                    item = self._queue.get(timeout=timeout)
+                    item = self._queue.get(timeout=_wait(pending is not None, repeated, written_at, interval))
                 except queue.Empty:
                     item = None
                 if item is _STOP:
@@ -340,3 +333,14 @@ class _Segment:
             return self.path.stat().st_size + self.index_path.stat().st_size
         except OSError:
             return 0
+
+
+def _wait(holding: bool, repeated: bool, written_at: float, interval: float) -> float | None:
+    """How long the film's writer waits for the next picture: until a held picture's slot opens, until a still
+    window's picture is due again (so a still window keeps its time in the film), or for ever."""
+    now = time.time()
+    if holding:
+        return max(0.0, written_at + interval - now)
+    if not repeated:
+        return max(0.0, written_at + KEEPALIVE_S - now)
+    return None
