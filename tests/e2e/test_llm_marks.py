@@ -56,7 +56,7 @@ def _play(db_path, replies, *, inside=None, x_widgets=None, steps=1):
         first = synthetic_frame(*SIZE, seed=0)
         ctx = tester_base.TesterContext(resolve_target("calculator").spec, 0, 6, random.Random(0), SIZE,
                                         widgets=x_widgets)
-        ctx.player = SimpleNamespace(target=SimpleNamespace(inside=inside))
+        ctx.player = SimpleNamespace(target=SimpleNamespace(inside=inside), lockstep=False, frames=0, gate=None)
         obs = Observation(first, True, 0.0, None, 1)
         tester.begin(ctx, obs)
         decisions = [tester.decide(step, obs) for step in range(steps)]

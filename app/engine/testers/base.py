@@ -27,6 +27,8 @@ from app.engine.testers.spec import TesterSpec
 
 if TYPE_CHECKING:
     from app.engine.play.control import RunControl
+    from app.engine.play.gate import FrameGate
+    from app.engine.play.observer import VisualObserver
     from app.engine.play.target import TargetProcess
     from app.engine.trace.store import TrajectoryStore
 
@@ -49,6 +51,10 @@ class RunningProgram(TargetLike, Protocol):
 
     target: TargetProcess | None
     """The program's process (its Inside channel: the widgets the toolkit knows, the lines of code run)."""
+    gate: FrameGate | None
+    """Its frame gate and clock, when it plays on one (a pygame game, a web page); None off the gate."""
+    observer: VisualObserver | None
+    """What captures its window (None while it is not running)."""
 
     @property
     def lockstep(self) -> bool:

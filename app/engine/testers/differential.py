@@ -303,10 +303,10 @@ class DifferentialTester(WidgetComparison, TesterBase):
         return out
 
     def _note_gates_lost(self) -> None:
-        candidate = getattr(self.ctx, "player", None) if self.ctx is not None else None
+        candidate = self.ctx.player if self.ctx is not None else None
         named = [("the candidate", candidate), *((f"reference run {i + 1}", p) for i, p in enumerate(self.players))]
         for who, player in named:
-            gate = getattr(player, "gate", None)
+            gate = player.gate if player is not None else None
             if gate is None or not gate.lost or gate.lost == GATE_ENDED or id(gate) in self.gates_noted:
                 continue
             self.gates_noted.add(id(gate))

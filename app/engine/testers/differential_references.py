@@ -201,7 +201,7 @@ class ReferenceRuns:
         return frames
 
     def _candidate(self) -> Player | None:
-        player = getattr(self.ctx, "player", None)
+        player = self.ctx.player if self.ctx is not None else None
         return player if isinstance(player, Player) else None
 
     def _in_lockstep(self) -> bool:

@@ -126,7 +126,8 @@ class ScreenComparison(ReferenceRuns):
         # Then a caret or a wall clock may just have been in another phase.  Watch both programs, learn
         # what each changes by itself, and look for any pair of frames that agree.
         observers = [p.observer for p in self.players[:1]]
-        candidate_observer = getattr(getattr(self.ctx, "player", None), "observer", None)
+        playing = self.ctx.player if self.ctx is not None else None
+        candidate_observer = playing.observer if playing is not None else None
         watched = [self.pool.submit(self._watch, o, NOISE_WATCH_S) for o in observers if o is not None]
         # The candidate is the program being judged: what it changes by itself is looked at (a caret in
         # another phase), never learnt as noise; noise is only what the references do.

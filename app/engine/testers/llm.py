@@ -309,7 +309,7 @@ class LLMTester(TesterBase):
         self.returns.restarted(self._program())
 
     def _program(self) -> Any:
-        return getattr(self.ctx.player, "target", None) if self.ctx is not None else None
+        return self.ctx.player.target if self.ctx is not None and self.ctx.player is not None else None
 
     def _frames(self) -> int:
         gated = on_gate(self.ctx.player) if self.ctx is not None else None

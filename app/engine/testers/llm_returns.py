@@ -21,6 +21,7 @@ from app.engine.play.actions import Action
 from app.engine.play.observer import Frame
 from app.engine.testers.explore.archive import Archive, Step, cell_key, picture_key
 from app.engine.testers.explore.returns import Gated, Returner
+from app.engine.testers.base import RunningProgram
 
 MAX_LISTED = 12
 """Cells listed in a prompt (the most recently found ones, the start always): more cost tokens, rarely help."""
@@ -107,9 +108,9 @@ class LLMReturns:
         return "\n".join(lines)
 
 
-def on_gate(player: Any) -> Gated | None:
+def on_gate(player: RunningProgram | None) -> Gated | None:
     """The player when it plays its program in lockstep on the frame gate (a return replays at frame counts)."""
-    return player if player is not None and bool(getattr(player, "lockstep", False)) else None
+    return player if player is not None and player.lockstep else None
 
 
 def chosen_return(text: str, obj: dict[str, Any] | None) -> int | None:

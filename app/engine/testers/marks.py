@@ -110,8 +110,9 @@ def controls_marked(ctx: TesterContext, frame: Frame) -> tuple[list[Mark], str]:
     if ctx.windows is not None and any(t.kind != "main" for t in ctx.windows.toplevels()):
         return [], ""
     size = (frame.width, frame.height)
-    inside = getattr(getattr(ctx.player, "target", None), "inside", None)
-    if inside is not None and getattr(inside, "available", False):
+    target = ctx.player.target if ctx.player is not None else None
+    inside = target.inside if target is not None else None
+    if inside is not None and inside.available:
         found = inside.widgets()
         if found:
             return marks_from_inside(found, size), "from inside the program"

@@ -151,7 +151,7 @@ class ScriptTester(TesterBase):
         """The clock of ``within``: game time on a frame gate (frames played), where the game moves only as the
         engine lets it, else the wall clock; it only moves on (a restarted program's gate starts at frame 0)."""
         player = self.ctx.player if self.ctx is not None else None
-        gate = getattr(player, "gate", None)
+        gate = player.gate if player is not None else None
         source = (("game", id(gate), float(gate.frames) / float(gate.fps)) if gate is not None and gate.active
                   and gate.fps else ("wall", 0, time.monotonic()))
         if self._clock_source is not None and self._clock_source[:2] == source[:2]:

@@ -115,8 +115,8 @@ class Pairs:
         if asked is not None:
             self.paired.add(asked)
             self.done |= asked
-            other = next((i for i in asked if not self.places[i].holds(getattr(action, "x", -1),
-                                                                         getattr(action, "y", -1))), None)
+            x, y = (action.x, action.y) if isinstance(action, Click) else (-1, -1)
+            other = next((i for i in asked if not self.places[i].holds(x, y)), None)
             shown = face(after, self.places[other].box) if other is not None else None
             if other is not None and other == previous and (shown is None or not alike(shown, self.places[other].face)):
                 self.follow = other

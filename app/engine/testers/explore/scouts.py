@@ -297,7 +297,7 @@ class PlayerScout:
     def new_lines(self) -> set[tuple[str, int]]:
         """Lines the scout's program ran since the last call (empty without coverage)."""
         target = self.player.target if self.player is not None else None
-        inside = getattr(target, "inside", None)
+        inside = target.inside if target is not None else None
         delta = inside.coverage(reader="survival") if inside is not None and inside.available else None
         return set(delta.lines) if delta is not None else set()
 
