@@ -62,6 +62,9 @@ def main() -> None:
                                        text=True).stdout.strip(),
               "target": "tests/targets/web_counter", "steps": args.steps, "load_average": [round(v, 2) for v in load],
               "cores": os.cpu_count()}
+    if load[0] > (os.cpu_count() or 1):
+        result["note"] = (f"measured on a loaded machine (load average {load[0]:.1f} on {os.cpu_count()} cores): "
+                          "timings are slower than on an idle one")
     for mode in ("auto", "pixels"):
         times = measure(args.steps, mode)
         result[mode] = {"median_ms": round(statistics.median(times), 1),

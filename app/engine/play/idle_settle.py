@@ -87,7 +87,7 @@ class IdleProbe(Protocol):
     def available(self) -> bool: ...
     @property
     def toolkit(self) -> str: ...
-    def idle(self, timeout_s: float) -> IdleReport | None: ...
+    def idle(self, timeout_s: float, quick: bool = False) -> IdleReport | None: ...
 
 
 def sees_loop(probe: IdleProbe | None) -> bool:
@@ -118,11 +118,13 @@ class IdleOutcome(Generic[P]):
 
 def settle_on_idle(capture: Callable[[], P], probe: IdleProbe, *, cap_s: float,
                    moving_s: float | None = None, horizon_ms: float = IDLE_HORIZON_MS,
-                   sleep: Callable[[float], None] = time.sleep) -> IdleOutcome[P]:
+                   sleep: Callable[[float], None] = time.sleep, before: P | None = None) -> IdleOutcome[P]:
     """Wait for the program's loop to be idle (and its due one-shot timers fired), then confirm the picture.
 
     The caller has sent its input and synced the X connection, so the input is queued to the program
-    before the first question reaches it."""
+    before the first question reaches it.  ``before``: the picture before the input; once a picture taken on
+    an idle answer differs from it, the question that confirms it may be answered at once (a page not stirred
+    since its drawn frame).  A picture equal to ``before`` may not be presented yet: it is confirmed a frame on."""
     start = time.monotonic()
     deadline = start + cap_s
     frame: P | None = None
@@ -138,7 +140,8 @@ def settle_on_idle(capture: Callable[[], P], probe: IdleProbe, *, cap_s: float,
         if left <= 0:
             break
         asked = time.monotonic()
-        report = probe.idle(left)
+        quick = frame is not None and before is not None and not frame.same_as(before)
+        report = probe.idle(left, True) if quick else probe.idle(left)
         if report is None:
             if not answered and time.monotonic() - asked < left * BROKEN_SHARE:
                 return IdleOutcome(frame, False, samples, False, False, timers)

@@ -248,12 +248,14 @@ class Inside:
                 out.append(widget)
         return out
 
-    def idle(self, timeout_s: float) -> IdleReport | None:
+    def idle(self, timeout_s: float, quick: bool = False) -> IdleReport | None:
         """Ask the program's event loop whether it is back and idle; None when it did not answer within
-        ``timeout_s`` (busy, frozen, not Python) or cannot tell (pygame: the frame gate says it)."""
+        ``timeout_s`` (busy, frozen, not Python) or cannot tell (pygame: the frame gate says it).  ``quick``:
+        the question only confirms a picture that changed since the input; a program that can tell nothing
+        happened since its last answer may say so without waiting for another frame."""
         if not self.available:
             return None
-        reply = self._ask("idle", timeout_s)
+        reply = self._ask(self._idle_kind(quick), timeout_s)
         if reply is None or not isinstance(reply.get("idle"), bool):
             return None
         due = reply.get("next_timer_ms")
@@ -289,6 +291,10 @@ class Inside:
             self._lock.notify_all()
 
     # -- the wire ------------------------------------------------------------------
+    def _idle_kind(self, quick: bool) -> str:
+        """The question that asks for idle: one kind for a Python program, which answers at once anyway."""
+        return "idle"
+
     def _ask(self, kind: str, timeout_s: float) -> dict[str, Any] | None:
         with self._lock:
             if self._closed or self._req_w < 0:

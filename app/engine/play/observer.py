@@ -317,7 +317,8 @@ class VisualObserver:
         start = time.monotonic()
         if inside and sees_loop(self.probe):
             assert self.probe is not None
-            seen = settle_on_idle(self.capture, self.probe, cap_s=cap_s, moving_s=moving_s, sleep=sleep)
+            seen = settle_on_idle(self.capture, self.probe, cap_s=cap_s, moving_s=moving_s, sleep=sleep,
+                                  before=reference)
             if seen.answered and seen.frame is not None:
                 elapsed = (time.monotonic() - start) * 1000.0
                 box = changed_bbox(reference, seen.frame) if reference else None

@@ -29,7 +29,9 @@ CONSOLE_TEXT_MAX = 2000
 ERRORS_KEPT = 200
 """Uncaught errors remembered per page start (the same error again counts once anyway)."""
 CRASHED = "the page's renderer process ended (out of memory, or killed); the window shows a crashed page"
-IDLE_EXPRESSION = "window.__playcoder ? window.__playcoder.painted().then(() => window.__playcoder.idle()) : null"
+IDLE_EXPRESSION = "window.__playcoder ? window.__playcoder.settled(false) : null"
+QUICK_IDLE_EXPRESSION = "window.__playcoder ? window.__playcoder.settled(true) : null"
+"""Idle at once when nothing stirred the page since the frame the last question waited for (a confirmation)."""
 HOLD_SOURCE = "window.__playcoderHold = true;\n"
 SEED_SOURCE = "window.PLAYCODER_SEED = {seed};\n"
 """The run's seed, for a page that seeds its own generator (``Math.random`` is seeded by the engine)."""
@@ -222,10 +224,14 @@ class WebInside(Inside):
             return None
         if kind == "coverage":
             return self._take_coverage(timeout_s)
-        value = self.evaluate(IDLE_EXPRESSION if kind == "idle" else WIDGETS_EXPRESSION, timeout_s)
+        expression = {"idle": IDLE_EXPRESSION, "idle-quick": QUICK_IDLE_EXPRESSION}.get(kind, WIDGETS_EXPRESSION)
+        value = self.evaluate(expression, timeout_s)
         if kind == "widgets":
             return {"widgets": value} if isinstance(value, list) else None
         return value if isinstance(value, dict) else None
+
+    def _idle_kind(self, quick: bool) -> str:
+        return "idle-quick" if quick else "idle"
 
     def _take_coverage(self, timeout_s: float) -> dict[str, Any] | None:
         result = self.devtools.call("Profiler.takePreciseCoverage", session=self._session, timeout_s=timeout_s)

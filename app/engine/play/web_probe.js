@@ -69,6 +69,7 @@
     const run = function () {
       timers.delete(id);
       const outer = firing; firing = {fn, delay: ms};
+      stirs += 1;
       try { return body(); } finally { firing = outer; }
     };
     id = schedule(run, ms, false);
@@ -82,6 +83,7 @@
     let id = 0;
     const run = function () {
       const t = timers.get(id); if (t) t.due = now() + ms;
+      stirs += 1;
       return body();
     };
     id = schedule(run, ms, true);
@@ -94,6 +96,7 @@
     frames += 1; if (loop) loopFrames += 1;
     const run = function (t) {
       frames -= 1; if (loop) loopFrames -= 1;
+      stirs += 1;
       const outer = inFrame; inFrame = true;
       try { return fn(t); } finally { inFrame = outer; }
     };
@@ -140,6 +143,18 @@
   for (const type of ["keydown", "keyup", "mousedown", "mouseup"]) {
     window.addEventListener(type, () => { inputs += 1; }, true);
   }
+  // Everything that can change what the page shows counts as a stir: an event, a timer or frame that ran, a
+  // change of the document.  A page not stirred since its last drawn frame, with no animation running, shows
+  // what that frame showed: a question that only confirms a picture needs not wait for another frame.
+  let stirs = 0, drawnAt = -1;
+  const stir = () => { stirs += 1; };
+  for (const type of ["keydown", "keyup", "keypress", "mousedown", "mouseup", "mousemove", "click", "dblclick",
+                      "contextmenu", "wheel", "input", "change", "focusin", "focusout", "scroll", "resize",
+                      "message", "load", "error", "transitionrun", "animationstart"]) {
+    window.addEventListener(type, stir, true);
+  }
+  new MutationObserver(stir).observe(document, {subtree: true, childList: true, attributes: true,
+                                                characterData: true});
   if (window.fetch) {
     const origFetch = window.fetch;
     window.fetch = function () {
@@ -169,6 +184,15 @@
     const t = origSetTimeout.call(window, resolve, 100);
     origRaf.call(window, () => origRaf.call(window, () => { origClearTimeout.call(window, t); resolve(); }));
   });
+
+  // Idle once what the last handler changed has been drawn; with ``quick``, at once when nothing stirred the page
+  // since the frame the previous question waited for (the engine asks so only to confirm a changed picture).
+  function settled(quick) {
+    const still = quick && drawnAt === stirs && fetches === 0 && document.fonts.status !== "loading" &&
+                  !document.getAnimations().some((a) => a.playState === "running");
+    if (still) return Promise.resolve(idle());
+    return painted().then(() => { drawnAt = stirs; return idle(); });
+  }
 
   function idle() {
     if (held) return {idle: fetches === 0, next_timer_ms: null, repeating: false, fetches};  // time stands still
@@ -219,5 +243,5 @@
     }
     return out;
   }
-  Object.defineProperty(window, "__playcoder", {value: Object.freeze({idle, widgets, painted, advance, held, pause, resume}), enumerable: false});
+  Object.defineProperty(window, "__playcoder", {value: Object.freeze({idle, settled, widgets, painted, advance, held, pause, resume}), enumerable: false});
 })();
