@@ -71,6 +71,18 @@ class Database:
     def repair_play(self, run_id: int) -> Any:
         return self._store.repair_play(run_id)
 
+    def sibling_plays(self, run_id: int) -> list[int]:
+        """Every play of the same repair session and program version as ``run_id`` (itself included), the
+        failing ones first, then the uncertain, then the rest, each group oldest first; ``[run_id]`` for a run
+        that is no repair's play."""
+        play = self._store.repair_play(run_id)
+        if play is None:
+            return [run_id]
+        runs = [rid for rid, other in self._store.repair_plays(play.session_run) if other.iteration == play.iteration]
+        order = {"fail": 0, "uncertain": 1}
+        verdicts = {rid: self._store.run(rid).get("verdict") for rid in runs}
+        return sorted(runs, key=lambda rid: (order.get(str(verdicts[rid]), 2), rid)) or [run_id]
+
     def run_list_changes(self, since: RunListMark | None) -> tuple[list[dict[str, Any]], RunListMark]:
         return self._store.run_list_changes(since)
 

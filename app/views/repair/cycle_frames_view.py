@@ -19,7 +19,8 @@ import numpy as np
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QStackedWidget, QVBoxLayout,
+                               QWidget)
 
 from app.views.live.live_view import LiveView
 from app.views.widgets.frame_view import FrameView
@@ -55,6 +56,13 @@ class CycleFramesView(QWidget):
         self.before_live = LiveView(self)
         self.after_live = LiveView(self)
         self._stacks: dict[str, QStackedWidget] = {}
+        self.before_pick, self.after_pick = QComboBox(self), QComboBox(self)
+        """Which play each side shows: every play of the cycle's program version, the failing ones first."""
+        picks = QHBoxLayout()
+        for pick in (self.before_pick, self.after_pick):
+            pick.setToolTip("Every play of this version of the program, the failing ones first")
+            pick.activated.connect(self._on_pick_activated)
+            picks.addWidget(pick, 1)
         pair = QHBoxLayout()
         for side, stored, live in ((BEFORE, self.before_frame, self.before_live),
                                    (AFTER, self.after_frame, self.after_live)):
@@ -79,6 +87,7 @@ class CycleFramesView(QWidget):
         row.addWidget(self.step_label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(picks)
         layout.addLayout(pair, 1)
         layout.addLayout(row)
 
@@ -91,8 +100,12 @@ class CycleFramesView(QWidget):
         """Show the two plays at ``step`` (clamped to the longer of them); ``waiting`` says why a missing
         "after" run is missing (a re-test still to come)."""
         self.stop_replay()
-        self._runs = (before_run, after_run)
+        self._runs = (self._fill_pick(self.before_pick, before_run), self._fill_pick(self.after_pick, after_run))
         self._waiting = waiting
+        self._fit_slider(step)
+
+    def _fit_slider(self, step: int) -> None:
+        """The slider spans the longer of the two plays shown; then ``step`` (clamped) is shown."""
         counts = [self.database.step_count(r) for r in self._runs if r is not None and self.database is not None]
         last = max(counts) - 1 if counts and max(counts) > 0 else 0
         self.step_slider.blockSignals(True)
@@ -100,6 +113,23 @@ class CycleFramesView(QWidget):
         self.step_slider.setValue(min(step, last))
         self.step_slider.blockSignals(False)
         self.show_step(self.step_slider.value())
+
+    def _fill_pick(self, pick: QComboBox, run_id: int | None) -> int | None:
+        """List the plays beside ``run_id`` in ``pick`` and return the one to show first (a failing one)."""
+        pick.blockSignals(True)
+        pick.clear()
+        runs = self.database.sibling_plays(run_id) if run_id is not None and self.database is not None else []
+        for rid in runs:
+            row = self.database.run(rid)
+            pick.addItem(f"run {rid} · {row.get('tester') or '?'} · {row.get('verdict') or row.get('status')}", rid)
+        pick.setVisible(len(runs) > 1)
+        pick.blockSignals(False)
+        return runs[0] if runs else run_id
+
+    def _on_pick_activated(self, _index: int) -> None:
+        self._runs = (self.before_pick.currentData() if self.before_pick.count() else self._runs[0],
+                      self.after_pick.currentData() if self.after_pick.count() else self._runs[1])
+        self._fit_slider(self.step_slider.value())
 
     def show_step(self, idx: int) -> None:
         self.step_label.setText(f"step {step_number(idx)}")
