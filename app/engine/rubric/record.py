@@ -326,8 +326,20 @@ class CaseDraft:
         if own and not append_confirmed:
             raise UserError(f"{dest} is the target's own {SPEC_FILE}; confirm to append the case to it, or save "
                             "to a new file.")
-        text = self.original_text()
-        text = text + ("" if text.endswith("\n") else "\n") + self.block()
+        earlier = not own and dest.is_file()  # cases recorded before: this one is added after them, never over
+        try:
+            text = dest.read_text(encoding="utf-8") if earlier else self.original_text()
+            for m in self.marks:
+                if m.picture is not None:
+                    m.params["reference"] = _free_picture_name(dest.parent, str(m.params["reference"]), m.picture)
+            block = self.block()
+            if earlier:
+                known = {str(c.get("id")) for c in tomllib.loads(text).get("criteria", []) if isinstance(c, dict)}
+                block = (toml_table("script", self.case()) if self.criterion in known else block)
+            text = text + ("" if text.endswith("\n") else "\n") + block
+            parse_spec(tomllib.loads(text), folder=self.folder, source=self.folder, bug=None, where=str(dest))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise UserError(f"{dest} cannot take the case ({exc}); save to a new file.") from exc
         try:
             dest.parent.mkdir(parents=True, exist_ok=True)
             pictures = []
@@ -340,7 +352,7 @@ class CaseDraft:
             dest.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise UserError(f"cannot write {dest} ({exc.strerror or exc}); choose another place.") from exc
-        what = (f"appended the case to {dest}" if own else
+        what = (f"appended the case to {dest}" if own or earlier else
                 f"wrote {dest}: the target's {SPEC_FILE} with the case added (your {SPEC_FILE} is unchanged; "
                 f"use this file as it, or copy the case over)")
         if pictures:
@@ -380,3 +392,11 @@ class CaseDraft:
         return Replayed(result.verdict, lines, result.run_id if db is not None else None)
 
 
+def _free_picture_name(folder: Path, name: str, picture: bytes) -> str:
+    """``name``, or ``name`` with ``-2``, ``-3`` … before its suffix when a different picture already has it:
+    a case saved after another never replaces the other's picture."""
+    path, n = Path(name), 1
+    while (folder / path).is_file() and (folder / path).read_bytes() != picture:
+        n += 1
+        path = Path(name).with_name(f"{Path(name).stem}-{n}{Path(name).suffix}")
+    return str(path)
