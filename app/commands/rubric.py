@@ -40,9 +40,19 @@ def _no_sub() -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from app.engine.rubric.check import check_rubric
+    from app.engine.rubric.record import RECORDED_FILE
 
-    if not args.folder.expanduser().is_dir():
+    folder = args.folder.expanduser()
+    if folder.is_file() and folder.name == RECORDED_FILE:
+        raise UserError(f"{args.folder} holds recorded cases, but rubric check plays a target folder's "
+                        f"playcoder.toml: copy the cases you want into {folder.parent / 'playcoder.toml'} (or "
+                        f"replace it with {folder.name} in a copy of the folder) and run "
+                        f"playcoder rubric check {folder.parent}.")
+    if not folder.is_dir():
         raise UserError(f"{args.folder} is not a folder; give a target folder with playcoder.toml.")
+    if (folder / RECORDED_FILE).is_file():
+        print(f"playcoder: {folder / RECORDED_FILE} is not checked (only playcoder.toml is): copy the recorded "
+              "cases into playcoder.toml to check them.", file=sys.stderr, flush=True)
     if not 1 <= args.seeds <= 20:
         raise UserError("--seeds must be between 1 and 20.")
     report = check_rubric(args.folder, seeds=args.seeds, db=args.db, reference=args.reference,
