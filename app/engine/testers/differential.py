@@ -107,12 +107,7 @@ class DifferentialTester(WidgetComparison, TesterBase):
         self.findings: list[Finding] = []
         self.diverged: Finding | None = None
         self.unreproducible = ""
-        self.compared = 0
-        self.animating = 0
-        self.masked = 0
-        self.caught_up = 0
-        """Differences (of pictures or widget texts) gone at a second look side by side (a program had not yet
-        shown the engine's time)."""
+        self._counts_at_zero()
         self.scripted: deque[tuple[Action, str]] = deque()
         """The steps of the reference's ``[[script]]`` cases for this seed, played before exploring."""
         self.store: TrajectoryStore | None = None
@@ -137,6 +132,15 @@ class DifferentialTester(WidgetComparison, TesterBase):
         """Steps whose screen was compared with the reference's after the same inputs and agreed."""
         """The lines the reference runs printed on stderr: an exception the candidate prints and the reference
         printed too is shared, not the candidate's failure (the reference is what is right)."""
+
+    def _counts_at_zero(self) -> None:
+        """What the comparison counts over the run (for its summary), from nothing."""
+        self.compared = 0
+        self.animating = 0
+        self.masked = 0
+        self.caught_up = 0
+        """Differences (of pictures or widget texts) gone at a second look side by side (a program had not yet
+        shown the engine's time)."""
 
     def attach(self, store: TrajectoryStore, run_id: int, control: RunControl | None = None) -> None:
         """Called by the session once the run row exists: evidence frames go to its store."""

@@ -7,6 +7,7 @@ elsewhere comes first.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import Callable
 
 from app.engine.play.actions import Action, Hotkey, Press, Tap, Type
 from app.engine.testers.offline_memory import ExplorerMemory
@@ -47,9 +48,6 @@ class ActionRanking(ExplorerMemory):
         decides first."""
         assert self.ctx is not None
         counts = {a: self._count(state, a) for a in pool}
-        least = min(counts.values())
-        view_clicks = self._view.clicks if self._view is not None else {}
-        glyphs = self._view.glyphs if self._view is not None else frozenset()
 
         def seen(a: Action) -> int:
             known = self.results.get((state, a))
@@ -66,51 +64,62 @@ class ActionRanking(ExplorerMemory):
                 return 1
             return 2 if known == state or (stuck and known in loop) else 0
 
+        def out_of_loop(a: Action) -> tuple[int, ...]:
+            # Out of a loop of few screens: first what is known to lead elsewhere, least visited first.
+            return (leaves(a), seen(a), counts[a], self.global_tries[a])
+
+        rank: Callable[[Action], tuple[int, ...]] = out_of_loop
+        if not stuck:
+            pool, rank = self._fresh_ranking(state, pool, counts, seen)
+        best = min(rank(a) for a in pool)
+        action = self.ctx.rng.choice([a for a in pool if rank(a) == best])
+        return action, counts[action]
+
+    def _fresh_ranking(self, state: str, pool: list[Action], counts: dict[Action, int],
+                       seen: Callable[[Action], int]) -> tuple[list[Action], Callable[[Action], tuple[int, ...]]]:
+        """Not stuck: the least tried of the actions not known to stay on this screen, and how they rank."""
+        assert self.ctx is not None
+        least = min(counts.values())
+        view_clicks = self._view.clicks if self._view is not None else {}
+        glyphs = self._view.glyphs if self._view is not None else frozenset()
         # A reset waits while the screen answers; when the last few inputs changed nothing (a game's
         # final board that only its restart key leaves), it is what to try first.
         known_resets = self._resets(state)
         waiting = self.silent_run < RESET_AFTER_UNCHANGED
         resets, reset_now = (known_resets, set()) if waiting else (set(), known_resets)
         app = self.ctx.spec.kind == "app"
-        if stuck:
-            def rank(a: Action) -> tuple[int, ...]:
-                # Out of a loop of few screens: first what is known to lead elsewhere, least visited first.
-                return (leaves(a), seen(a), counts[a], self.global_tries[a])
-        else:
-            # What is known to leave this screen unchanged is not tried again while something else
-            # may still do something (a title screen: its play keys, then Enter).
-            stay = [a for a in pool if self.results.get((state, a)) == state]
-            if stay and len(stay) < len(pool):
-                pool = [a for a in pool if a not in stay]
-                least = min(counts[a] for a in pool)
-            pool = [a for a in pool if counts[a] == least]
-            keys_first: list[Action] = [a for a in pool if _is_key(a) and not isinstance(a, Type) and a not in resets]
-            if keys_first and least == 0 and (self.key_run < MAX_KEY_RUN or not self._balance_keys()):
-                pool = keys_first
+        # What is known to leave this screen unchanged is not tried again while something else
+        # may still do something (a title screen: its play keys, then Enter).
+        stay = [a for a in pool if self.results.get((state, a)) == state]
+        if stay and len(stay) < len(pool):
+            pool = [a for a in pool if a not in stay]
+            least = min(counts[a] for a in pool)
+        pool = [a for a in pool if counts[a] == least]
+        keys_first: list[Action] = [a for a in pool if _is_key(a) and not isinstance(a, Type) and a not in resets]
+        if keys_first and least == 0 and (self.key_run < MAX_KEY_RUN or not self._balance_keys()):
+            pool = keys_first
 
-            def rank(a: Action) -> tuple[int, ...]:
-                # Widgets take turns (an '=' that shares the window's grey is reached soon); keys stay
-                # a random walk, so sequences such as "operator, then Enter" come up.
-                # A reset (an 'R' that always leads back to the same screen) waits until the new screen's
-                # other inputs were tried: else two-step play (turn one card, then another) never happens.
-                # A click that never did anything anywhere is probably no widget; keys are few and
-                # answer on some screens only (P in the game, not on its menu), so they are never 'dead'.
-                dead = int(not _is_key(a) and self.global_tries[a] >= 2 and self.responses[a] == 0)
-                reset = int(a in resets)
-                # In an app, a key that has not answered anywhere yet is tried first on each new screen:
-                # one dead key (an Enter that adds nothing) shows only over many screens.
-                unanswered = int(not (app and _is_key(a) and not isinstance(a, Type) and self.responses[a] == 0))
-                # Button-sized widgets before glyph-sized blobs: a menu's Play button is found before
-                # every letter of its high-score table has been clicked.
-                widget = view_clicks.get(a)
-                small = int(widget is not None and (widget.width < BUTTON_MIN_W or widget.height < BUTTON_MIN_H
-                                                    or a in glyphs))
-                used = int(not app and _is_key(a) and a in self.answered)
-                return (reset - int(a in reset_now), used, unanswered, dead, small,
-                        0 if _is_key(a) else self.global_tries[a], seen(a))
-        best = min(rank(a) for a in pool)
-        action = self.ctx.rng.choice([a for a in pool if rank(a) == best])
-        return action, counts[action]
+        def rank(a: Action) -> tuple[int, ...]:
+            # Widgets take turns (an '=' that shares the window's grey is reached soon); keys stay
+            # a random walk, so sequences such as "operator, then Enter" come up.
+            # A reset (an 'R' that always leads back to the same screen) waits until the new screen's
+            # other inputs were tried: else two-step play (turn one card, then another) never happens.
+            # A click that never did anything anywhere is probably no widget; keys are few and
+            # answer on some screens only (P in the game, not on its menu), so they are never 'dead'.
+            dead = int(not _is_key(a) and self.global_tries[a] >= 2 and self.responses[a] == 0)
+            reset = int(a in resets)
+            # In an app, a key that has not answered anywhere yet is tried first on each new screen:
+            # one dead key (an Enter that adds nothing) shows only over many screens.
+            unanswered = int(not (app and _is_key(a) and not isinstance(a, Type) and self.responses[a] == 0))
+            # Button-sized widgets before glyph-sized blobs: a menu's Play button is found before
+            # every letter of its high-score table has been clicked.
+            widget = view_clicks.get(a)
+            small = int(widget is not None and (widget.width < BUTTON_MIN_W or widget.height < BUTTON_MIN_H
+                                                or a in glyphs))
+            used = int(not app and _is_key(a) and a in self.answered)
+            return (reset - int(a in reset_now), used, unanswered, dead, small,
+                    0 if _is_key(a) else self.global_tries[a], seen(a))
+        return pool, rank
 
     def _leads_home(self, action: Action, landed_on: str) -> bool:
         """Whether ``action``, which just led to ``landed_on``, is a reset: it led back to the first screen,

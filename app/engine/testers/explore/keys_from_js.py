@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.engine.testers.explore.keys_from_code import ReadInputs
+from app.engine.testers.explore.read_inputs import ReadInputs
 
 SUFFIXES = (".js", ".mjs", ".ts", ".tsx", ".jsx", ".html", ".htm")
 SKIPPED = {"node_modules", ".git", "dist", "build", "vendor", ".cache"}
