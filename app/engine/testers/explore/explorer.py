@@ -16,7 +16,7 @@ the last, :class:`~.least_tried.LeastTried`, is the offline explorer's least-tri
   when nothing new has come for a while, returns to a promising one by
   restarting the program and replaying that cell's inputs (:mod:`.returns`);
 - in a real-time game on the frame gate it can choose (``survival=True``), at
-  moving screens, inputs from a plan played ahead on warm scouts, the one after
+  moving screens, inputs from a plan played ahead on forked branches, the one after
   which the game lives longest (:mod:`.survive`, :mod:`.survival`, :mod:`.fork_scout`).
 """
 
