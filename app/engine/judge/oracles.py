@@ -134,6 +134,11 @@ class GenericOracles:
         self.idle: np.ndarray | None = None
         self.recent: deque[_Input] = deque(maxlen=max(RECENT_KEPT, self.timing.no_response_tries))
         self._verified_at = -1
+        self.silent_before: list[_Input] = []
+        """Inputs that earlier instances of the program, each ended by the tester's restart, never answered after
+        their last answer (the end of each episode, in order).  A tester that restarts to return to a state cuts
+        a silence short, and the fresh program answers again: a program that stops answering after a few inputs
+        in every episode shows its dead input only across them."""
         self.handled_inputs: set[str] = set()
         """Inputs during whose step the program's state changed (its state digest, said from inside): a key that
         picks a drawing mode did something, though its effect shows only at the next click."""
@@ -262,6 +267,21 @@ class GenericOracles:
             return bool((item.change & ~idle).any())
         return bool(item.change.any())
 
+    def carry_silence(self, before: GenericOracles) -> None:
+        """The tester restarted the program: what the ended instance left unanswered at its end stays evidence,
+        unless its last input was answered (then no instance so far ended silent)."""
+        tail = before.silent_tail()
+        self.silent_before = (before.silent_before + tail)[-RECENT_KEPT:] if tail else []
+
+    def silent_tail(self) -> list[_Input]:
+        """The recent inputs after the last one that was answered."""
+        tail: list[_Input] = []
+        for item in reversed(self.recent):
+            if self._answered(item):
+                break
+            tail.append(item)
+        return tail[::-1]
+
     def _window(self) -> list[_Input]:
         """The shortest run of latest inputs with at least ``no_response_tries`` of them over ``no_response_s``.
 
@@ -269,12 +289,22 @@ class GenericOracles:
         time span: the span only gives a program that cannot be asked the time to answer."""
         t = self.timing
         items = list(self.recent)
-        if len(items) < t.no_response_tries:
-            return []
         for start in range(len(items) - t.no_response_tries, -1, -1):
             if items[-1].t - items[start].t >= t.no_response_s or all(i.heard for i in items[start:]):
                 return items[start:]
-        return []
+        return self._pooled_window()
+
+    def _pooled_window(self) -> list[_Input]:
+        """The silences earlier instances ended with, and this one's, when this one has been silent for at least
+        half the tries: together they are the window (the same counts and span as one episode's)."""
+        t = self.timing
+        tail = self.silent_tail() if self.silent_before else []
+        if len(tail) < max(2, t.no_response_tries // 2):
+            return []
+        items = self.silent_before + tail
+        if len(items) < t.no_response_tries or items[-1].t - items[0].t < t.no_response_s:
+            return []
+        return items
 
     def _check_no_response(self, step: int, frame: Frame) -> list[Finding]:
         t = self.timing
@@ -358,10 +388,12 @@ class GenericOracles:
         if alive is False:
             return self._sustained_freeze(step, "it stopped answering input and did not repaint its window")
         span = items[-1].t - items[0].t
+        across = " after its answers, across the tester's restarts" if any(i is items[0] for i in self.silent_before) else ""
         self.recent.clear()
+        self.silent_before = []
         return [Finding(
             "no-response",
-            f"none of the last {len(items)} inputs ({len({i.action for i in items})} different, over {span:.1f} s) "
+            f"none of the last {len(items)} inputs ({len({i.action for i in items})} different, over {span:.1f} s{across}) "
             "changed the window beyond what it changes by itself, although it still repaints",
             step, {"tries": len(items), "seconds": round(span, 2), "first_step": items[0].step,
                    "idle_share": round(float(self.idle.mean()), 4) if self.idle is not None else 0.0},

@@ -381,7 +381,8 @@ class Session:
         play.stop(self._flush_logs)
         self._start_target(play)
         timing = play.spec.timing
-        oracles = episode_oracles(play, before=oracles)
+        ended, oracles = oracles, episode_oracles(play, before=oracles)
+        oracles.carry_silence(ended)
         obs = play.settle(self._settle_cap(play.spec), timing.quiet_ms / 1000)
         for finding in _check_start(tester, play, oracles, obs):
             self._record(finding)
