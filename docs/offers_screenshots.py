@@ -128,9 +128,7 @@ def main() -> int:
 
         win.open_run(plays[0])
         live = LiveRun(RunRequest(str(CALCULATOR)), db, win)
-        win.live = live
-        live.sig_state_changed.connect(win._on_live_state_changed)
-        live.attach_view(win.run_view.live)
+        win.live_controls.follow(live)
         live._set_state(PAUSED)
         win.run_view.live.show_frame(QImage.fromData(_png(_picture(3, "9 - 3 = -6"))))
         win.run_view.show_page(LIVE_PAGE)

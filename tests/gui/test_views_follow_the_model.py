@@ -60,3 +60,35 @@ def test_a_change_in_the_window_is_told_once_and_the_views_follow(window, tmp_pa
     assert "PASS" in rv.header.title.text() and rv.verdict.can_undo  # the run view and its verdict follow
     assert window.commands.undo_override.isEnabled()  # and the window's command
     assert window.model.verdict == "pass" and window.model.overrides != ()
+
+
+def test_the_agreement_dashboard_follows_sets_drawn_elsewhere(qtbot, tmp_path):
+    from app.views.labelling.agreement_view import AgreementView
+
+    db = tmp_path / "sets.db"
+    store = TrajectoryStore(db)
+    for verdict in ("pass", "pass", "fail", "fail"):
+        make_synthetic_run(store, 1, verdict=verdict)
+    model = WorkbenchModel()
+    database = model.open_database(db)
+    _, changes = database.validation.sample("first", successes=1, failures=1, seed=1)
+    model.apply(changes)
+    view = AgreementView(database, set_name="first", resamples=50)
+    qtbot.addWidget(view)
+    unfollow = view.follow(model)
+    assert [view.set_combo.itemText(i) for i in range(view.set_combo.count())] == ["first"]
+
+    _, changes = database.validation.sample("second", successes=1, failures=1, seed=2)
+    assert changes.labels
+    with qtbot.waitSignal(view.sig_report_computed, timeout=30000):  # the dashboard recomputes by itself
+        model.apply(changes, initiator="the main window")
+    assert [view.set_combo.itemText(i) for i in range(view.set_combo.count())] == ["first", "second"]
+    assert view.set_combo.currentText() == "first"  # the set shown stays
+    unfollow()
+    _, changes = database.validation.sample("third", successes=1, failures=1, seed=3)
+    model.apply(changes)
+    assert view.set_combo.count() == 2  # no longer following
+    if view.task is not None:
+        view.task.wait()
+    model.close_database()
+    store.close()

@@ -11,7 +11,7 @@ after labelling.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -21,7 +21,9 @@ from PySide6.QtWidgets import (
 
 from app.engine.study import agreement
 from app.engine.errors import UserError
+from app.views.model.changes import Changes
 from app.views.model.database import Database
+from app.views.model.workbench_model import WorkbenchModel
 from app.views.labelling.agreement_chart import AgreementChart
 from app.views.labelling.agreement_model import ReportTableModel
 from app.views.widgets.long_task import LongTask, TaskControl, run_long_task
@@ -118,6 +120,16 @@ class AgreementView(QWidget):
         for w in widgets:
             inner.addWidget(w)
         return box
+
+    def follow(self, model: WorkbenchModel) -> Callable[[], None]:
+        """Recompute when work changed labels or verdicts (a set drawn, a label promoted, an override), whoever
+        did it; returns what ends the subscription (call it when the window closes)."""
+        def on_changed(changes: Changes) -> None:
+            if changes.labels or changes.verdict:
+                self.reload_sets(self.set_combo.currentText() or None)
+
+        model.events.changed.connect(on_changed)
+        return lambda: model.events.changed.disconnect(on_changed)
 
     def reload_sets(self, wanted: str | None = None) -> None:
         names = [s.name for s in self.database.validation.sets()]

@@ -21,7 +21,7 @@ the first unlabelled item of this annotator's order.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
@@ -31,7 +31,9 @@ from PySide6.QtWidgets import (
 
 from app.engine.study import validation
 from app.engine.errors import UserError
+from app.views.model.changes import Changes
 from app.views.model.database import Database
+from app.views.model.workbench_model import WorkbenchModel
 from app.views.labelling.annotation_model import StepListModel
 from app.views.labelling.labelling_keys import (  # noqa: F401 - the keys are named here too
     BACK_KEYS, EDGE_KEYS, ITEM_KEYS, LABEL_KEYS, NEXT_KEYS, STEP_KEYS, LabellingKeys,
@@ -171,7 +173,7 @@ class AnnotationView(QWidget):
         self.back_button.clicked.connect(self.go_back)
         self.next_button.clicked.connect(self.go_next)
         self.promote_button.clicked.connect(self.promote_current)
-        self.note_edit.editingFinished.connect(self._on_note_editing_finished)
+        self.note_edit.editingFinished.connect(self._save_note)
 
     def showEvent(self, event: Any) -> None:
         """The keys work at once: the view takes the focus when it is shown (not the first text field)."""
@@ -223,6 +225,22 @@ class AnnotationView(QWidget):
     def _on_set_combo_changed(self, name: str) -> None:
         if name:
             self.load_set(name)
+
+    def follow(self, model: WorkbenchModel) -> Callable[[], None]:
+        """Follow the sets as other work changes them (a set drawn in the main window joins the list; the set
+        being labelled stays as it is); returns what ends the subscription (call it when the window closes)."""
+        def on_changed(changes: Changes) -> None:
+            if changes.labels and changes.initiator is not self:
+                shown = self.set_combo.currentText()
+                names = [s.name for s in self.database.validation.sets()]
+                self.set_combo.blockSignals(True)
+                self.set_combo.clear()
+                self.set_combo.addItems(names)
+                self.set_combo.setCurrentText(shown)
+                self.set_combo.blockSignals(False)
+
+        model.events.changed.connect(on_changed)
+        return lambda: model.events.changed.disconnect(on_changed)
 
     def load_set(self, name: str) -> None:
         """Open a set at this annotator's first unlabelled item (what the status said of another set or
@@ -403,9 +421,6 @@ class AnnotationView(QWidget):
         label = self.labels.get(run_id) if run_id is not None else None
         if label is not None and self.note_edit.text().strip() != label.note:
             self.apply_label(label.label)
-
-    def _on_note_editing_finished(self) -> None:
-        self._save_note()
 
     def finish_note(self) -> None:
         run_id = self.current_run()

@@ -12,7 +12,7 @@ the name verdict overrides record too): set in Edit › Settings…, or asked on
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QInputDialog, QMainWindow
@@ -58,6 +58,8 @@ class ValidationMenu(QObject):
         self.host = host
         self.annotation: ToolWindow | None = None
         self.dashboard: ToolWindow | None = None
+        self._unfollow: dict[str, Callable[[], None]] = {}
+        """What ends each open window's subscription to the workbench model, by window."""
 
     @property
     def blinded(self) -> bool:
@@ -102,6 +104,7 @@ class ValidationMenu(QObject):
             return None
         view = AnnotationView(database, annotator, set_name=vset.name, settings=settings)
         view.sig_changed.connect(lambda changes: self.host.model.apply(changes, initiator=view))
+        self._unfollow["annotation"] = view.follow(self.host.model)
         window = ToolWindow(view, self.window, owned_database=database, size=ANNOTATION_SIZE)
         window.setObjectName("AnnotationWindow")
         window.sig_closed.connect(self._on_annotation_closed)
@@ -131,8 +134,9 @@ class ValidationMenu(QObject):
         database = self._open(self.host.db_path, readonly=True)
         if database is None:
             return None
-        window = ToolWindow(AgreementView(database, set_name=vset.name), self.window, owned_database=database,
-                            size=DASHBOARD_SIZE)
+        view = AgreementView(database, set_name=vset.name)
+        self._unfollow["dashboard"] = view.follow(self.host.model)
+        window = ToolWindow(view, self.window, owned_database=database, size=DASHBOARD_SIZE)
         window.setObjectName("AgreementWindow")
         window.sig_closed.connect(self._on_dashboard_closed)
         self.dashboard = window
@@ -187,8 +191,10 @@ class ValidationMenu(QObject):
         window.activateWindow()
 
     def _on_annotation_closed(self) -> None:
+        self._unfollow.pop("annotation", lambda: None)()
         self.annotation = None
         self.sig_blinding_changed.emit(False)
 
     def _on_dashboard_closed(self) -> None:
+        self._unfollow.pop("dashboard", lambda: None)()
         self.dashboard = None

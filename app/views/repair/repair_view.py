@@ -34,11 +34,11 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSpli
 
 from app.engine.repair.records import CycleRecord
 from app.engine.repair.report import OUTCOME_TEXT
-from app.views.repair.cycle_details_view import PATCH_TAB, TRIGGER_TAB, CycleDetailsView
-from app.views.repair.cycle_frames_view import AFTER, BEFORE, CycleFramesView
+from app.views.repair.cycle_details_view import CycleDetailsView
+from app.views.repair.cycle_frames_view import CycleFramesView
 from app.views.repair.cycle_tree import CYCLE_ROLE, IN_PROGRESS, CycleTree
-from app.views.engine_bridge import PAUSED
-from app.views.repair.repair_run import CycleInProgress, RepairRun
+from app.views.repair.repair_follower import RepairFollower, escape_text
+from app.views.repair.repair_run import RepairRun
 from app.views.widgets.change_probe import DatabaseChangeProbe
 
 
@@ -67,11 +67,9 @@ class RepairView(QWidget):
         super().__init__(parent)
         self.setObjectName("RepairView")
         self.database = database
-        self._cycles: list[CycleRecord] = []
+        self.cycles: list[CycleRecord] = []
         self._current: CycleRecord | None = None
         self._signature: list[tuple[Any, ...]] | None = None
-        self._run: RepairRun | None = None
-        self._shown_progress: tuple[Any, ...] | None = None
         self._title = ""
         self.presentation: Any = None
         self.probe = DatabaseChangeProbe(self)
@@ -82,9 +80,8 @@ class RepairView(QWidget):
         self.follow_check = QCheckBox("Follow the repair", self)
         self.follow_check.setChecked(True)
         self.follow_check.setToolTip("Show the cycle in progress as the repair goes on")
-        self.follow_check.toggled.connect(self._on_follow_check_toggled)
-        self.pause_button = self._button("Pause", "Pause the repair at its next step (Space on the cycle in progress)",
-                                         self._on_pause_button_clicked)
+        self.pause_button = QPushButton("Pause", self)
+        self.pause_button.setToolTip("Pause the repair at its next step (Space on the cycle in progress)")
         self.stop_button = self._button("Stop repair", "End the running repair (its plays stop cleanly; recorded "
                                         "cycles stay)", self.sig_stop_requested.emit)
         self.present_button = self._button("Present", "Full screen, large type, keys only (F11; Esc leaves)",
@@ -106,7 +103,7 @@ class RepairView(QWidget):
         self.validation = self.details.validation
         self.frames = CycleFramesView(database, self)
         self.frames.sig_frames_changed.connect(self.sig_shown_changed)
-        self.frames.sig_live_frame_shown.connect(self._on_frames_live_frame_shown)
+        self.follower = RepairFollower(self, self)
         self.step_slider, self.step_label = self.frames.step_slider, self.frames.step_label
         self.before_frame, self.after_frame = self.frames.before_frame, self.frames.after_frame
 
@@ -167,8 +164,8 @@ class RepairView(QWidget):
         self.running_label.setText(text or "")
         running = text is not None
         self.stop_button.setVisible(running)
-        self.pause_button.setVisible(running and self._run is not None)
-        self.follow_check.setVisible(running and self._run is not None)
+        self.pause_button.setVisible(running and self.follower.run is not None)
+        self.follow_check.setVisible(running and self.follower.run is not None)
 
     def refresh_now(self) -> None:
         """F5: re-read everything now, keeping the current cycle."""
@@ -192,16 +189,16 @@ class RepairView(QWidget):
         self._current = None
         sessions = self.database.repairs.sessions() if self.database is not None else []
         self._signature = [(s.run_id, s.status, s.verdict, s.cycles) for s in sessions] if self.database else None
-        self._cycles = self.tree.rebuild(self.database, sessions)
-        progress_item = self._sync_progress_item()
+        self.cycles = self.tree.rebuild(self.database, sessions)
+        progress_item = self.follower.sync_item()
         items = self.tree.cycle_items()
         kept = next((i for i in items if i.data(0, CYCLE_ROLE) != IN_PROGRESS
-                     and self._cycles[i.data(0, CYCLE_ROLE)].patch_id == keep), None) if keep is not None else None
+                     and self.cycles[i.data(0, CYCLE_ROLE)].patch_id == keep), None) if keep is not None else None
         if progress_item is not None and (live_current or (self.following and kept is None)):
             chosen = progress_item
         else:
             chosen = kept or (items[0] if items else None)
-        self._update_buttons()
+        self.update_buttons()
         if chosen is not None:
             self.tree.choose(chosen)
 
@@ -216,12 +213,12 @@ class RepairView(QWidget):
             return False
         children = [c for c in (top.child(i) for i in range(top.childCount())) if c is not None]
         recorded = [c for c in children if c.data(0, CYCLE_ROLE) != IN_PROGRESS]
-        chosen = next((c for c in recorded if self._cycles[c.data(0, CYCLE_ROLE)].iteration == iteration), None)
+        chosen = next((c for c in recorded if self.cycles[c.data(0, CYCLE_ROLE)].iteration == iteration), None)
         self.tree.choose(chosen or (recorded[0] if recorded else top), user=True)
         return True
 
     def cycle_count(self) -> int:
-        return len(self._cycles)
+        return len(self.cycles)
 
     def current_cycle(self) -> CycleRecord | None:
         return self._current
@@ -249,8 +246,8 @@ class RepairView(QWidget):
 
     def play_or_pause(self) -> None:
         """Space: on the cycle in progress, pause or resume the repair; on a recorded cycle, play its steps."""
-        if self.showing_progress() and self._run is not None:
-            self._run.toggle_pause()
+        if self.showing_progress() and self.follower.run is not None:
+            self.follower.run.toggle_pause()
         else:
             self.frames.toggle_replay()
 
@@ -264,7 +261,7 @@ class RepairView(QWidget):
 
     def shown(self) -> Shown:
         """What the view shows now, for the presentation mode."""
-        progress = self._run.progress if self._run is not None else None
+        progress = self.follower.run.progress if self.follower.run is not None else None
         description = self._current.description if self._current is not None else \
             (progress.description if progress is not None and self.showing_progress() else "")
         diff, hint = self.details.diff
@@ -295,84 +292,17 @@ class RepairView(QWidget):
     # -- the repair running now ---------------------------------------------------------------------------
     def attach_run(self, run: RepairRun | None) -> None:
         """Follow ``run`` (a repair started from the workbench) live; None detaches it."""
-        if self._run is not None:
-            for signal, slot in self._run_connections():
-                signal.disconnect(slot)
-        self._run = run
-        self._shown_progress = None
-        if run is not None:
-            for signal, slot in self._run_connections():
-                signal.connect(slot)
-            self.follow_check.setChecked(True)
-        self._on_run_state_changed(run.state if run is not None else "")
-        self._on_run_progress_changed()
-
-    def _run_connections(self) -> list[tuple[Any, Any]]:
-        assert self._run is not None
-        return [(self._run.sig_progress_changed, self._on_run_progress_changed),
-                (self._run.sig_state_changed, self._on_run_state_changed),
-                (self._run.sig_frame_captured, self.frames.show_live_frame),
-                (self._run.sig_cycle_recorded, self._on_run_cycle_recorded)]
+        self.follower.attach(run)
 
     @property
     def following(self) -> bool:
-        return self._run is not None and self.follow_check.isChecked()
+        return self.follower.following
 
     def showing_progress(self) -> bool:
         """True while the cycle in progress (not a recorded one) is shown."""
         return self.tree.showing_progress()
 
-    def _on_run_state_changed(self, state: str) -> None:
-        self.pause_button.setText("Resume" if state == PAUSED else "Pause")
-        self.pause_button.setEnabled(state in ("running", "paused", "starting"))
-        if self.showing_progress():
-            self._show_progress()
-
-    def _on_run_progress_changed(self) -> None:
-        if self.database is None:
-            return
-        progress = self._run.progress if self._run is not None else None
-        if progress is not None and self.tree.session_item(progress.session_run) is None:
-            self.refresh_now()  # the session row is new: the tree gets it, and the item in progress with it
-            return
-        item = self._sync_progress_item()
-        if item is not None and self.following and not self.showing_progress():
-            self.tree.choose(item)
-        elif self.showing_progress():
-            self._show_progress()
-        elif item is None and self.frames.live_side is not None:
-            self.frames.set_live(None)
-
-    def _on_run_cycle_recorded(self, patch_id: int) -> None:
-        follow = self.following
-        self.refresh_now()
-        item = next((i for i in self.tree.cycle_items() if i.data(0, CYCLE_ROLE) != IN_PROGRESS
-                     and self._cycles[i.data(0, CYCLE_ROLE)].patch_id == patch_id), None)
-        if follow and item is not None:
-            self.tree.choose(item)
-
-    def _on_follow_check_toggled(self, on: bool) -> None:
-        item = self.tree.progress_item()
-        if on and item is not None:
-            self.tree.choose(item)
-
-    def _on_pause_button_clicked(self) -> None:
-        if self._run is not None:
-            self._run.toggle_pause()
-
-    def _on_frames_live_frame_shown(self) -> None:
-        if self._run is not None:
-            self._run.frame_consumed()
-
-    def _sync_progress_item(self) -> Any:
-        progress = self._run.progress if self._run is not None else None
-        if progress is None:
-            return self.tree.set_progress(None)
-        name = "first play" if progress.first_play else f"iteration {progress.iteration}"
-        text = f"{name} · {progress.phase or 'starting'}…"
-        return self.tree.set_progress(progress.session_run, text, progress.text)
-
-    def _update_buttons(self) -> None:
+    def update_buttons(self) -> None:
         self.prev_button.setEnabled(self.tree.neighbour(-1) is not None and self.tree.currentItem() is not None)
         self.next_button.setEnabled(self.tree.neighbour(+1) is not None)
 
@@ -388,87 +318,31 @@ class RepairView(QWidget):
         if index == IN_PROGRESS:
             if not self.tree.by_program:
                 self.follow_check.setChecked(True)
-            self._shown_progress = None
-            self._show_progress()
+            self._current = None
+            self.follower.show(again=True)
             return
-        if not self.tree.by_program and self._run is not None:
+        if not self.tree.by_program and self.follower.run is not None:
             self.follow_check.blockSignals(True)
             self.follow_check.setChecked(False)  # the user went to a recorded cycle: stay there
             self.follow_check.blockSignals(False)
-        self._show(self._cycles[int(index)])
+        self._show(self.cycles[int(index)])
 
     def _show(self, rec: CycleRecord) -> None:
         self._current = rec
         self.frames.set_live(None)
         verdict = f"re-test {rec.verdict}" if rec.verdict else "no re-test"
-        self._set_header(f"<b>Iteration {rec.iteration}</b> · {OUTCOME_TEXT.get(rec.outcome, rec.outcome)} · "
+        self.set_header(f"<b>Iteration {rec.iteration}</b> · {OUTCOME_TEXT.get(rec.outcome, rec.outcome)} · "
                          f"{verdict} · {rec.seconds:.1f} s · {rec.tokens} tokens", rec.description)
         trigger = self.database.repairs.trigger_findings(rec)
         self.details.show_cycle(trigger, rec.diagnosis, rec.diff, rec.files[0] if rec.files else ".py",
                                 rec.validation or rec.error or "(no validation output)")
         self.frames.show_runs(rec.before_run, rec.retest_run, self.failure_step(rec, trigger))
-        self._update_buttons()
+        self.update_buttons()
         if rec.patch_id is not None:
             self.sig_cycle_selected.emit(rec.patch_id)
         self.sig_shown_changed.emit()
 
-    def _show_progress(self) -> None:
-        """Show the cycle in progress: what is known of it so far, its play live."""
-        run = self._run
-        progress = run.progress if run is not None else None
-        if run is None or progress is None:
-            return
-        self._current = None
-        paused = " · <b>PAUSED</b>" if run.state == PAUSED else ""
-        name = "First play" if progress.first_play else f"Iteration {progress.iteration}"
-        play = ""
-        if progress.play_run is not None:
-            role = "first play" if progress.first_play else "re-test"
-            play = (f"<br>{role}: run {progress.play_run} ({progress.play_tester} tester), "
-                    f"{progress.play_steps} step(s){' — ended' if progress.play_ended else ''}")
-        self._set_header(f"<b>{name}</b> · in progress — {_escape(progress.text)}{paused}{play}",
-                         progress.description)
-        key = (progress.session_run, progress.iteration, progress.before_runs, progress.diagnosis, progress.diff,
-               progress.validation)
-        if key != self._shown_progress:
-            previous, self._shown_progress = self._shown_progress, key
-            self._show_progress_texts(progress)
-            if self.following and (previous is None or previous[1] != progress.iteration):
-                self.details.setCurrentIndex(TRIGGER_TAB)  # a new cycle: what started it
-            elif self.following and progress.diff and previous is not None and not previous[4]:
-                self.details.setCurrentIndex(PATCH_TAB)  # the patch was just made: show it
-        if progress.play_run is not None and (progress.first_play or progress.retesting):
-            self.frames.set_live(BEFORE if progress.first_play else AFTER, self._live_text(progress, run.state))
-        elif self.frames.live_side is not None:
-            self.frames.set_live(None)
-        self._update_buttons()
-        self.sig_shown_changed.emit()
-
-    def _show_progress_texts(self, progress: CycleInProgress) -> None:
-        rec = CycleRecord(progress.iteration, before_run=progress.before_runs[0] if progress.before_runs else None,
-                          before_runs=list(progress.before_runs))
-        trigger = self.database.repairs.trigger_findings(rec) if progress.before_runs else []
-        waiting = "(the first play's findings come when it ends)" if progress.first_play else \
-            "(the diagnosis appears when it is made)"
-        self.details.show_cycle(trigger, progress.diagnosis or waiting, progress.diff,
-                                progress.files[0] if progress.files else ".py",
-                                progress.validation or "(the gate's output appears when the patch is checked)")
-        if progress.first_play:
-            self.frames.show_runs(None, None, 0, waiting="no patch yet: the program is played as it is")
-        else:
-            self.frames.show_runs(rec.before_run, None, self.failure_step(rec, trigger),
-                                  waiting="the re-test starts once the patch passes the gate")
-
-    def _set_header(self, title: str, description: str) -> None:
+    def set_header(self, title: str, description: str) -> None:
         """``title`` (rich text) over the patch's one-line ``description``."""
         self._title = title
-        self.header.setText(title + (f"<br>{_escape(description)}" if description else ""))
-
-    def _live_text(self, progress: CycleInProgress, state: str) -> str:
-        role = "first play" if progress.first_play else f"re-test of iteration {progress.iteration}"
-        status = "paused" if state == PAUSED else ("ended" if progress.play_ended else "live")
-        return f"{role} · run {progress.play_run} · step {progress.play_steps} · {status}"
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        self.header.setText(title + (f"<br>{escape_text(description)}" if description else ""))
