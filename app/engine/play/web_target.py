@@ -39,14 +39,15 @@ BROWSER_FLAGS = (
     "--no-sandbox", "--test-type", "--disable-gpu", "--disable-quic", "--no-first-run", "--no-default-browser-check",
     "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
     "--disable-extensions", "--disable-breakpad", "--no-pings", "--password-store=basic", "--disable-dev-shm-usage",
-    "--mute-audio", "--deny-permission-prompts", "--disable-renderer-backgrounding",
+    "--mute-audio", "--autoplay-policy=no-user-gesture-required", "--deny-permission-prompts", "--disable-renderer-backgrounding",
     "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows", "--hide-crash-restore-bubble",
     "--block-new-web-contents", "--noerrdialogs",
     "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
     "--force-device-scale-factor=1", "--remote-debugging-pipe", "--window-position=0,0", "--log-level=3",
 )
 """``--no-sandbox``: see the module docstring; ``--test-type`` keeps the bar warning about it away;
-``--block-new-web-contents`` makes ``window.open`` and pop-ups fail (one window is played); the rest keep a
+``--block-new-web-contents`` makes ``window.open`` and pop-ups fail (one window is played); sound plays muted
+and needs no gesture first (a page whose music starts with it is no crash); the rest keep a
 closed machine's browser from reaching out, prompting, or slowing a window it thinks hidden."""
 
 

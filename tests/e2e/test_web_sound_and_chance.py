@@ -1,0 +1,31 @@
+"""A page's sound and its chances: music that starts with the page is no crash, and a page that draws random
+numbers shows the same picture in every run with the same seed (so a reference matches itself)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from suite import ROOT, TARGETS, needs_xvfb
+
+needs_chromium = pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
+
+
+def play(target: str, tmp_path, *extra: str) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "app", "test", str(TARGETS / target), "--json", "--db",
+                           str(tmp_path / "runs.db"), *extra], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.stdout.strip(), proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@needs_xvfb
+@needs_chromium
+def test_music_that_starts_with_the_page_is_no_crash(tmp_path):
+    result = play("web_audio", tmp_path, "--max-steps", "4")
+    assert result["verdict"] == "pass", result
+    assert not [f for f in result["findings"] if f["kind"] == "crash"]
+    assert result["coverage"]["lines"] >= 12
