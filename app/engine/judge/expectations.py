@@ -340,6 +340,10 @@ def dark_on_light(region: RGB) -> np.ndarray:
     return (g - lo) * (255.0 / (hi - lo))
 
 
+OCR_GLYPH_PX = 40
+"""The height the cut-out text is scaled to (tesseract reads best near 30-40 px glyphs, up or down)."""
+
+
 def ocr_views(region: RGB, numeric: bool) -> list[tuple[str, Image.Image, str]]:
     """The pictures tesseract reads for a short line of text, best first: (how, picture, tesseract options).
 
@@ -366,9 +370,31 @@ def ocr_views(region: RGB, numeric: bool) -> list[tuple[str, Image.Image, str]]:
     cut = threshold_otsu(big) if big.max() > big.min() else 128.0
     binary = Image.fromarray(np.where(big < cut, 0, 255).astype(np.uint8))
     digits = f" -c tessedit_char_whitelist={OCR_DIGITS}" if numeric else ""
-    return [(f"grey ×{OCR_SCALE}", framed(grey), "--psm 7"),
-            (f"grey ×{OCR_WIDE[0]}:{OCR_WIDE[1]}", framed(wide), "--psm 7"),
-            (f"Otsu ×{OCR_BINARY_SCALE}" + (", digits only" if numeric else ""), framed(binary), "--psm 7" + digits)]
+    views = [(f"grey ×{OCR_SCALE}", framed(grey), "--psm 7"),
+             (f"grey ×{OCR_WIDE[0]}:{OCR_WIDE[1]}", framed(wide), "--psm 7"),
+             (f"Otsu ×{OCR_BINARY_SCALE}" + (", digits only" if numeric else ""), framed(binary), "--psm 7" + digits)]
+    ink = _ink_box(g)
+    if ink is not None:  # last: the text cut out of a box drawn loosely around it, at tesseract's glyph height
+        x0, y0, x1, y1 = ink
+        glyphs = base.crop((x0, y0, x1, y1))
+        scale = max(1.0, OCR_GLYPH_PX / max(1, y1 - y0))
+        glyphs = glyphs.resize((max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale))),
+                               Image.Resampling.LANCZOS)
+        views += [("the text cut out", framed(glyphs), "--psm 7" + digits),
+                  ("the text cut out, one character", framed(glyphs), "--psm 10" + digits)]
+    return views
+
+
+def _ink_box(g: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The box around the dark (text) pixels of a dark-on-light picture; None when there are none."""
+    from skimage.filters import threshold_otsu
+
+    if g.max() == g.min():
+        return None
+    ys, xs = np.nonzero(g < threshold_otsu(g))
+    if not len(xs):
+        return None
+    return int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
 
 
 def read_text(region: RGB, want: str, ocr: Any) -> list[tuple[str, str]]:

@@ -242,6 +242,7 @@ class CaseDraft:
             if region is None or not text.strip():
                 raise UserError("a text check needs a region and the text it must contain.")
             mark = Mark(after, kind, {"region": region, "contains": text.strip()})
+            self._check_text(image, region, text)
         elif kind == "similar":
             if region is None:
                 raise UserError("a picture to match needs a region of the frame.")
@@ -254,6 +255,26 @@ class CaseDraft:
             raise UserError(f"a mark is one of {', '.join(MARK_KINDS)}, not {kind!r}.")
         self.marks.append(mark)
         return mark
+
+    @staticmethod
+    def _check_text(image: Image.Image, region: list[int], text: str) -> None:
+        """Refuse a text mark OCR cannot read on the very frame it was drawn on (the check would fail there);
+        without OCR it cannot be checked here, and the replay says so."""
+        from app.engine.judge.expectations import crop, ocr_engine, read_text, rgb
+
+        ocr = ocr_engine()
+        if ocr is None:
+            return
+        want = " ".join(text.split())
+        area = crop(rgb(Frame(image.width, image.height, image.convert("RGB").tobytes("raw", "BGRX"), 0.0)),
+                    [int(v) for v in region])
+        reads = read_text(area, want, ocr) if area is not None else []
+        if any(want.lower() in seen.lower() for _, seen in reads):
+            return
+        shown = " / ".join(repr(seen) for _, seen in reads) or "nothing"
+        raise UserError(f"OCR reads {shown} in this box on the frame it was drawn on, not {want!r}, so the check "
+                        "would fail there: draw the box a little larger around the text, or mark the picture "
+                        "(Picture match) instead.")
 
     def read_text(self, after: int, region: list[int]) -> str:
         """What OCR reads in ``region`` of the frame after the case's step ``after`` ('' without OCR): the text a
