@@ -82,7 +82,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.csv:
         agreement.write_report_csv(report, args.csv)
     if args.json:
-        print(agreement.report_json(report))
+        print(json.dumps(report.to_dict()))  # one JSON line, as every --json of the command line
         return 0
     print(f"set '{vset.name}': {report.units} runs, {len(report.annotators)} annotators")
     for p in report.annotators:

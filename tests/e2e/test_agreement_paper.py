@@ -70,6 +70,7 @@ def test_paper_study_through_the_cli(db_path, tmp_path):
     csv_out = tmp_path / "stats.csv"
     out = playcoder("stats", "--name", "paper", "--json", "--csv", csv_out, db=db_path)
     assert out.returncode == 0, out.stderr
+    assert len(out.stdout.strip().splitlines()) == 1  # one JSON line, as every --json
     report = json.loads(out.stdout)
     assert report["fn_rate"]["value"] == 0.16 and report["fn_rate"]["n"] == 100
     assert report["fp_rate"]["value"] == 0.05 and report["fp_rate"]["n"] == 100
