@@ -141,3 +141,15 @@ def test_empty_set_gives_undefined_statistics():
     report = compute_agreement([], resamples=10)
     assert all(est.value is None for est in report.statistics().values())
     assert report.units == 0
+
+
+def test_rate_interval_is_wilson_and_never_zero_width_when_no_disagreement():
+    """Four passes the humans all call pass: FN rate 0, but its interval is not [0, 0]."""
+    units = [Unit(i, "pass", {"ann": "pass"}) for i in range(4)] + [Unit(9, "fail", {"ann": "pass"})]
+    report = compute_agreement(units, resamples=200, seed=0)
+    assert report.fn_rate.value == 0.0 and report.fn_rate.n == 4
+    assert report.fn_rate.low == pytest.approx(0.0, abs=1e-12)
+    # Wilson score upper bound for 0/4 at 95%: z^2 / (n + z^2)
+    z2 = 1.959963984540054 ** 2
+    assert report.fn_rate.high == pytest.approx(z2 / (4 + z2), rel=1e-6)
+    assert report.fp_rate.value == 1.0 and report.fp_rate.low < 1.0 == report.fp_rate.high

@@ -11,9 +11,12 @@ database.  Labels are binary: 'unsure' counts as a missing value.
 - Kendall's tau-b between the tester and the majority (scipy, variant "b");
 - FN rate: share of the tester's successes ('pass') the humans call fail;
   FP rate: share of the tester's failures ('fail') the humans call pass;
-- 95% percentile bootstrap intervals over units for every statistic.  The
+- 95% percentile bootstrap intervals over units for the alphas and tau-b.  The
   resampling is stratified by the tester's verdict, because the set was drawn
-  that way (a fixed number of successes and of failures).
+  that way (a fixed number of successes and of failures);
+- the FN and FP rates are proportions, so their intervals are Wilson score
+  intervals: a bootstrap of 0 disagreements out of 4 gives [0%, 0%], which
+  claims a certainty four units cannot give; Wilson's interval never does.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import krippendorff
 import numpy as np
-from scipy.stats import kendalltau
+from scipy.stats import binomtest, kendalltau
 
 from app.engine.errors import UserError
 from app.engine.study.validation import FAILURE, SUCCESS, Unit
@@ -215,6 +218,21 @@ def _interval(samples: list[float], confidence: float) -> tuple[float | None, fl
     return float(low), float(high)
 
 
+RATES = {"fn_rate": 1.0, "fp_rate": 0.0}
+"""The rate statistics and the tester verdict each one is a share of."""
+
+
+def _wilson(data: _Data, group: float, confidence: float) -> tuple[float | None, float | None]:
+    """Wilson score interval of the share of units with tester == group whose majority differs."""
+    keep = ~np.isnan(data.majority) & (data.tester == group)
+    n = int(keep.sum())
+    if n == 0:
+        return None, None
+    k = int(np.sum(data.majority[keep] != group))
+    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
 def compute_agreement(
     units: Sequence[Unit], *, resamples: int = RESAMPLES, seed: int = 0, confidence: float = CONFIDENCE,
     name: str = "", progress: Callable[[int, int], None] | None = None,
@@ -252,6 +270,8 @@ def compute_agreement(
     estimates = {
         key: Estimate(_value(point[key]), *_interval(samples[key], confidence), n=sizes[key]) for key in point
     }
+    for key, group in RATES.items():
+        estimates[key] = Estimate(_value(point[key]), *_wilson(data, group, confidence), n=sizes[key])
     confusion = {
         t: {h: int(np.sum((data.tester == CODES[t]) & (data.majority == CODES[h]))) for h in (SUCCESS, FAILURE)}
         for t in (SUCCESS, FAILURE)
