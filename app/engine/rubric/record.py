@@ -39,6 +39,8 @@ RECORDED_FILE = "playcoder.recorded.toml"
 MARK_KINDS = ("region_changed", "pixel", "text", "similar")
 """What a person can mark: a region that changes, a colour, a text, a picture to match."""
 REPLAY_MAX_STEPS = 400
+REPLAY_KIND = "recorder-replay"
+"""The run kind of a recorder's replay: not a test of the program, so never drawn or listed as one."""
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -404,10 +406,12 @@ class CaseDraft:
             try:
                 tester = ScriptTester()
                 result = Session(RunConfig(target=str(copy), tester=RUBRIC, max_steps=REPLAY_MAX_STEPS, seed=seed,
-                                           film_fps=0), store, tester=tester).run()
+                                           film_fps=0, kind=REPLAY_KIND), store, tester=tester).run()
             finally:
                 store.close()
-        lines = [f"{ev.verdict}: {m.describe()} — {ev.note}" for ev, m in zip(tester.results(), self.marks)]
+        # The notes name the scratch copy (gone when this returns); a command they suggest is for the user's folder.
+        lines = [f"{ev.verdict}: {m.describe()} — {ev.note}".replace(str(copy), str(self.folder))
+                 for ev, m in zip(tester.results(), self.marks)]
         if result.status != "completed" and not lines:
             lines = [result.error or result.reason]
         return Replayed(result.verdict, lines, result.run_id if db is not None else None)

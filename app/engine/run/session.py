@@ -56,9 +56,12 @@ class RunConfig:
     checked here, so a bad value ends before anything starts."""
 
     def __init__(self, target: str, settings: RunSettings | None = None, *, in_place: bool = False,
-                 **given: Any) -> None:
+                 kind: str = "test", **given: Any) -> None:
         self.target = target
         self.in_place = in_place
+        self.kind = kind
+        """The run's kind in the store: ``test``, or another that keeps it out of what counts as a test run
+        (a recorder's replay of a case)."""
         """Play the target folder itself instead of a scratch copy (a program that saves state changes it)."""
         layer = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)} if settings else {}
         self.given: dict[str, Any] = {**layer, **{k: v for k, v in given.items() if v is not None}}
@@ -191,7 +194,7 @@ class Session:
         say_once(warnings)
         return self.store.create_run(
             target=spec.label, target_path=str(spec.source), bug=spec.bug, target_rev=spec.revision(),
-            tester=s.tester, display=s.display, seed=s.seed, max_steps=s.steps, engine_pid=os.getpid(),
+            kind=self.config.kind, tester=s.tester, display=s.display, seed=s.seed, max_steps=s.steps, engine_pid=os.getpid(),
             config={"settle_cap_s": self._settle_cap(spec), "tester_options": public_options(s.tester_options),
                     "kind": spec.kind, "timing": spec.timing.as_dict(), "exit_ok": spec.exit_ok, "warnings": warnings,
                     "in_place": self.config.in_place, "freeze_while_thinking": self._freezes(spec),

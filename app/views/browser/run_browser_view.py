@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.views.browser.run_list_watcher import RunListRead, RunListWatcher
 from app.views.browser.runs_model import COLUMN_OF, COLUMNS, RunsModel
+from app.engine.rubric.record import REPLAY_KIND
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND
 from app.views.model.changes import Changes
 from app.views.model.database import READ_ERRORS, Database
@@ -41,6 +42,7 @@ KIND_FILTERS: tuple[tuple[str, str | None], ...] = (
     ("Test runs", "test"),
     ("Repair sessions", REPAIR_KIND),
     ("Repair plays", REPAIR_PLAY_KIND),
+    ("Recorder replays", REPLAY_KIND),
 )
 """A repair's plays are runs of its buggy or patched copy, not of the app: they can be shown apart or hidden."""
 COLUMN_SAMPLES = {"id": "9999", "bug": "wrong-subtr", "tester": "offline", "effective_verdict": "pass ✎",

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from app.engine.rubric.record import REPLAY_KIND
 from app.engine.trace.repair_plays import REPAIR_KIND, REPAIR_PLAY_KIND, variant_text
 from app.views.widgets.verdict_style import status_color, verdict_color
 
@@ -190,6 +191,8 @@ class RunsModel(QAbstractTableModel):
                 return f"{name} · repair session"
             if run.get("kind") == REPAIR_PLAY_KIND:
                 return f"{name} · {_short_variant(run)}"
+            if run.get("kind") == REPLAY_KIND:
+                return f"{name} · recorder replay"
             return name
         if key == "effective_verdict":
             if value is None:
@@ -214,6 +217,8 @@ class RunsModel(QAbstractTableModel):
                         " (not a run of the clean app). Enter opens the repair.")
             if run.get("kind") == REPAIR_KIND:
                 return "A repair session: a click opens it in the repair window."
+            if run.get("kind") == REPLAY_KIND:
+                return "A replay of a case being recorded, on a scratch copy (not a test run of the program)."
             return run.get("target_path") or None
         return None
 
