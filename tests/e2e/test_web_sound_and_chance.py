@@ -29,3 +29,13 @@ def test_music_that_starts_with_the_page_is_no_crash(tmp_path):
     assert result["verdict"] == "pass", result
     assert not [f for f in result["findings"] if f["kind"] == "crash"]
     assert result["coverage"]["lines"] >= 12
+
+
+@needs_xvfb
+@needs_chromium
+def test_a_page_that_draws_by_chance_matches_itself_under_differential_play(tmp_path):
+    folder = str(TARGETS / "web_chance")
+    result = play("web_chance", tmp_path, "--tester", "differential", "--reference", folder, "--no-script",
+                  "--max-steps", "6", "--seed", "3")
+    assert result["verdict"] == "pass", result
+    assert not [f for f in result["findings"] if f["kind"] in ("diverged", "paced")]

@@ -24,6 +24,8 @@ from app.engine.play.inside import Inside
 from app.engine.play.web_lines import covered_lines
 
 PROBE = Path(__file__).with_name("web_probe.js")
+CHANCE = Path(__file__).with_name("web_random.js")
+"""Seeds ``Math.random`` and ``crypto.getRandomValues`` from ``window.PLAYCODER_SEED`` in every document."""
 CONSOLE_TEXT_MAX = 2000
 """The longest console message kept in the log (characters)."""
 ERRORS_KEPT = 200
@@ -34,7 +36,7 @@ QUICK_IDLE_EXPRESSION = "window.__playcoder ? window.__playcoder.settled(true) :
 """Idle at once when nothing stirred the page since the frame the last question waited for (a confirmation)."""
 HOLD_SOURCE = "window.__playcoderHold = true;\n"
 SEED_SOURCE = "window.PLAYCODER_SEED = {seed};\n"
-"""The run's seed, for a page that seeds its own generator (``Math.random`` is seeded by the engine)."""
+"""The run's seed, for a page that seeds its own generator (``Math.random`` is seeded by the engine: CHANCE)."""
 LOADED_EXPRESSION = "document.readyState === 'complete' && !!window.__playcoder"
 LOAD_POLL_S = 0.05
 WIDGETS_EXPRESSION = "window.__playcoder ? window.__playcoder.widgets() : null"
@@ -104,8 +106,8 @@ class WebInside(Inside):
         self.devtools.on("Inspector.targetCrashed", self._on_crashed)
         for method, params in (("Runtime.enable", {}), ("Page.enable", {}), ("Inspector.enable", {}),
                                ("Page.addScriptToEvaluateOnNewDocument",
-                                {"source": SEED_SOURCE.format(seed=int(self.seed)) + (HOLD_SOURCE if held else "")
-                                 + PROBE.read_text("utf-8")}),
+                                {"source": SEED_SOURCE.format(seed=int(self.seed)) + CHANCE.read_text("utf-8")
+                                 + (HOLD_SOURCE if held else "") + PROBE.read_text("utf-8")}),
                                ("Profiler.enable", {}),
                                ("Profiler.startPreciseCoverage", {"callCount": True, "detailed": True})):
             self._call(method, params, end)
