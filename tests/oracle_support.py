@@ -16,3 +16,6 @@ class RunningTarget:
 
     def alive(self) -> bool:
         return True
+
+    def page_errors(self) -> list:
+        return []  # not a web page: no uncaught page errors
