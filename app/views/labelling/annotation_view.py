@@ -87,6 +87,8 @@ class AnnotationView(QWidget):
         """(set, annotator, run) whose time is running."""
         self._unsaved_seconds: dict[int, float] = {}
         """Time spent on items not labelled yet, written with their label."""
+        self._draft_notes: dict[int, str] = {}
+        """Notes typed on items not labelled yet, shown again there and saved with their label."""
         self.setWindowTitle("Blinded labelling")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._build()
@@ -174,6 +176,12 @@ class AnnotationView(QWidget):
         self.next_button.clicked.connect(self.go_next)
         self.promote_button.clicked.connect(self.promote_current)
         self.note_edit.editingFinished.connect(self._save_note)
+        # Tab from where the keys work goes to the note, then the label buttons; the set and name come last.
+        chain = (self.steps_view, self.note_edit, self.pass_button, self.fail_button, self.unsure_button,
+                 self.back_button, self.next_button, self.promote_button, self.log_text, self.set_combo,
+                 self.annotator_button)
+        for first, second in zip(chain, chain[1:]):
+            QWidget.setTabOrder(first, second)
 
     def showEvent(self, event: Any) -> None:
         """The keys work at once: the view takes the focus when it is shown (not the first text field)."""
@@ -252,6 +260,7 @@ class AnnotationView(QWidget):
             self._say(str(exc))
             return
         self.setWindowTitle(f"Blinded labelling — {name}")
+        self._draft_notes.clear()
         if self.annotator is None:
             self.order, self.labels = [], {}
             self._say("Give your name first (Change name…).")
@@ -350,7 +359,7 @@ class AnnotationView(QWidget):
         label = self.labels.get(run_id) if run_id is not None else None
         if label is None:
             self.current_label.setText("Your label: not labelled yet")
-            self.note_edit.setText("")
+            self.note_edit.setText(self._draft_notes.get(run_id, "") if run_id is not None else "")
         else:
             promoted = f" (promoted to judgment {label.promoted_judgment})" if label.promoted_judgment else ""
             self.current_label.setText(f"Your label: {label.label}{promoted}")
@@ -378,6 +387,7 @@ class AnnotationView(QWidget):
             self._say(str(exc))
             return
         complete_before = len(self.labels) == len(self.order)
+        self._draft_notes.pop(run_id, None)
         self.labels[run_id] = saved
         self._refresh_label()
         if len(self.labels) == len(self.order) and not complete_before:
@@ -386,10 +396,29 @@ class AnnotationView(QWidget):
             self._say(f"Saved: {label}. Enter for the next run.")
         self.sig_label_saved.emit(run_id, label)
 
+    def _keep_note(self) -> str:
+        """Leaving the current item: a changed note of a labelled run is saved, a note of an unlabelled run is
+        kept for its label; what to say about it ("" when there was nothing to keep)."""
+        run_id = self.current_run()
+        if run_id is None:
+            return ""
+        text, label = self.note_edit.text().strip(), self.labels.get(run_id)
+        if label is not None:
+            if text != label.note:
+                self.apply_label(label.label)
+                return "Your note was saved with your label."
+            return ""
+        if not text:
+            self._draft_notes.pop(run_id, None)
+            return ""
+        self._draft_notes[run_id] = text
+        return "Your note on the run you left is kept there; it is saved when you label that run."
+
     def go_next(self) -> None:
         if self.order and self.position < len(self.order) - 1:
+            kept = self._keep_note()
             self.show_item(self.position + 1)
-            self._say("")
+            self._say(kept)
         elif self.order and len(self.labels) == len(self.order):
             self._say(summary_text(self.labels, len(self.order)))
         elif self.order:
@@ -398,8 +427,9 @@ class AnnotationView(QWidget):
 
     def go_back(self) -> None:
         if self.order and self.position > 0:
+            kept = self._keep_note()
             self.show_item(self.position - 1)
-            self._say("")
+            self._say(kept)
 
     def promote_current(self) -> None:
         run_id = self.current_run()
