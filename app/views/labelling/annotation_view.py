@@ -40,6 +40,7 @@ from app.views.labelling.labelling_keys import (  # noqa: F401 - the keys are na
 )
 from app.views.labelling.set_summary import summary_text
 from app.views.labelling.task_instructions_view import TaskInstructionsView
+from app.views.widgets.after_caption import after_caption, window_gone
 from app.views.widgets.frame_cache import FrameCache
 from app.views.widgets.identity import ASK_TEXT, IDENTITY_KEY, identity, set_identity
 from app.views.widgets.frame_view import FrameView
@@ -331,9 +332,10 @@ class AnnotationView(QWidget):
         where = f"step {step.idx + 1} of {self.steps_model.rowCount()} · {step.caption}"
         self.before.set_frame(self.frames.image(step.frame_before), action=step.action, subtitle=where,
                               placeholder="No frame for this step")
-        bbox = step.changed_bbox
-        self.after.set_frame(self.frames.image(step.frame_after), bbox=bbox,
-                             subtitle="changed region highlighted" if bbox else "no visible change",
+        before, after = self.frames.image(step.frame_before), self.frames.image(step.frame_after)
+        gone = window_gone(before, after)
+        self.after.set_frame(after, bbox=None if gone else step.changed_bbox,
+                             subtitle=after_caption(before, after, step.changed_bbox),
                              placeholder="No frame for this step")
 
     def step_by(self, delta: int) -> None:

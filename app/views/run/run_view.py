@@ -33,6 +33,7 @@ from app.views.run.film_track import FilmTrack
 from app.views.run.reference_panes import ReferencePanes
 from app.views.run.run_splitters import RunSplitters
 from app.views.run.scrub_view import ScrubView
+from app.views.widgets.after_caption import after_caption, window_gone
 from app.views.widgets.findings_view import FindingsView
 from app.views.widgets.frame_cache import FrameCache
 from app.views.live.live_view import LiveView
@@ -358,17 +359,20 @@ class RunView(QWidget):
             return
         caption = action_caption(step.get("action"))
         bbox = step.get("changed_bbox")
-        changed = "changed region highlighted" if bbox else "no visible change"
+        before_image, after_image = self.frames.image(step.get("frame_before")), self.frames.image(step.get("frame_after"))
+        changed = after_caption(before_image, after_image, bbox)
+        if window_gone(before_image, after_image):
+            bbox = None  # no rectangle around the whole blank picture
         if step.get("frame_reference") and not self.panes.on:
             self.panes.set_on(True)  # a live differential run's first reference frame
         if self.panes.on:  # "before" is hidden: the action is drawn on the candidate
-            self.after.set_frame(self.frames.image(step.get("frame_after")), action=step.get("action"), bbox=bbox,
+            self.after.set_frame(after_image, action=step.get("action"), bbox=bbox,
                                  subtitle=f"{step_text(step['idx'])} {caption} · {changed}")
             self.panes.show_reference(step)
         else:
-            self.before.set_frame(self.frames.image(step.get("frame_before")), action=step.get("action"),
+            self.before.set_frame(before_image, action=step.get("action"),
                                   subtitle=f"{step_text(step['idx'])} {caption}")
-            self.after.set_frame(self.frames.image(step.get("frame_after")), bbox=bbox, subtitle=changed)
+            self.after.set_frame(after_image, bbox=bbox, subtitle=changed)
         started = step.get("started_at")
         logs = self._workbench.reads.logs(self.run_id, float(started) - LOG_BEFORE_S, float(step.get("ended_at") or started)) \
             if started is not None else []
