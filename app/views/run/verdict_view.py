@@ -18,7 +18,7 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTreeWidget,
+    QAbstractItemView, QDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton, QScrollArea, QSplitter, QTreeWidget,
     QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
@@ -103,11 +103,22 @@ class VerdictView(QWidget):
         lists.addWidget(self.history)
         lists.setChildrenCollapsible(False)
 
-        layout = QHBoxLayout(self)
+        # The tab can be short: the content scrolls instead of being squeezed (a wrapped reason cut in half,
+        # the criteria drawn over the history's header).
+        content = QWidget(self)
+        layout = QHBoxLayout(content)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(12)
         layout.addLayout(left, 2)
         layout.addWidget(lists, 3)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll)
 
         self.pass_button.clicked.connect(self._on_pass_button_clicked)
         self.fail_button.clicked.connect(self._on_fail_button_clicked)
