@@ -26,7 +26,7 @@ class OverrideDialog(QDialog):
         self.setWindowTitle(f"Override the verdict of run #{run_id}")
         self.setMinimumWidth(460)
         self.verdict = verdict
-        summary = QLabel(
+        self.summary = summary = QLabel(
             f"Run #{run_id} is {verdict_badge_html(current)} now; your override makes it {verdict_badge_html(verdict)}."
             "<br>It is appended to the run's judgments (Undo appends an undo; nothing is overwritten).", self)
         summary.setTextFormat(Qt.TextFormat.RichText)
@@ -43,6 +43,8 @@ class OverrideDialog(QDialog):
         self.asks_name = not name
         if self.asks_name:
             form.addRow("Your name", self.name_edit)
+        else:  # known already: the field is in no layout, and would lie over the text at the dialog's corner
+            self.name_edit.hide()
         form.addRow("Reason", self.reason_edit)
         layout = QVBoxLayout(self)
         layout.addWidget(summary)
