@@ -19,7 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QFont, QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from app.views.repair.diff_html import side_by_side_html, unified_html
 from app.views.widgets.frame_view import FrameView
@@ -31,7 +31,7 @@ TITLE_SCALE, NOTE_SCALE, STATUS_SCALE = 1.3, 0.9, 0.75
 """The title, the trigger notes and the key line, relative to the presentation's type."""
 DIFF_POINTS = 14
 """Point size of the patch (before the screen's scaling)."""
-KEYS_HINT = "PgDn / PgUp cycles · Space play / pause · ← / → steps · Esc leaves"
+KEYS_HINT = "PgDn / PgUp cycles · Space play / pause · ← / → steps · ↑ / ↓ scroll the notes · Esc leaves"
 
 
 class PresentationView(QWidget):
@@ -54,6 +54,8 @@ class PresentationView(QWidget):
         # the workbench's style sheet sets every widget's type: this one's own sheet wins over it
         self.setStyleSheet(
             f"#RepairPresentation {{ background: #15171b; }} "
+            "#RepairPresentation QScrollArea, #RepairPresentation QScrollArea > QWidget > QWidget "
+            "{ background: transparent; } "
             f"#RepairPresentation QLabel {{ color: #e8eaed; font-size: {points:.0f}pt; }} "
             f"#RepairPresentation QLabel#PresentTitle {{ font-size: {points * TITLE_SCALE:.0f}pt; }} "
             f"#RepairPresentation QLabel#PresentNote {{ font-size: {points * NOTE_SCALE:.0f}pt; }} "
@@ -75,10 +77,18 @@ class PresentationView(QWidget):
         self.trigger.setObjectName("PresentNote")
         self.trigger.setWordWrap(True)
         self.trigger.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        # The notes can be longer than their pane: they scroll (wheel, ↑ / ↓) instead of being cut off.
+        self.trigger_scroll = QScrollArea(self)
+        self.trigger_scroll.setWidgetResizable(True)
+        self.trigger_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.trigger_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.trigger_scroll.setWidget(self.trigger)
+        self.trigger_scroll.viewport().setAutoFillBackground(False)
+        self.trigger.setAutoFillBackground(False)
         self.status = QLabel(self)
         self.status.setObjectName("PresentStatus")
         for widget in (self, self.title, self.description, self.before, self.after, self.diff, self.trigger,
-                       self.status):
+                       self.trigger_scroll, self.trigger_scroll.verticalScrollBar(), self.status):
             widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         pair = QWidget(self)
@@ -90,7 +100,7 @@ class PresentationView(QWidget):
         ll = QHBoxLayout(lower)
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(self.diff, 2)
-        ll.addWidget(self.trigger, 1)
+        ll.addWidget(self.trigger_scroll, 1)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(pair)
         split.addWidget(lower)
@@ -129,12 +139,17 @@ class PresentationView(QWidget):
         super().closeEvent(event)
 
     # -- keys -------------------------------------------------------------------------------------------------
+    def _scroll_notes(self, direction: int) -> None:
+        bar = self.trigger_scroll.verticalScrollBar()
+        bar.setValue(bar.value() + direction * max(bar.pageStep() // 2, 1))
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         frames = self.source.frames
         actions = {
             Qt.Key.Key_PageDown: self.source.next_cycle, Qt.Key.Key_PageUp: self.source.previous_cycle,
             Qt.Key.Key_Space: self.source.play_or_pause, Qt.Key.Key_Right: frames.next_step,
             Qt.Key.Key_Left: frames.previous_step, Qt.Key.Key_Escape: self.close,
+            Qt.Key.Key_Down: lambda: self._scroll_notes(1), Qt.Key.Key_Up: lambda: self._scroll_notes(-1),
             Qt.Key.Key_Home: lambda: frames.step_slider.setValue(0),
             Qt.Key.Key_End: lambda: frames.step_slider.setValue(frames.step_slider.maximum()),
         }
