@@ -1,5 +1,6 @@
-"""A page's sound and its chances: music that starts with the page is no crash, and a page that draws random
-numbers shows the same picture in every run with the same seed (so a reference matches itself)."""
+"""A page's sound, chances and endless loops: music that starts with the page is no crash, a page that draws
+random numbers shows the same picture in every run with the same seed (so a reference matches itself), and a
+key handler that never returns is a freeze that keeps the lines it ran."""
 
 from __future__ import annotations
 
@@ -39,3 +40,11 @@ def test_a_page_that_draws_by_chance_matches_itself_under_differential_play(tmp_
                   "--max-steps", "6", "--seed", "3")
     assert result["verdict"] == "pass", result
     assert not [f for f in result["findings"] if f["kind"] in ("diverged", "paced")]
+
+
+@needs_xvfb
+@needs_chromium
+def test_a_key_handler_that_loops_forever_keeps_the_lines_it_ran(tmp_path):
+    result = play("web_keyloop", tmp_path, "--max-steps", "6")
+    assert result["verdict"] == "fail" and result["findings"][-1]["kind"] == "freeze", result
+    assert result["coverage"] == {"lines": 5, "total": 6}  # all but the line after the endless loop

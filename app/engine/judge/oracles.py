@@ -552,6 +552,7 @@ class GenericOracles:
             return self._common(self.observer.last or self.observer.capture(), step)
         cpu = self.target.cpu_percent(0.2)
         busy = cpu is not None and cpu >= BUSY_CPU_PERCENT
+        self.target.inside.stop_frozen()  # a page's script is stopped: the step keeps the lines it ran
         return [Finding(
             "freeze",
             message + (f"; the process is busy at {cpu:.0f}% CPU" if busy else

@@ -280,6 +280,10 @@ class Inside:
                 self._lock.wait(left)
             return self.available
 
+    def stop_frozen(self) -> None:
+        """The program was found frozen (a fatal finding): stop what keeps its loop away, where the channel
+        can, so the lines it ran can still be read.  A Python program's channel cannot: nothing happens."""
+
     def close(self) -> None:
         """Stop listening (the program ended or is stopped); queries answer None from now on."""
         for fd in (self._req_r, self._evt_w, self._req_w):

@@ -39,6 +39,8 @@ SEED_SOURCE = "window.PLAYCODER_SEED = {seed};\n"
 """The run's seed, for a page that seeds its own generator (``Math.random`` is seeded by the engine: CHANCE)."""
 LOADED_EXPRESSION = "document.readyState === 'complete' && !!window.__playcoder"
 LOAD_POLL_S = 0.05
+STOP_S = 1.0
+"""How long stopping a frozen page's script may take to be confirmed."""
 WIDGETS_EXPRESSION = "window.__playcoder ? window.__playcoder.widgets() : null"
 
 LogSink = Callable[[str, str], None]
@@ -160,6 +162,12 @@ class WebInside(Inside):
 
     def wait_hello(self, timeout_s: float) -> bool:
         return self.available
+
+    def stop_frozen(self) -> None:
+        """Stop the page's running script (``Runtime.terminateExecution``, answered while the main thread is
+        busy): V8 gives coverage only between tasks, so a page spinning forever would lose the step's lines."""
+        if self.available and not self._closed:
+            self.devtools.call("Runtime.terminateExecution", session=self._session, timeout_s=STOP_S)
 
     def evaluate(self, expression: str, timeout_s: float) -> Any:
         """The value of ``expression`` in the page (a promise awaited); None when it threw, did not answer
