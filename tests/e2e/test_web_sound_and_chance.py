@@ -48,3 +48,12 @@ def test_a_key_handler_that_loops_forever_keeps_the_lines_it_ran(tmp_path):
     result = play("web_keyloop", tmp_path, "--max-steps", "6")
     assert result["verdict"] == "fail" and result["findings"][-1]["kind"] == "freeze", result
     assert result["coverage"] == {"lines": 5, "total": 6}  # all but the line after the endless loop
+
+
+@needs_xvfb
+@needs_chromium
+def test_a_script_its_own_server_builds_is_covered_by_its_url_path(tmp_path):
+    result = play("web_built", tmp_path, "--max-steps", "6")
+    assert result["verdict"] == "pass", result
+    assert result["coverage"]["total"] >= 9 and result["coverage"]["lines"] >= 8, result["coverage"]
+    assert not (TARGETS / "web_built" / "dist").exists()  # built where the program ran, not in the folder

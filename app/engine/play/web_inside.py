@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 from app.engine.errors import TargetError
 from app.engine.play.devtools import CallError, DevTools
 from app.engine.play.inside import Inside
-from app.engine.play.web_lines import covered_lines
+from app.engine.play.web_lines import covered_lines, text_lines
 
 PROBE = Path(__file__).with_name("web_probe.js")
 CHANCE = Path(__file__).with_name("web_random.js")
@@ -80,6 +80,9 @@ class WebInside(Inside):
         self._errors: list[PageError] = []
         self._errors_read = 0
         self._js_total: dict[str, set[int]] = {}
+        self._frame = ""
+        self._served: dict[str, str | None] = {}
+        """Scripts the page's own server built (not in the folder on this side): their source, by URL."""
 
     # -- starting ------------------------------------------------------------------
     def env(self) -> dict[str, str]:
@@ -116,6 +119,7 @@ class WebInside(Inside):
         parts = urlsplit(url)
         self._origin = f"{parts.scheme}://{parts.netloc}"
         navigated = self._call("Page.navigate", {"url": url}, end)
+        self._frame = str(navigated.get("frameId") or "")
         if navigated.get("errorText"):
             raise TargetError(f"the page {url} did not load ({navigated['errorText']}); check that the page "
                               "exists and, for a server of the program's own, that it answers at that URL.")
@@ -251,10 +255,15 @@ class WebInside(Inside):
         for script in result.get("result", []):
             if not isinstance(script, dict):
                 continue
-            path = self._script_path(str(script.get("url", "")))
-            if self.folder is None or "://" in path or not path.endswith((".js", ".mjs")):
+            url = str(script.get("url", ""))
+            path = self._script_path(url)
+            if self.folder is None:
                 continue
-            lines = covered_lines(self.folder / path, script.get("functions", []))
+            if "://" in path:  # served from the page's origin but not a file of the folder here: built output
+                path, lines = self._served_lines(url, script.get("functions", []), timeout_s)
+            else:
+                lines = covered_lines(self.folder / path, script.get("functions", [])) \
+                    if path.endswith((".js", ".mjs")) else None
             if lines is None:
                 continue
             ran, executable = lines
@@ -265,6 +274,21 @@ class WebInside(Inside):
         with self._lock:
             self._note_lines(hit, None)
         return {}
+
+    def _served_lines(self, url: str, functions: Any, timeout_s: float) -> tuple[str, tuple[set[int], set[int]] | None]:
+        """A script the program's server made (``dist/main.js`` built inside the sandbox, so not in the folder
+        on this side), named by its URL path and mapped to lines of the source the browser ran."""
+        path = unquote(urlsplit(url).path).lstrip("/")
+        if not (self._origin and url.startswith(self._origin + "/")) or not path.endswith((".js", ".mjs")) \
+                or "node_modules/" in path or path.startswith(("@", ".")):
+            return path, None
+        if url not in self._served:
+            got = self.devtools.call("Page.getResourceContent", {"frameId": self._frame, "url": url},
+                                     session=self._session, timeout_s=timeout_s)
+            ok = isinstance(got, dict) and isinstance(got.get("content"), str) and not got.get("base64Encoded")
+            self._served[url] = str(got["content"]) if ok and isinstance(got, dict) else None
+        text = self._served[url]
+        return path, text_lines(text, functions) if text is not None else None
 
     def _lines_by_file(self) -> dict[str, frozenset[int]]:
         """The program's own scripts the page ran, each with its executable lines."""

@@ -4,8 +4,8 @@
 how often each ran since the last take; ranges nest, and the innermost range holding a position says whether
 it ran.  A line counts by its first character that is not a space: it *ran* when the innermost range holding
 that character ran, and it is *executable* when any range holds it and it is not only a comment or closing
-brackets.  The offsets are those of the source the browser ran, so a file a server transforms before
-serving (a bundler's TypeScript) is not mapped.
+brackets.  The offsets are those of the source the browser ran: a file a server transforms before serving
+is mapped by the text it served (:func:`text_lines`), not by the file it came from.
 """
 
 from __future__ import annotations
@@ -28,6 +28,13 @@ def covered_lines(path: Path, functions: Any) -> tuple[set[int], set[int]] | Non
             return None
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
+        return None
+    return text_lines(text, functions)
+
+
+def text_lines(text: str, functions: Any) -> tuple[set[int], set[int]] | None:
+    """(lines that ran, executable lines) of a script's source ``text`` (as the browser ran it)."""
+    if len(text) > MAX_SCRIPT_BYTES:
         return None
     ranges = _ranges(functions)
     if not ranges:
