@@ -67,9 +67,14 @@ class ScrubView(QWidget):
         self._starts = np.fromiter((s[1] for s in steps), dtype=float, count=len(steps))
         self._bad = np.fromiter((bool(s[3]) for s in steps), dtype=bool, count=len(steps))
         self._marks = None
-        times = [t for t in (start, end) if t is not None] + [s[1] for s in steps[:1]] + [s[2] for s in steps[-1:]]
+        # The axis spans what there is to see: the steps, the film and the findings.  The run's own start and end
+        # count only without them: a differential run starts its two references before its first step, and that
+        # wait would squeeze every step against the right edge.
+        times = [s[1] for s in steps[:1]] + [s[2] for s in steps[-1:]] + list(findings)
         if self._frames.size:
             times += [float(self._frames[0]), float(self._frames[-1])]
+        if not times:
+            times = [t for t in (start, end) if t is not None]
         self.t0 = min(times) if times else 0.0
         self.t1 = max(max(times) if times else 1.0, self.t0 + 0.001)
         self.playhead = None
