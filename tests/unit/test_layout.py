@@ -15,15 +15,16 @@ import pytest
 
 APP = Path(__file__).resolve().parents[2] / "app"
 
-# package -> the app packages it may import (itself always allowed)
+# package -> the app packages it may import (itself always allowed); errors and step_numbers are leaves every
+# room may use (what went wrong, and how steps are numbered for people)
 ENGINE_ALLOWED: dict[str, set[str]] = {
     "app.engine.play": {"app.engine.errors", "app.pysyntax"},
-    "app.engine.judge": {"app.engine.errors", "app.engine.play"},
-    "app.engine.trace": {"app.engine.errors", "app.engine.play.actions", "app.engine.play.events", "app", "app.paths",
+    "app.engine.judge": {"app.engine.errors", "app.engine.step_numbers", "app.engine.play"},
+    "app.engine.trace": {"app.engine.errors", "app.engine.step_numbers", "app.engine.play.actions", "app.engine.play.events", "app", "app.paths",
                          "app.pysyntax"},
-    "app.engine.study": {"app.engine.errors", "app.engine.trace", "app.engine.play.actions"},
-    "app.engine.llm": {"app.engine.errors", "app.engine.play", "app.engine.trace", "app.paths"},
-    "app.engine.testers": {"app.engine.errors", "app.engine.play", "app.engine.judge", "app.engine.trace",
+    "app.engine.study": {"app.engine.errors", "app.engine.step_numbers", "app.engine.trace", "app.engine.play.actions"},
+    "app.engine.llm": {"app.engine.errors", "app.engine.step_numbers", "app.engine.play", "app.engine.trace", "app.paths"},
+    "app.engine.testers": {"app.engine.errors", "app.engine.step_numbers", "app.engine.play", "app.engine.judge", "app.engine.trace",
                            "app.engine.llm", "app.paths", "app.pysyntax"},
 }
 VIEWS_FORBIDDEN: dict[str, set[str]] = {

@@ -13,6 +13,8 @@ steps, seed) come back the next time (QSettings group :data:`CHOICES_KEY`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -227,7 +229,7 @@ class NewRunDialog(QDialog):
         bug = self.bug_combo.currentData()
         if bug:
             target += f"@{bug}"
-        llm: dict[str, str | None] = {}
+        llm: dict[str, Any] = {}
         if abilities(self.tester()).needs_model:  # provider and model as resolved (a default model is named), no key
             prefs = self.llm_options.preferences()
             settings = resolve_settings(prefs.options(), keyring_lookup=self._keys.lookup)

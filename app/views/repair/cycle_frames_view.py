@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QImage
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSli
 from app.views.live.live_view import LiveView
 from app.views.widgets.frame_view import FrameView
 from app.views.widgets.step_number import step_number
+from app.views.widgets.after_caption import is_blank
 
 LIVE_LOOKBACK_STEPS = 10
 """How many steps back a blank picture (a dead window) looks for the last live one."""
@@ -268,11 +268,3 @@ class CycleFramesView(QWidget):
                 return image, where
         return None, ""
 
-
-def is_blank(image: QImage) -> bool:
-    """One colour all over: what a capture of a window that is gone shows (black, or the bare screen)."""
-    if image.isNull():
-        return True
-    rgb = image.convertToFormat(QImage.Format.Format_RGB32)
-    pixels = np.frombuffer(rgb.constBits(), np.uint32, rgb.sizeInBytes() // 4)
-    return bool((pixels == pixels[0]).all())

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, SignalInstance
-from PySide6.QtWidgets import QCheckBox, QPushButton, QTabWidget
+from PySide6.QtWidgets import QCheckBox, QPushButton
 
 from app.engine.repair.records import CycleRecord
 from app.views.engine_bridge import PAUSED
-from app.views.repair.cycle_details_view import PATCH_TAB, TRIGGER_TAB
+from app.views.repair.cycle_details_view import PATCH_TAB, TRIGGER_TAB, CycleDetailsView
 from app.views.repair.cycle_frames_view import AFTER, BEFORE, CycleFramesView
 from app.views.repair.cycle_tree import CYCLE_ROLE, IN_PROGRESS, CycleTree
 from app.views.repair.repair_run import CycleInProgress, RepairRun
@@ -27,7 +27,7 @@ class RepairShowing(Protocol):
     database: Any
     tree: CycleTree
     frames: CycleFramesView
-    details: QTabWidget
+    details: CycleDetailsView
     follow_check: QCheckBox
     pause_button: QPushButton
     sig_shown_changed: SignalInstance

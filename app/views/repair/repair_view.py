@@ -97,7 +97,8 @@ class RepairView(QWidget):
         self.header = QLabel("Select a repair cycle.", self)
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
-        self.details = self.tabs = CycleDetailsView(self)
+        self.details: CycleDetailsView = CycleDetailsView(self)
+        self.tabs = self.details
         self.findings, self.diagnosis = self.details.findings, self.details.diagnosis
         self.diff_browser, self.side_by_side = self.details.diff_browser, self.details.side_by_side
         self.validation = self.details.validation

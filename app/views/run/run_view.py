@@ -136,7 +136,7 @@ class RunView(QWidget):
 
         self.timeline.selectionModel().currentChanged.connect(
             lambda current, _previous: self._show_row(current.row() if current.isValid() else -1))
-        self.findings.sig_step_requested.connect(lambda idx: (self.go_to_step(idx), self.show_page(FRAMES_PAGE)))
+        self.findings.sig_step_requested.connect(self._on_findings_step_requested)
         self.verdict.sig_changed.connect(self.sig_changed)
         self.sig_changed.connect(lambda changes: self._workbench.apply(changes))
         self._follow(self._workbench)
@@ -287,6 +287,10 @@ class RunView(QWidget):
         self.timeline.scrollTo(index)
         self.film.scrollTo(index)
         return True
+
+    def _on_findings_step_requested(self, idx: int) -> None:
+        self.go_to_step(idx)
+        self.show_page(FRAMES_PAGE)
 
     def go_to_step(self, idx: int) -> bool:
         row = self.model.row_of_idx(idx)

@@ -33,7 +33,7 @@ class ControlKeys(QObject):
             return None
         for action in self._actions:
             if action.isEnabled() and action.shortcut().count() == 1 \
-                    and action.shortcut()[0].key() == Qt.Key(event.key()):
+                    and action.shortcut()[0].key() == Qt.Key(event.key()):  # type: ignore[index]
                 return action
         return None
 

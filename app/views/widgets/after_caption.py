@@ -6,9 +6,8 @@ black picture a "changed region"."""
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtGui import QImage
-
-from app.views.repair.cycle_frames_view import is_blank
 
 WINDOW_GONE = "the window was gone after this action (nothing to show)"
 CHANGED = "changed region highlighted"
@@ -24,3 +23,12 @@ def after_caption(before: QImage | None, after: QImage | None, bbox: object) -> 
     if window_gone(before, after):
         return WINDOW_GONE
     return CHANGED if bbox else UNCHANGED
+
+
+def is_blank(image: QImage) -> bool:
+    """One colour all over: what a capture of a window that is gone shows (black, or the bare screen)."""
+    if image.isNull():
+        return True
+    rgb = image.convertToFormat(QImage.Format.Format_RGB32)
+    pixels = np.frombuffer(rgb.constBits(), np.uint32, rgb.sizeInBytes() // 4)
+    return bool((pixels == pixels[0]).all())
