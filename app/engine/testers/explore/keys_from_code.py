@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from app import pysyntax
+from app.engine.testers.explore.key_tables import KEY_ATTRS, loop_variable, sequences, string_tables, table_name
 from app.engine.testers.explore.read_inputs import ReadInputs
 
 MAX_FILES = 60
@@ -166,6 +167,28 @@ class _Reader(ast.NodeVisitor):
         self.found = ReadInputs()
         self.loops = 0
         """``while`` loops around the node visited, in the function being read (an event loop)."""
+        self.tables: dict[str, list[str]] = {}
+        """Names bound to a literal table of strings (:mod:`key_tables`)."""
+        self.bound: dict[str, list[str]] = {}
+        """Loop variables running over a table's keys, in the loop being read."""
+
+    def visit_For(self, node: ast.For) -> None:
+        """``for key, fn in KEYS.items(): root.bind(f"<{key}>", fn)``: the loop variable holds the table's keys."""
+        name, var = table_name(node.iter), loop_variable(node)
+        if name in self.tables and var:
+            before = self.bound.get(var)
+            self.bound[var] = self.tables[name]
+            self.generic_visit(node)
+            if before is None:
+                self.bound.pop(var, None)
+            else:
+                self.bound[var] = before
+            return
+        self.generic_visit(node)
+
+    def _table_keys(self, node: ast.expr) -> list[str]:
+        name = table_name(node)
+        return self.tables.get(name, []) if name else []
 
     def visit_While(self, node: ast.While) -> None:
         self.loops += 1
@@ -225,7 +248,8 @@ class _Reader(ast.NodeVisitor):
         sides = [node.left, *node.comparators]
         attrs = {s.attr for s in sides if isinstance(s, ast.Attribute)}
         consts = [c for s in sides for c in _constants(s)]
-        if attrs & {"unicode", "char", "keysym", "text"}:
+        if attrs & KEY_ATTRS:
+            consts += [v for s in sides if not isinstance(s, ast.Constant) for v in self._table_keys(s)]
             for value in consts:
                 if isinstance(value, str):
                     self.found.add_key(_typed(value))
@@ -240,19 +264,21 @@ class _Reader(ast.NodeVisitor):
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if name in ("bind", "bind_all", "bind_class", "tag_bind"):
             args = node.args[1:] if name in ("bind_class", "tag_bind") else node.args
-            for arg in args[:1]:
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    key, buttons = tk_sequence(arg.value)
-                    if key == "text":
-                        self.found.text = True
-                    else:
-                        self.found.add_key(key)
-                        handler = (node.args[2:] if name in ("bind_class", "tag_bind") else node.args[1:])[:1]
-                        if key and handler and _ends_program(handler[0]):
-                            self.found.quits.add(key)
-                        if key and handler and _starts_over(handler[0]):
-                            self.found.restarts.add(key)
-                    self.found.buttons |= buttons
+            for sequence in [seq for arg in args[:1] for seq in sequences(arg, self.bound)]:
+                key, buttons = tk_sequence(sequence)
+                if key == "text":
+                    self.found.text = True
+                else:
+                    self.found.add_key(key)
+                    handler = (node.args[2:] if name in ("bind_class", "tag_bind") else node.args[1:])[:1]
+                    if key and handler and _ends_program(handler[0]):
+                        self.found.quits.add(key)
+                    if key and handler and _starts_over(handler[0]):
+                        self.found.restarts.add(key)
+                self.found.buttons |= buttons
+        elif name == "get" and isinstance(func, ast.Attribute) and node.args and _is_key_of_event(node.args[0]):
+            for value in self._table_keys(func.value):  # KEYS.get(event.keysym)
+                self.found.add_key(_typed(value))
         elif name in TURTLE_KEYS:
             self._turtle_key(node)
         elif name in TURTLE_CLICKS:
@@ -287,8 +313,12 @@ class _Reader(ast.NodeVisitor):
             self.found.quits.add(name)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
-        """``pygame.mouse.get_pressed()[2]``: the right button; ``keys[pygame.K_LEFT]``: a key read held."""
+        """``pygame.mouse.get_pressed()[2]``: the right button; ``keys[pygame.K_LEFT]``: a key read held;
+        ``KEYS[event.keysym]``: the table's keys."""
         index = node.slice
+        if _is_key_of_event(index):
+            for keysym in self._table_keys(node.value):
+                self.found.add_key(_typed(keysym))
         suffix = index.attr if isinstance(index, ast.Attribute) else index.id if isinstance(index, ast.Name) else ""
         if suffix.startswith("K_"):
             held = key_name(suffix[2:])
@@ -364,6 +394,10 @@ def _constants(node: ast.expr) -> list[object]:
     return []
 
 
+def _is_key_of_event(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in KEY_ATTRS
+
+
 def _mentions(node: ast.expr, word: str) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr == word or isinstance(n, ast.Name) and n.id == word
                for n in ast.walk(node))
@@ -376,6 +410,7 @@ def inputs_from_source(source: str) -> ReadInputs:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ReadInputs()
     reader = _Reader()
+    reader.tables = string_tables(tree)
     reader.visit(tree)
     reader.unicode_read(tree)
     return reader.found
