@@ -79,6 +79,37 @@ def read_some(fd: int, deadline: float, size: int = READ_CHUNK) -> bytes | None:
         return b""
 
 
+def read_messages(fd: int, sep: bytes, max_size: int, take: Callable[[bytes], None],
+                  dropped: Callable[[], None]) -> None:
+    """Read ``fd`` to its end, handing each ``sep``-ended message to ``take``.  A message over ``max_size``
+    bytes is dropped whole (``dropped`` is told), never held: a program that sends one endless message
+    costs the engine ``max_size`` bytes at most.  Returns at end of file (the other side is gone)."""
+    buf = bytearray()
+    skipping = False
+    while True:
+        try:
+            data = os.read(fd, READ_CHUNK)
+        except OSError:
+            data = b""
+        if not data:
+            return
+        buf += data
+        while True:
+            cut = buf.find(sep)
+            if cut < 0:
+                if len(buf) > max_size:
+                    buf.clear()
+                    skipping = True
+                break
+            message = bytes(buf[:cut])
+            del buf[:cut + len(sep)]
+            if skipping or len(message) > max_size:
+                skipping = False
+                dropped()
+                continue
+            take(message)
+
+
 def too_deep(text: bytes | str, max_depth: int = MAX_DEPTH) -> bool:
     """Whether arrays and objects nest deeper than ``max_depth`` (before ``json`` recurses): a count at C speed
     when there are few brackets, else :func:`nesting_depth`."""

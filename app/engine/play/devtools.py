@@ -25,10 +25,10 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
+from app.engine.play.channel_limits import read_messages
 
 MAX_MESSAGE = 64 * 1024 * 1024
 """The longest message taken from the browser (bytes): a large program's precise coverage fits."""
-READ_CHUNK = 1 << 16
 CALL_TIMEOUT_S = 5.0
 """A command's default deadline."""
 
@@ -148,30 +148,7 @@ class DevTools:
 
     # -- the reader ------------------------------------------------------------------
     def _read(self) -> None:
-        buf = bytearray()
-        skipping = False
-        while True:
-            try:
-                data = os.read(self._from_r, READ_CHUNK)
-            except OSError:
-                data = b""
-            if not data:
-                break
-            buf += data
-            while True:
-                cut = buf.find(b"\0")
-                if cut < 0:
-                    if len(buf) > MAX_MESSAGE:
-                        buf.clear()
-                        skipping = True
-                    break
-                message = bytes(buf[:cut])
-                del buf[:cut + 1]
-                if skipping:
-                    skipping = False
-                    self._count_dropped()
-                    continue
-                self._take(message)
+        read_messages(self._from_r, b"\0", MAX_MESSAGE, self._take, self._count_dropped)
         _close(self._from_r)
         with self._lock:
             self.closed = True

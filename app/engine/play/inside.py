@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from app.engine.play.channel_limits import MAX_DEPTH, Notes, ProgramFault, integer, number, parse_json
+from app.engine.play.channel_limits import (MAX_DEPTH, Notes, ProgramFault, integer, number, parse_json,
+                                            read_messages)
 from app.engine.play.own_code import main_lines, own_lines
 
 ENV = "PLAYCODER_INSIDE"
@@ -46,7 +47,6 @@ VERSION = 1
 """The wire's version: every message carries ``"v": 1``; a program speaking another is ignored."""
 MAX_LINE = 1 << 20
 """The longest message the engine takes from a program (bytes); the program splits coverage below it."""
-READ_CHUNK = 1 << 16
 PYTHON_MAX = 40
 COVERAGE_TIMEOUT_S = 0.5
 """How long :meth:`Inside.coverage` waits for the program to send its new lines."""
@@ -327,42 +327,22 @@ class Inside:
                 self._replies.pop(ident, None)
 
     def _read(self) -> None:
-        buf = b""
-        skipping = False
-        while True:
-            try:
-                data = os.read(self._evt_r, READ_CHUNK)
-            except OSError:
-                data = b""
-            if not data:
-                break
-            buf += data
-            while True:
-                cut = buf.find(b"\n")
-                if cut < 0:
-                    if len(buf) > MAX_LINE:  # an oversize message: drop it up to its end
-                        buf, skipping = b"", True
-                    break
-                line, buf = buf[:cut], buf[cut + 1:]
-                if skipping:
-                    skipping = False
-                    with self._lock:
-                        self.dropped += 1
-                    continue
-                if len(line) > MAX_LINE:
-                    with self._lock:
-                        self.dropped += 1
-                    continue
-                try:
-                    self._take(line)
-                except Exception as exc:  # whatever a message does, the reader lives on (it is the program's)
-                    with self._lock:
-                        self.dropped += 1
-                    self.notes.add(f"the program sent a message the engine could not take ({type(exc).__name__})")
+        read_messages(self._evt_r, b"\n", MAX_LINE, self._take_safely, self._count_dropped)
         _close(self._evt_r)
         with self._lock:
             self._closed = True
             self._lock.notify_all()
+
+    def _count_dropped(self) -> None:
+        with self._lock:
+            self.dropped += 1
+
+    def _take_safely(self, line: bytes) -> None:
+        try:
+            self._take(line)
+        except Exception as exc:  # whatever a message does, the reader lives on (it is the program's)
+            self._count_dropped()
+            self.notes.add(f"the program sent a message the engine could not take ({type(exc).__name__})")
 
     def _take(self, line: bytes) -> None:
         """One message from the program; anything malformed is dropped and counted, never raised."""
