@@ -235,4 +235,4 @@ def test_a_program_stopped_at_a_bound_is_uncertain_not_passed():
     sentence = file_size_limit(-25, [])
     assert sentence is not None
     verdict = decide(Evidence([Finding("limit", sentence, 3, {"code": -25}, fatal=True)], 3, judges_criteria=False))
-    assert verdict.verdict == "uncertain" and verdict.reason.startswith("limit at step 3: the program was stopped")
+    assert verdict.verdict == "uncertain" and verdict.reason.startswith("limit at step 4: the program was stopped")  # idx 3
