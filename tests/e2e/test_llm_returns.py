@@ -41,7 +41,7 @@ def test_return_to_restarts_replays_and_tells_the_model(db_path):
         tester.attach(store, store.create_run(target="t", tester="llm"), RunControl())
         program = SimpleNamespace(inside=None)
         ctx = tester_base.TesterContext(resolve_target("calculator").spec, 0, 10, random.Random(0), SIZE)
-        ctx.player = SimpleNamespace(target=program)
+        ctx.player = SimpleNamespace(target=program, lockstep=False, gate=None, frames=0)
         tester.begin(ctx, _obs(0))
         screens = [_obs(0), _obs(1), _obs(2)]  # start, after "a", after "b"
         decisions = []
@@ -51,7 +51,7 @@ def test_return_to_restarts_replays_and_tells_the_model(db_path):
             tester.observe(step, screens[step].frame, d, screens[min(step + 1, 2)], "ok")
         assert decisions[2].action == Wait(0.0) and "return_to(2)" in decisions[2].rationale
         assert tester.wants_restart()
-        ctx.player = SimpleNamespace(target=SimpleNamespace(inside=None))  # the session's restart
+        ctx.player = SimpleNamespace(target=SimpleNamespace(inside=None), lockstep=False, gate=None, frames=0)  # the session's restart
         tester.restarted(screens[0])
         assert not tester.wants_restart()
         calls = len(server.requests)

@@ -188,7 +188,7 @@ def repair_variant(server: OpenAIServer, index: int, app: Path, bug: BugInfo, tm
     parent = tmp / f"v{index}"
     parent.mkdir()
     work, label = materialise(f"{app.name}@{bug.id}", parent)
-    args = argparse.Namespace(refiner="llm", provider="compatible", model=f"fixer-{index}",
+    args = argparse.Namespace(reference=None, refiner="llm", provider="compatible", model=f"fixer-{index}",
                               base_url=server.base_url, max_iterations=1, tester="offline", max_steps=1, seed=0,
                               display=ISOLATED, json=True)
     store = TrajectoryStore(parent / "r.db")

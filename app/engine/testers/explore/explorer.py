@@ -81,6 +81,7 @@ class Explorer(TesterBase):
         self.screen_tried: set[Action] = set()
         self.screen_items: set[str] = set()
         """Keys and menu-like lines read from screens (:meth:`_read_screen`), each tried once a run."""
+        self.screens_read: set[str] = set()
         self.lines = 0
         """Lines of the program's own code first run at a step of this explorer (summed over starts)."""
         self._program: object = None
@@ -191,7 +192,8 @@ class Explorer(TesterBase):
             return
         here = self.replay.here = self.replay.cell(after.frame)
         new_cell = s.archive.visit(here, tuple(s.prefix), picture_key(after.frame))
-        if new_cell and after.settled and not s.buttons and not s.queue:
+        if here not in self.screens_read and after.settled and not s.buttons and not s.queue:
+            self.screens_read.add(here)  # each screen once, the first one too (a title that names its keys)
             self._read_screen(after.frame)
         found = int(new_cell) + new_lines
         s.found += found
@@ -210,7 +212,7 @@ class Explorer(TesterBase):
                 s.keys.remove(action)
 
     def _read_screen(self, frame: Frame) -> None:
-        """A still screen not seen before, with no widgets known from inside: the keys its words name and its
+        """A still screen not read before, with no widgets known from inside: the keys its words name and its
         menu-like lines become inputs, each tried once now (:mod:`.screen_words`)."""
         s = self.state
         assert s.ctx is not None
