@@ -1,4 +1,4 @@
-"""Shared by the desktop tests (issue 15): Xvfb with a window manager, plain X windows, a green cover.
+"""Shared by the desktop tests: Xvfb with a window manager, plain X windows, a green cover.
 
 The cover is a plain X window of pure green (#00ff00) on a connection of its own
 (another client, as another program would be); it logs every key and button event

@@ -163,7 +163,7 @@ def test_bench_detect_end_to_end(tmp_path):
     s = data["summary"]
     assert s["runs"] == 5 and s["errors"] == 0
     # What the tester catches in the benchmark is a figure this command reports, not a pinned result
-    # (issue 25): the test checks that the tables and rates agree with the runs, whatever the verdicts.
+    #: the test checks that the tables and rates agree with the runs, whatever the verdicts.
     bug_runs = [r for r in data["runs"] if r["bug"]]
     ref_runs = [r for r in data["runs"] if not r["bug"]]
     for r in bug_runs:

@@ -1,4 +1,4 @@
-"""Differential play (issue 14): the comparison survives what is not behaviour, and catches what is."""
+"""Differential play: the comparison survives what is not behaviour, and catches what is."""
 
 from __future__ import annotations
 
@@ -163,7 +163,7 @@ def test_a_game_that_ends_by_design_is_compared_episode_after_episode(tmp_path, 
 @needs_xvfb
 def test_a_logic_bug_diverges_with_both_frames_as_evidence(db_path):
     # The tests' own adder (tests/targets/adder_tk), explore-only; seed 1: the explorer's 40 steps include a
-    # subtraction followed by '=' (not every seed's do).  No benchmark bug is pinned here (issue 25).
+    # subtraction followed by '=' (not every seed's do).  No benchmark bug is pinned here.
     code, summary, err = run_cli(f"{TARGETS / 'adder_tk'}@minus-reversed", "--no-script", "--max-steps", "40",
                                  "--seed", "1", db=db_path)
     assert code == 0, err
@@ -175,7 +175,7 @@ def test_a_logic_bug_diverges_with_both_frames_as_evidence(db_path):
     assert store.frame(evidence["reference_frame"]) is not None
     assert store.frame(evidence["candidate_frame"]) is not None
     assert evidence["bbox"][1] < 45  # in the display, at the top of the adder
-    steps = store.steps(summary["run_id"])  # every step keeps what the reference showed after it (issue 14)
+    steps = store.steps(summary["run_id"])  # every step keeps what the reference showed after it
     assert steps and all(s["frame_reference"] and store.frame(s["frame_reference"]) is not None for s in steps)
     assert steps[-1]["frame_reference"] != steps[-1]["frame_after"]  # the diverging step shows both
     # The divergence's evidence travels with the run: another database shows both frames.
@@ -192,7 +192,7 @@ def test_a_logic_bug_diverges_with_both_frames_as_evidence(db_path):
 @needs_xvfb
 def test_a_second_click_on_what_answered_finds_a_card_matched_with_itself(db_path):
     # The tests' own memory game (tests/targets/pairs_tk, no script): the explorer's choices alone must reach
-    # the bug.  No benchmark bug is pinned here (issue 25).
+    # the bug.  No benchmark bug is pinned here.
     code, summary, err = run_cli(f"{TARGETS / 'pairs_tk'}@same-card-match", "--max-steps", "20", "--seed", "1",
                                  db=db_path)
     assert code == 0, err

@@ -1,5 +1,5 @@
 """Differential play: an exception the reference prints too, at the same inputs, is shared, not the candidate's
-failure (issue 25: a to-do program's own IndexError made every differential run of an identical copy fail)."""
+failure (a to-do program's own IndexError made every differential run of an identical copy fail)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def test_an_exception_only_the_candidate_prints_still_fails(tmp_path, db_path):
 
 @needs_xvfb
 def test_inputs_the_reference_does_not_answer_either_are_a_shared_no_response(tmp_path, db_path):
-    # A finished game: nothing answers any more, in the reference as in the copy (issue 25: every freegames
+    # A finished game: nothing answers any more, in the reference as in the copy (every freegames
     # reference failed against itself with no-response once its round was over).
     still = tmp_path / "still"
     still.mkdir()

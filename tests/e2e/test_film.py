@@ -1,4 +1,4 @@
-"""The run's film (issue 16): recorder and reader on real files, kill -9, the flash oracle, and real runs."""
+"""The run's film: recorder and reader on real files, kill -9, the flash oracle, and real runs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stopped clock while the tester thinks (issue 16): a slow tester plays the same game as a fast one."""
+"""Stopped clock while the tester thinks: a slow tester plays the same game as a fast one."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Settling from inside (issue 27): the step's picture is taken when the program says its loop is idle.
+"""Settling from inside: the step's picture is taken when the program says its loop is idle.
 
 The waiting rules are checked on a scripted probe (no X needed); the rest on real programs under
 Xvfb: the three-button Tk program (reactions at once, 150 ms and 400 ms later by ``after``, and a

@@ -49,7 +49,7 @@ def test_a_grey_calculator_gets_its_equals_pressed(db_path):
 @pytest.mark.xvfb
 @needs_xvfb
 def test_keys_reach_the_entry_of_a_white_form_after_a_focus_click(db_path):
-    # The explorer before issue 23's own focus click (the new one's tester plans click into the entry first).
+    # The explorer before its own focus click (the new one's tester plans click into the entry first).
     run, steps, logs = play(TARGETS / "listentry_tk", db_path, steps=12, explorer="old")
     assert run["verdict"] == "pass", run["reason"]
     assert not [f for f in run["findings"] if f.kind == "no-response"]

@@ -1,4 +1,4 @@
-"""The paced check (issue 25): what lockstep hides, seen off the frame gate and off the pinned clocks.
+"""The paced check: what lockstep hides, seen off the frame gate and off the pinned clocks.
 
 Played on the tests' own programs (tests/targets/pace_pg, zone_tk and their bugs/), not the benchmark's."""
 

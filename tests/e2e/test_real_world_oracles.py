@@ -1,4 +1,4 @@
-"""Generic oracles on programs written the ordinary way (issue 11), each a real program under a private Xvfb.
+"""Generic oracles on programs written the ordinary way, each a real program under a private Xvfb.
 
 The programs in tests/targets/ use toolkit defaults — a menu that reads
 ``mouse.get_pressed()``, an Entry with a blinking caret, buttons that light up

@@ -1,4 +1,4 @@
-"""What the refiner sees: built from the program copy and the run's findings only (issue 12).
+"""What the refiner sees: built from the program copy and the run's findings only.
 
 Every bundled bug variant is repaired by the real LLM refiner over the real
 openai SDK against a local chat-completions server, through the CLI's own

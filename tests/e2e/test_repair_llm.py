@@ -28,7 +28,7 @@ FIX = ("Here is the patch.\n\ncalc_logic.py\n<<<<<<< SEARCH\n        if op == \"
        "=======\n        if op == \"-\":\n            return a - b\n>>>>>>> REPLACE\n")
 TALLY_FIX = ("Here is the patch.\n\ntally_logic.py\n<<<<<<< SEARCH\n    if op == \"-\":\n        return b - a\n"
              "=======\n    if op == \"-\":\n        return a - b\n>>>>>>> REPLACE\n")
-"""The end-to-end repairs play the tests' own tally (tests/targets/tally_tk), not a benchmark bug (issue 25)."""
+"""The end-to-end repairs play the tests' own tally (tests/targets/tally_tk), not a benchmark bug."""
 
 
 def repair_responder(patch: str):

@@ -16,7 +16,7 @@ from suite import ROOT, TARGETS, needs_xvfb
 pytestmark = needs_xvfb
 REPAIR_DIR = ROOT / "app" / "engine" / "repair"
 TALLY = TARGETS / "tally_tk"
-"""The tests' own tally and its variants: the benchmark's bugs are not pinned here (issue 25)."""
+"""The tests' own tally and its variants: the benchmark's bugs are not pinned here."""
 
 
 def repair(*args: str, db: Path, timeout: float = 400) -> tuple[int, dict, str]:
@@ -58,7 +58,7 @@ def test_offline_refiner_fixes_a_flipped_subtraction_and_records_every_cycle(db_
     assert json.loads(last["validation"])["gate"]["ok"] is True
     retest = store.run(fix["retest_run"])
     assert retest["verdict"] == "pass" and store.step_count(fix["retest_run"]) > 0
-    # Every play is linked to its session and labelled as the variant it played (issue 28).
+    # Every play is linked to its session and labelled as the variant it played.
     assert retest["kind"] == "repair-play" and retest["target"] == "tally_tk@minus-flipped"
     plays = dict(store.repair_plays(summary["session_run"]))
     assert set(plays) == set(summary["runs"]) and plays[summary["runs"][0]].iteration == 0

@@ -1,4 +1,4 @@
-"""The program's oracles are read-only to refiners (issue 12).
+"""The program's oracles are read-only to refiners.
 
 A patch that touches a unit test, playcoder.toml, a reference picture or a
 tests folder is refused and recorded as refused; "fixes N failing tests"
@@ -129,7 +129,7 @@ def test_the_loop_refuses_and_records_a_patch_to_the_oracles(program, tmp_path, 
 
 # -- end to end: the LLM refiner through the CLI ---------------------------------------------------------
 TALLY = TARGETS / "tally_tk"
-"""The tests' own tally and its flipped subtraction: no benchmark bug is pinned (issue 25)."""
+"""The tests' own tally and its flipped subtraction: no benchmark bug is pinned."""
 TEST_FILE = "test_tally_logic.py"
 _TEST_LINES = (TALLY / TEST_FILE).read_text().splitlines()
 DELETE_TEST_FILE = (f"--- a/{TEST_FILE}\n+++ /dev/null\n@@ -1,{len(_TEST_LINES)} +0,0 @@\n"

@@ -1,4 +1,4 @@
-"""A repair's plays are recorded as what they are: linked to their session, labelled, never sampled (issue 28).
+"""A repair's plays are recorded as what they are: linked to their session, labelled, never sampled.
 
 The repair loop plays its program copy through the ordinary Session, which
 creates runs with ``store.create_run``; these tests create the rows the same

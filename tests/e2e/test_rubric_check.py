@@ -1,4 +1,4 @@
-"""`playcoder rubric check` flags each rubric trap of issue 26 on the tests' own programs, played in Xvfb.
+"""`playcoder rubric check` flags each rubric trap on the tests' own programs, played in Xvfb.
 
 tests/targets/rubric_tk has one sound case and one case per trap; tests/targets/rubric_runner_pg is a
 real-time game scripted without the frame gate (its case fails on the program as it is), and clean with it.

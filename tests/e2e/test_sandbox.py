@@ -1,6 +1,6 @@
 """Containment with real processes: hostile targets and hostile unit tests under the one sandbox.
 
-Each hostile program tries everything issue 13 found: read the engine's
+Each hostile program tries everything a hostile-program probe found: read the engine's
 environment through /proc, scan /proc, connect to a listener on 127.0.0.1,
 write outside its copy (HOME, /tmp, the repository, the real target folder),
 fill the disk, leave a ``setsid`` daemon behind and read a fake API key.

@@ -377,7 +377,7 @@ def test_reference_calculator_passes_every_criterion(db_path):
     ("digits-invisible", "digits-shown", "shows one colour"),
 ])
 def test_logic_and_display_bugs_fail_their_criterion(bug, criterion, measured, db_path):
-    """The tests' own adder and its variants (tests/targets/adder_tk): no benchmark bug is pinned (issue 25)."""
+    """The tests' own adder and its variants (tests/targets/adder_tk): no benchmark bug is pinned."""
     code, summary, err = run_cli(f"{TARGETS / 'adder_tk'}@{bug}", db_path)
     assert code == 0, err
     assert summary["verdict"] == "fail", summary

@@ -35,7 +35,7 @@ GENERIC_BUGS = [(p.name, b.id, b.expected_finding) for p in list_apps() if p.par
 TEST_TARGET = ROOT / "tests" / "targets" / "calc_tk"
 TEST_BUGS = [(b.id, b.expected_finding) for b in load_bugs(TEST_TARGET)]
 """Bug variants written for the tests (tests/targets/calc_tk/bugs): the oracles' end-to-end check.
-CI must not pin the benchmark's bugs as regression targets (issue 25): what the explorer reaches in
+CI must not pin the benchmark's bugs as regression targets: what the explorer reaches in
 the benchmark is measured by a command, not asserted."""
 
 
@@ -47,9 +47,14 @@ def test_sample_suite_covers_the_required_bug_kinds():
     assert len(logic) >= 2
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("app", APPS)
-def test_reference_passes(app, seed, db_path):
+def test_reference_passes(app, db_path):
+    """Seed 0 here; seeds 1 and 2 in test_session_offline_seed1.py and _seed2.py, so the three run side by side
+    (the suite hands each test file to one worker)."""
+    reference_passes(app, 0, db_path)
+
+
+def reference_passes(app: str, seed: int, db_path) -> None:
     code, summary, err = run_cli(app, "--seed", str(seed), "--max-steps", str(REFERENCE_STEPS), db=db_path)
     assert code == 0, err
     assert summary["verdict"] == "pass", summary

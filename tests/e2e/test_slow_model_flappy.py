@@ -1,4 +1,4 @@
-"""A model that takes 2 s per decision still plays a real-time game (issue 16): the stopped clock.
+"""A model that takes 2 s per decision still plays a real-time game: the stopped clock.
 
 A local OpenAI-protocol server answers every action decision after 2 s.  Its
 "model" is a script that looks at the screenshot the tester sent — where the

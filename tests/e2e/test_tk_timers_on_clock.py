@@ -1,5 +1,5 @@
 """Tk timers on the engine's clock in lockstep play: a Tk animation moves by the engine's steps, so a candidate
-and its references show the same moment of it (issue 25: Tk games on ``ontimer`` diverged from themselves)."""
+and its references show the same moment of it (Tk games on ``ontimer`` diverged from themselves)."""
 
 from __future__ import annotations
 

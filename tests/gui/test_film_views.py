@@ -1,4 +1,4 @@
-"""The run view scrubs the run's film (issue 16): time axis, off-thread decoding, frame stepping."""
+"""The run view scrubs the run's film: time axis, off-thread decoding, frame stepping."""
 
 from __future__ import annotations
 

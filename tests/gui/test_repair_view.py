@@ -37,7 +37,7 @@ pytestmark = needs_xvfb
 @pytest.fixture(scope="module")
 def repaired_db(tmp_path_factory):
     """Two cycles of a real repair: the tests' own tally with its number drawn white on white, found by the rubric
-    tester (no benchmark bug is pinned, issue 25); a local model server proposes a patch that plays and fixes
+    tester (no benchmark bug is pinned); a local model server proposes a patch that plays and fixes
     nothing, twice."""
     db = tmp_path_factory.mktemp("repair-view") / "repair.db"
     env = dict(os.environ, SDL_AUDIODRIVER="dummy")

@@ -1,4 +1,4 @@
-"""Per step, how long the program was busy and how long the engine waited (issue 27): stored, migrated, shown.
+"""Per step, how long the program was busy and how long the engine waited: stored, migrated, shown.
 
 A real SQLite file: a step written with ``busy_ms`` and ``waited_ms`` reads them back; a file written
 before them (schema 7) gains the columns on opening and its steps read None; the workbench's step

@@ -1,4 +1,4 @@
-"""One place wires bridge signals to their handlers (issue 28: a live run, a repair and the main window each
+"""One place wires bridge signals to their handlers (a live run, a repair and the main window each
 listed the same connects): every handler named after the convention is connected, and nothing else."""
 
 from __future__ import annotations

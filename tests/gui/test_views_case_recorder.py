@@ -1,4 +1,4 @@
-"""Recording a rubric case in the workbench (issue 26): a real live run of tests/targets/rubric_tk is paused and
+"""Recording a rubric case in the workbench: a real live run of tests/targets/rubric_tk is paused and
 taken over, the person presses space in the live view, then marks on the recorder's frame what must hold (a box
 dragged with the mouse, a colour typed by keyboard), saves the case beside the target's playcoder.toml (which
 stays unchanged) and replays it on a fresh program."""

@@ -1,5 +1,5 @@
 """Labelling shows the task (goal and criteria), Home / End move inside a run, the end of the set is summed up,
-and a name change leaves no stale status (issue 28)."""
+and a name change leaves no stale status."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The run list never reads from an old snapshot (issue 28: it once stopped following the database and F5 did
+"""The run list never reads from an old snapshot (it once stopped following the database and F5 did
 nothing).  Connections left inside a read transaction — the workbench's own, the change probe's — are the
 suspected cause; another process writes runs while the list follows on its timer and after F5."""
 

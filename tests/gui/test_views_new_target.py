@@ -1,4 +1,4 @@
-"""File › New target… (issue 26): a Tk program is started on a private display off the GUI thread; the view
+"""File › New target…: a Tk program is started on a private display off the GUI thread; the view
 shows its window with the controls boxed, the keys it reads and a starter playcoder.toml, and writes the toml
 only into a folder that has none."""
 

@@ -1,5 +1,5 @@
 """A repair's plays in the workbench: labelled in the run list, filterable, linked to their repair; the
-session's own row opens the repair window and offers no verdict override; Undo only when there is one (issue 28)."""
+session's own row opens the repair window and offers no verdict override; Undo only when there is one."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The run view follows the workbench model's changes (issue 28): work that changed the run shown re-reads it,
+"""The run view follows the workbench model's changes: work that changed the run shown re-reads it,
 whatever else saw the change, and no change re-reads it twice."""
 
 from __future__ import annotations

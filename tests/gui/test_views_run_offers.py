@@ -4,7 +4,7 @@ A differential run plays its references with the tester's inputs only, so a
 take-over step would reach the candidate alone and every later comparison would
 be false: its pause offers no take-over and says why.  Override follows the
 run's kind and status, replay its steps; the New run dialog's help, its script
-rule and its model box follow the declarations too (issue 28).
+rule and its model box follow the declarations too.
 """
 
 from __future__ import annotations

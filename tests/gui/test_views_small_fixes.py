@@ -1,4 +1,4 @@
-"""The smaller defects of issue 28, each with its check: scrubbing moves the whole view, a new database starts
+"""The smaller defects of the workbench, each with its check: scrubbing moves the whole view, a new database starts
 unfiltered, Export acts on the run the list shows selected, and the list holds still under the pointer."""
 
 from __future__ import annotations

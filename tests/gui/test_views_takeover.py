@@ -1,6 +1,6 @@
 """Take-over is an explicit mode: the run's keys (Space, N, Esc) control the run unless the user entered it.
 
-The defect (issue 28): after a take-over click the live view kept the focus, and
+The defect: after a take-over click the live view kept the focus, and
 in the next pause Space, N and Esc went to the target as human steps.  These
 tests drive the real main window and live view (offscreen) with a live run in
 the paused state; the engine process is not needed to see where a key goes.

@@ -1,5 +1,5 @@
 """The verdict view follows the workbench model: an override or undo made elsewhere (another window writing
-through the model) updates the shown verdict and Undo at once (issue 28)."""
+through the model) updates the shown verdict and Undo at once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Behaviour-preserving refactorings of the corpus (issue 25): each kind keeps what a program does, the
+"""Behaviour-preserving refactorings of the corpus: each kind keeps what a program does, the
 manifest is what the generator draws, and every refactoring compiles and changes the text."""
 
 from __future__ import annotations

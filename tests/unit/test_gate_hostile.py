@@ -1,4 +1,4 @@
-"""The frame gate and its clock cannot be turned against the engine (issue 24).
+"""The frame gate and its clock cannot be turned against the engine.
 
 Real child processes hold the program's ends of a real gate and misbehave:
 one truncates (and tries to write) the clock memfd it inherits, which would

@@ -16,7 +16,7 @@ from app.engine.errors import TargetError
 from app.engine.play.targetspec import BugInfo, app_folder, list_apps, load_bugs
 
 NEW_BUGS = {("snake", "late-crash"): ("crash", 150.0), ("tiles2048", "autosave-flash"): ("glitch", 60.0)}
-"""The long-run variants of issue 16 and their (type, declared duration)."""
+"""The long-run variants and their (type, declared duration)."""
 
 
 def _targets(planned: list[detect.DetectJob]) -> dict[str, float | None]:

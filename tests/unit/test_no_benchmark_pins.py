@@ -1,4 +1,4 @@
-"""CI does not pin the benchmark's bugs as regression targets (issue 25).
+"""CI does not pin the benchmark's bugs as regression targets.
 
 Whether a tester catches a bundled bug (benchmark/apps, benchmark/wild) is an accuracy figure that a
 command measures and reports; a test that asserts it turns the benchmark into a tuning set.  Tests play

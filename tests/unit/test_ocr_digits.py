@@ -1,7 +1,7 @@
 """The `text` expectation reads short, small text: digits at 12-16 px in the fonts setup installs.
 
 Screen text is far smaller than what tesseract is trained on; a plain read of
-'15' gave '155 0' and of '42' gave '42000, ¢,¢2C~S' (issue 11).  Each picture
+'15' gave '155 0' and of '42' gave '42000, ¢,¢2C~S'.  Each picture
 here is drawn with PIL the way a widget shows it (padding around one line, dark
 on light and light on dark) and must read right — and a different number must
 not.

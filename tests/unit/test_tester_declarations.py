@@ -1,4 +1,4 @@
-"""Testers declare what they can do (STYLE 19, issue 28): the session reads declarations, never probes."""
+"""Testers declare what they can do : the session reads declarations, never probes."""
 
 from __future__ import annotations
 

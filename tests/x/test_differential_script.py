@@ -38,7 +38,7 @@ def test_the_rubric_steps_are_played_first_and_reach_the_bug(db_path):
 @needs_xvfb
 def test_a_game_that_draws_its_first_screen_late_is_still_compared(db_path):
     """tests/targets/late_pg repaints its whole window (loading screen, then board) while the reference is first
-    watched: that is no noise.  The tests' own game: no benchmark bug is pinned (issue 25)."""
+    watched: that is no noise.  The tests' own game: no benchmark bug is pinned."""
     code, summary, err = run_cli(f"{TARGETS / 'late_pg'}@grow-adds-one", "--max-steps", "10", "--seed", "0",
                                  db=db_path)
     assert code == 0, err

@@ -1,4 +1,4 @@
-"""The smaller list of issue 24: each ends in one clear sentence or is handled, never "internal error".
+"""The smaller list of faults: each ends in one clear sentence or is handled, never "internal error".
 
 Secrets filter in linear time and [env] values capped; deeply nested TOML;
 ``?token=`` in a base URL; ``playcoder runs`` and control characters; a

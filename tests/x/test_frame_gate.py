@@ -1,4 +1,4 @@
-"""The frame gate (differential play's lockstep, issue 14): programs played side by side stand at the same frame.
+"""The frame gate (differential play's lockstep): programs played side by side stand at the same frame.
 
 The programs here are written the ordinary way (a pygame loop paced by ``Clock.tick``, one that
 moves by elapsed time, one that paces itself with ``time.sleep``, a Tk window); none knows the gate.

@@ -1,7 +1,7 @@
 """The late crash, played for real: `bench detect --long` runs the tests' own late_pg@late-crash for its declared
 45 s (``python -m app test … --duration 45`` under a private Xvfb) and the offline tester catches the crash that
 comes twenty seconds after the start, well past what --max-steps would have played.  The benchmark's own long-run
-bugs are measured by the benchmark, not pinned here (issue 25)."""
+bugs are measured by the benchmark, not pinned here."""
 
 from __future__ import annotations
 

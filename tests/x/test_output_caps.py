@@ -1,4 +1,4 @@
-"""What a program or a model server can make the engine hold or store is capped (issue 24).
+"""What a program or a model server can make the engine hold or store is capped.
 
 A program's output is kept as a bounded head and tail with a note of what
 was dropped (in memory and in the database); a model's answer is kept up to

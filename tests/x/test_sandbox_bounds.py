@@ -1,4 +1,4 @@
-"""One bound for a program's whole tree (issue 24): processes and memory, memfds included, whatever the uid.
+"""One bound for a program's whole tree: processes and memory, memfds included, whatever the uid.
 
 A fork loop and a memfd hoarder run under small bounds through ``sandbox.run``
 (where every foreign program starts); the counts come from the programs

@@ -1,4 +1,4 @@
-"""The sandbox holds when the engine runs as root (issue 24): no capability, no mount made writable.
+"""The sandbox holds when the engine runs as root: no capability, no mount made writable.
 
 A hostile program reads its capabilities, tries ``mount -o remount,rw`` on
 ``/usr`` and on its own source bind, and writes to ``/usr``, ``/etc``, the
