@@ -288,7 +288,7 @@ def test_within_polls_then_fails_and_a_generic_oracle_fails_the_run(tmp_path):
     status, note = verdict.criteria["a"]
     assert status == "fail" and "pixel (40, 5) is #f0f0f0" in note and "still so 0.3 s after step 2" in note
     crashed = tester.verdict([Finding("crash", "the program exited with code 1", 2, fatal=True)], steps)
-    assert crashed.verdict == "fail" and crashed.reason.startswith("crash at step 2")
+    assert crashed.verdict == "fail" and crashed.reason.startswith("crash at step 3")
 
 
 def test_eventual_success_within_the_time(tmp_path):
