@@ -141,9 +141,7 @@ class LiveControls(QObject):
 
     def _on_live_step_recorded(self, event: StepRecorded) -> None:
         self.run_view.on_step_recorded(event)
-        mode = " · TAKE-OVER" if self.run_view.live.takeover else ""  # a step of the person's keeps the mode said
-        self.label.setText(f"● run #{event.run_id} · step {event.idx + 1} · {self.live.state if self.live else ''}"
-                           f"{mode}")
+        self.label.setText(f"● run #{event.run_id} · step {event.idx + 1} · {self.live.state if self.live else ''}")
 
     def _on_live_finding_raised(self, event: FindingRaised) -> None:
         self.model.apply(run_changed(event.run_id), initiator=self)  # the run view re-reads its findings
