@@ -192,7 +192,8 @@ class Explorer(TesterBase):
             return
         here = self.replay.here = self.replay.cell(after.frame)
         new_cell = s.archive.visit(here, tuple(s.prefix), picture_key(after.frame))
-        if here not in self.screens_read and after.settled and not s.buttons and not s.queue:
+        if here not in self.screens_read and after.settled and not s.buttons and not s.queue \
+                and s.ctx is not None and s.ctx.spec.kind == "game":  # a game drawn in pixels names its keys
             self.screens_read.add(here)  # each screen once, the first one too (a title that names its keys)
             self._read_screen(after.frame)
         found = int(new_cell) + new_lines
