@@ -18,9 +18,12 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
+from typing import Any
+
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (
-    QColor, QImage, QKeyEvent, QKeySequence, QMouseEvent, QPainter, QPaintEvent, QPen, QResizeEvent, QWheelEvent,
+    QColor, QImage, QKeyEvent, QKeySequence, QMouseEvent, QPainter, QPaintEvent, QPen, QResizeEvent, QTransform,
+    QWheelEvent,
 )
 from PySide6.QtWidgets import QLabel, QWidget
 
@@ -37,8 +40,6 @@ TAKEOVER_BANNER = ("TAKE-OVER — your clicks and keys go to the target · "
                    f"{TAKEOVER_SHORTCUT.toString(QKeySequence.SequenceFormat.NativeText)} gives the keys back")
 TAKEOVER_STATE = "paused — taken over"
 """What the view's subtitle says in take-over mode (the banner says how to leave)."""
-BANNER_TOP = 26
-"""The banner sits under the pane's title line."""
 
 
 class LiveView(FrameView):
@@ -61,7 +62,9 @@ class LiveView(FrameView):
         self.banner.setStyleSheet(f"background: {TAKEOVER_COLOR.name()}; color: black; font-weight: 600; padding: 3px;")
         self.banner.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.banner.hide()
-        self._press: tuple[Qt.MouseButton, QPointF] | None = None
+        self._press: tuple[Qt.MouseButton, QPointF, QTransform] | None = None
+        """The button pressed, the frame pixel under it and how the picture lay then (entering take-over moves it
+        below the banner: the release is measured on the same picture as the press)."""
         self._stamps: deque[float] = deque()
         self._state = "waiting for the target window…"
         self.frames_shown = 0
@@ -132,9 +135,22 @@ class LiveView(FrameView):
                "Paused: click the picture to take over" if self._allowed else "")
         self.setToolTip(tip)
 
+    def set_frame(self, image: QImage | None, **shown: Any) -> None:
+        super().set_frame(image, **shown)
+        self._place_banner()
+
+    def _title_height(self) -> float:
+        """In take-over the banner is a line of the title block: the picture starts below it, never under it."""
+        under = super()._title_height()
+        return under + self.banner.sizeHint().height() if self._takeover else under
+
+    def _place_banner(self) -> None:
+        """The banner sits under the pane's title and subtitle lines."""
+        self.banner.setGeometry(0, int(super()._title_height()), self.width(), self.banner.sizeHint().height())
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self.banner.setGeometry(0, BANNER_TOP, self.width(), self.banner.sizeHint().height())
+        self._place_banner()
 
     # -- painting ------------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -168,13 +184,14 @@ class LiveView(FrameView):
         event.accept()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
+        transform = self.image_transform()
         if not self._takeover and not (self._allowed and self.set_takeover(True)):
             super().mousePressEvent(event)
             return
         self.setFocus(Qt.FocusReason.MouseFocusReason)
-        point = self._pixel_at(event.position())
+        point = self._pixel_at(event.position(), transform=transform)
         if point is not None and event.button() in (Qt.MouseButton.LeftButton, Qt.MouseButton.RightButton):
-            self._press = (event.button(), point)
+            self._press = (event.button(), point, transform)
         event.accept()
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
@@ -188,8 +205,8 @@ class LiveView(FrameView):
         press, self._press = self._press, None
         if press is None:
             return
-        button, start = press
-        end = self._pixel_at(event.position(), clamp=False) or start
+        button, start, transform = press
+        end = self._pixel_at(event.position(), clamp=False, transform=transform) or start
         end = QPointF(min(max(0.0, end.x()), self._frame_w() - 1), min(max(0.0, end.y()), self._frame_h() - 1))
         x, y = int(start.x()), int(start.y())
         if button == Qt.MouseButton.RightButton:
@@ -221,9 +238,17 @@ class LiveView(FrameView):
             )
         event.accept()
 
-    def _pixel_at(self, pos: QPointF, *, clamp: bool = True) -> QPointF | None:
-        """The frame pixel under the widget pixel at ``pos`` (its centre is what counts)."""
-        point = self.widget_to_image(QPointF(pos.x() + 0.5, pos.y() + 0.5), clamp=clamp)
+    def _pixel_at(self, pos: QPointF, *, clamp: bool = True, transform: QTransform | None = None) -> QPointF | None:
+        """The frame pixel under the widget pixel at ``pos`` (its centre is what counts), the picture lying as
+        ``transform`` says (None: as it lies now)."""
+        centre = QPointF(pos.x() + 0.5, pos.y() + 0.5)
+        if transform is None:
+            point = self.widget_to_image(centre, clamp=clamp)
+        else:
+            inverse, ok = transform.inverted()
+            point = inverse.map(centre) if ok and self.image() is not None else None
+            if point is not None and clamp and not (0 <= point.x() < self._frame_w() and 0 <= point.y() < self._frame_h()):
+                point = None
         return None if point is None else QPointF(math.floor(point.x()), math.floor(point.y()))
 
     def _frame_w(self) -> int:

@@ -141,7 +141,9 @@ class LiveControls(QObject):
 
     def _on_live_step_recorded(self, event: StepRecorded) -> None:
         self.run_view.on_step_recorded(event)
-        self.label.setText(f"● run #{event.run_id} · step {event.idx + 1} · {self.live.state if self.live else ''}")
+        mode = " · TAKE-OVER" if self.run_view.live.takeover else ""  # a step of the person's keeps the mode said
+        self.label.setText(f"● run #{event.run_id} · step {event.idx + 1} · {self.live.state if self.live else ''}"
+                           f"{mode}")
 
     def _on_live_finding_raised(self, event: FindingRaised) -> None:
         self.model.apply(run_changed(event.run_id), initiator=self)  # the run view re-reads its findings
